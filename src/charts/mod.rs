@@ -1,0 +1,1 @@
+//! Charts drawn from the report with plotters, generic over the drawing backend.

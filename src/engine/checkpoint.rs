@@ -1,0 +1,86 @@
+//! Checkpoints: a pending checkpoint moves from barrier injection through alignment, the
+//! synchronous snapshot (a processing pause) and the asynchronous upload to completion. Only a
+//! completed checkpoint can be restored; it commits source offsets, operator state and the sink's
+//! position as one unit.
+
+use serde::Serialize;
+
+use super::config::{Config, Snapshots};
+use super::operators::JobState;
+
+/// What a checkpoint captured at its snapshot: the state, the offsets the readers resume from,
+/// and (unaligned only) the in-flight records the barrier overtook, per partition `[from, to)`.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    pub state: JobState,
+    pub offsets: Vec<u64>,
+    pub in_flight: Vec<(u64, u64, u64)>,
+}
+
+/// A checkpoint between its barrier and its completion.
+#[derive(Clone, Debug)]
+pub struct PendingCheckpoint {
+    pub id: u64,
+    pub barrier_at_ms: u64,
+    /// Reader offsets per partition where the barrier was injected.
+    pub barrier_offsets: Vec<u64>,
+    pub stage: PendingStage,
+}
+
+#[derive(Clone, Debug)]
+pub enum PendingStage {
+    /// Waiting for the barrier on every input (aligned mode only).
+    Aligning,
+    /// Snapshot taken; the sync pause and then the upload run until `completes_at_ms`.
+    Uploading {
+        snapshot: Box<Snapshot>,
+        snapshot_at_ms: u64,
+        upload_from_ms: u64,
+        completes_at_ms: u64,
+        size_bytes: u64,
+        in_flight_bytes: u64,
+    },
+}
+
+/// A completed checkpoint, as the report lists it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CompletedCheckpoint {
+    pub id: u64,
+    pub barrier_at_ms: u64,
+    pub completed_at_ms: u64,
+    /// Sum of the partition offsets the checkpoint restores to.
+    pub offset: u64,
+    pub offsets: Vec<u64>,
+    /// Checkpointed data size: the uploaded bytes (state or its delta, plus in-flight records).
+    pub size_bytes: u64,
+    pub in_flight_bytes: u64,
+    /// From barrier injection to completion.
+    pub duration_ms: u64,
+    /// From barrier injection until the barrier had arrived on every input.
+    pub alignment_ms: u64,
+    pub sync_ms: u64,
+    pub upload_ms: u64,
+    /// Which job attempt took it.
+    pub attempt: u32,
+    /// The readers' total position when it completed (for the worst-case replay).
+    pub position_at_completion: u64,
+}
+
+/// Bytes a checkpoint uploads. Full: the whole modelled state. Incremental: the share of the
+/// state written since the previous checkpoint; the modelled state holds one window of events, so
+/// each processed event writes `state_bytes / (rate x window)` bytes, capped at the whole state.
+pub fn upload_bytes(config: &Config, events_since_previous: u64) -> u64 {
+    match config.snapshots {
+        Snapshots::Full => config.state_bytes,
+        Snapshots::Incremental => {
+            let window_events = (config.rate_per_s as u128 * config.window_ms as u128 / 1000).max(1);
+            let delta = config.state_bytes as u128 * events_since_previous as u128 / window_events;
+            delta.min(config.state_bytes as u128) as u64
+        }
+    }
+}
+
+/// Milliseconds to move `bytes` at `bytes_per_s`, rounded up.
+pub fn transfer_ms(bytes: u64, bytes_per_s: u64) -> u64 {
+    (bytes as u128 * 1000).div_ceil(bytes_per_s as u128) as u64
+}

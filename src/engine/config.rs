@@ -1,0 +1,287 @@
+//! The scenario: every setting of the simulated job, its defaults (the lesson's worked example)
+//! and the allowed range of each, checked before anything runs.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+use super::clock::ClockTime;
+use super::units::{format_bytes, format_duration_ms};
+
+/// How operators line up barriers that arrive on several inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Alignment {
+    /// Hold an input that delivered barrier n until barrier n arrived on every input.
+    Aligned,
+    /// Snapshot when the first barrier arrives and store the overtaken in-flight records.
+    Unaligned,
+}
+
+/// What a checkpoint uploads to the store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Snapshots {
+    /// The whole state, every time.
+    Full,
+    /// Only the bytes written since the previous checkpoint.
+    Incremental,
+}
+
+/// One scenario. Times are milliseconds (clock times since midnight), sizes bytes, rates per second.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Root seed; every component derives its own sub-seed from it.
+    pub seed: u64,
+    /// Source partitions.
+    pub partitions: u32,
+    /// Events per second arriving over all partitions.
+    pub rate_per_s: u64,
+    /// Distinct products the orders are skewed over.
+    pub products: u32,
+    /// Share of events that are producer retries of an earlier order id (0 to 0.5).
+    pub retry_rate: f64,
+    /// How long the log keeps an event; `None` keeps everything.
+    pub retention_ms: Option<u64>,
+    /// Tumbling event-time window length.
+    pub window_ms: u64,
+    /// Running totals of changed keys are emitted each time event time passes a multiple of this.
+    pub emit_every_ms: u64,
+    /// Checkpoint interval.
+    pub interval_ms: u64,
+    pub alignment: Alignment,
+    pub snapshots: Snapshots,
+    /// Extra delay on one input channel (partition 0): the backpressure under which alignment matters.
+    pub backpressure_ms: u64,
+    /// Bytes one in-flight record adds to an unaligned checkpoint.
+    pub record_bytes: u64,
+    /// Modelled operator state size, driving upload, restore and store write load.
+    pub state_bytes: u64,
+    /// Checkpoint store write bandwidth.
+    pub store_write_bytes_per_s: u64,
+    /// Restore bandwidth (download and rebuild).
+    pub store_read_bytes_per_s: u64,
+    /// Processing pause at each checkpoint's synchronous phase.
+    pub sync_pause_ms: u64,
+    /// Time from the crash until the failure is detected.
+    pub detection_ms: u64,
+    /// Time from detection until the restore starts.
+    pub restart_delay_ms: u64,
+    /// Events per second the job can process at most.
+    pub capacity_per_s: u64,
+    /// Scenario start on the clock (ms since midnight).
+    pub start_time_ms: u64,
+    /// Sum of the partition offsets at the start, where `start_checkpoint_id` is complete.
+    pub start_offset: u64,
+    /// The completed checkpoint the scenario starts from.
+    pub start_checkpoint_id: u64,
+    /// Crash time on the clock, or `None` for a failure-free run.
+    pub crash_at_ms: Option<u64>,
+    /// How long the scenario runs.
+    pub horizon_ms: u64,
+    /// End-to-end latency SLA, for the interval rule (an interval of about a tenth of it).
+    pub latency_sla_ms: u64,
+}
+
+/// 10:00:00 on the scenario clock.
+pub const TEN_AM_MS: u64 = 10 * 3_600_000;
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            seed: 42,
+            partitions: 12,
+            rate_per_s: 2_000,
+            products: 100,
+            retry_rate: 0.0,
+            retention_ms: None,
+            window_ms: 300_000,
+            emit_every_ms: 1_000,
+            interval_ms: 30_000,
+            alignment: Alignment::Aligned,
+            snapshots: Snapshots::Full,
+            backpressure_ms: 0,
+            record_bytes: 1_000,
+            state_bytes: 2_000_000_000,
+            store_write_bytes_per_s: 1_000_000_000,
+            store_read_bytes_per_s: 200_000_000,
+            sync_pause_ms: 100,
+            detection_ms: 10_000,
+            restart_delay_ms: 0,
+            capacity_per_s: 4_000,
+            start_time_ms: TEN_AM_MS,
+            start_offset: 1_000_000,
+            start_checkpoint_id: 41,
+            crash_at_ms: Some(TEN_AM_MS + 45_000),
+            horizon_ms: 600_000,
+            latency_sla_ms: 300_000,
+        }
+    }
+}
+
+/// A setting outside what the model accepts: names the field and the allowed range.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The config key, as in JSON (`interval_ms`).
+    pub field: &'static str,
+    /// What is allowed, and what was given.
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// The most simulated state (seen-id bits, sink rows, series) one run may allocate.
+pub const MEMORY_BUDGET_BYTES: u64 = 512_000_000;
+
+/// Allowed ranges, shared by validation, the command line and the page's controls.
+pub mod limits {
+    pub const PARTITIONS: (u64, u64) = (1, 256);
+    pub const RATE_PER_S: (u64, u64) = (1, 1_000_000);
+    pub const PRODUCTS: (u64, u64) = (1, 100_000);
+    pub const WINDOW_MS: (u64, u64) = (1_000, 24 * 3_600_000);
+    pub const EMIT_EVERY_MS: (u64, u64) = (10, 3_600_000);
+    pub const INTERVAL_MS: (u64, u64) = (100, 3_600_000);
+    pub const BACKPRESSURE_MS: (u64, u64) = (0, 600_000);
+    pub const RECORD_BYTES: (u64, u64) = (1, 100_000_000);
+    pub const STATE_BYTES: (u64, u64) = (1_000, 10_000_000_000_000);
+    pub const BANDWIDTH_BYTES_PER_S: (u64, u64) = (1_000, 1_000_000_000_000);
+    pub const SYNC_PAUSE_MS: (u64, u64) = (0, 600_000);
+    pub const DELAY_MS: (u64, u64) = (0, 3_600_000);
+    pub const CAPACITY_PER_S: (u64, u64) = (1, 10_000_000);
+    pub const START_OFFSET: (u64, u64) = (0, 1 << 50);
+    pub const CHECKPOINT_ID: (u64, u64) = (0, 1 << 50);
+    pub const HORIZON_MS: (u64, u64) = (1_000, 24 * 3_600_000);
+    pub const RETENTION_MS: (u64, u64) = (1_000, 7 * 24 * 3_600_000);
+    pub const LATENCY_SLA_MS: (u64, u64) = (100, 24 * 3_600_000);
+}
+
+fn check_range(
+    field: &'static str,
+    value: u64,
+    (lo, hi): (u64, u64),
+    show: fn(u64) -> String,
+) -> Result<(), ConfigError> {
+    if (lo..=hi).contains(&value) {
+        Ok(())
+    } else {
+        Err(ConfigError {
+            field,
+            message: format!("must be between {} and {} (got {})", show(lo), show(hi), show(value)),
+        })
+    }
+}
+
+fn plain(n: u64) -> String {
+    n.to_string()
+}
+
+fn bytes(n: u64) -> String {
+    format_bytes(n as f64)
+}
+
+fn bandwidth(n: u64) -> String {
+    format!("{}/s", format_bytes(n as f64))
+}
+
+impl Config {
+    /// End of the scenario on the clock.
+    pub fn end_ms(&self) -> u64 {
+        self.start_time_ms + self.horizon_ms
+    }
+
+    /// Checks every setting; the first one out of range is named in the error.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        use limits::*;
+        check_range("partitions", self.partitions.into(), PARTITIONS, plain)?;
+        check_range("rate_per_s", self.rate_per_s, RATE_PER_S, plain)?;
+        check_range("products", self.products.into(), PRODUCTS, plain)?;
+        if !(0.0..=0.5).contains(&self.retry_rate) {
+            return Err(ConfigError {
+                field: "retry_rate",
+                message: format!("must be between 0 and 0.5 (got {})", self.retry_rate),
+            });
+        }
+        if let Some(retention) = self.retention_ms {
+            check_range("retention_ms", retention, RETENTION_MS, format_duration_ms)?;
+        }
+        check_range("window_ms", self.window_ms, WINDOW_MS, format_duration_ms)?;
+        check_range("emit_every_ms", self.emit_every_ms, EMIT_EVERY_MS, format_duration_ms)?;
+        if self.window_ms % self.emit_every_ms != 0 {
+            return Err(ConfigError {
+                field: "emit_every_ms",
+                message: format!(
+                    "must divide the window ({}) evenly (got {})",
+                    format_duration_ms(self.window_ms),
+                    format_duration_ms(self.emit_every_ms)
+                ),
+            });
+        }
+        check_range("interval_ms", self.interval_ms, INTERVAL_MS, format_duration_ms)?;
+        check_range("backpressure_ms", self.backpressure_ms, BACKPRESSURE_MS, format_duration_ms)?;
+        check_range("record_bytes", self.record_bytes, RECORD_BYTES, bytes)?;
+        check_range("state_bytes", self.state_bytes, STATE_BYTES, bytes)?;
+        check_range("store_write_bytes_per_s", self.store_write_bytes_per_s, BANDWIDTH_BYTES_PER_S, bandwidth)?;
+        check_range("store_read_bytes_per_s", self.store_read_bytes_per_s, BANDWIDTH_BYTES_PER_S, bandwidth)?;
+        check_range("sync_pause_ms", self.sync_pause_ms, SYNC_PAUSE_MS, format_duration_ms)?;
+        check_range("detection_ms", self.detection_ms, DELAY_MS, format_duration_ms)?;
+        check_range("restart_delay_ms", self.restart_delay_ms, DELAY_MS, format_duration_ms)?;
+        check_range("capacity_per_s", self.capacity_per_s, CAPACITY_PER_S, plain)?;
+        check_range("start_time_ms", self.start_time_ms, (0, super::clock::DAY_MS - 1), |ms| {
+            ClockTime(ms).to_string()
+        })?;
+        check_range("start_offset", self.start_offset, START_OFFSET, plain)?;
+        check_range("start_checkpoint_id", self.start_checkpoint_id, CHECKPOINT_ID, plain)?;
+        check_range("horizon_ms", self.horizon_ms, HORIZON_MS, format_duration_ms)?;
+        check_range("latency_sla_ms", self.latency_sla_ms, LATENCY_SLA_MS, format_duration_ms)?;
+        if let Some(crash) = self.crash_at_ms {
+            let (lo, hi) = (self.start_time_ms + 1, self.end_ms() - 1);
+            if !(lo..=hi).contains(&crash) {
+                return Err(ConfigError {
+                    field: "crash_at_ms",
+                    message: format!(
+                        "must fall inside the horizon, between {} and {} (got {})",
+                        ClockTime(lo),
+                        ClockTime(hi),
+                        ClockTime(crash)
+                    ),
+                });
+            }
+        }
+        let needed = self.estimated_memory_bytes();
+        if needed > MEMORY_BUDGET_BYTES {
+            return Err(ConfigError {
+                field: "horizon_ms",
+                message: format!(
+                    "this scenario needs about {} of simulated state, over the {} budget: \
+                     shorten the horizon or the window, or lower the rate or the products",
+                    format_bytes(needed as f64),
+                    format_bytes(MEMORY_BUDGET_BYTES as f64)
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// An upper bound of what one run allocates: seen-id bits for two open windows per run
+    /// (the failure-free companion doubles it), emitted rows, and snapshots.
+    pub fn estimated_memory_bytes(&self) -> u64 {
+        let window_events = self.rate_per_s.saturating_mul(self.window_ms) / 1000;
+        let seen_bits_bytes = window_events / 8 * 2;
+        // Two copies of the job (the run and its failure-free companion) plus two snapshots.
+        let state_bytes = seen_bits_bytes.saturating_mul(4)
+            + u64::from(self.products) * 4 * 8 * (self.window_ms / self.emit_every_ms).min(1 << 20);
+        let boundaries = self.horizon_ms / self.emit_every_ms + 1;
+        let emitted_rows = boundaries
+            .saturating_mul(u64::from(self.products))
+            .min(self.rate_per_s.saturating_mul(self.horizon_ms) / 1000 + boundaries);
+        // Rows are kept by the append-only, upsert and transactional sinks of both runs.
+        let row_bytes = emitted_rows.saturating_mul(40 * 3 * 2);
+        state_bytes.saturating_add(row_bytes)
+    }
+}

@@ -1,0 +1,38 @@
+//! The streaming engine: pure Rust, no clock and no web crates. A scenario runs on virtual time
+//! from one seed; the same configuration gives the same report natively and in WebAssembly.
+
+pub mod checkpoint;
+pub mod clock;
+pub mod config;
+pub mod model;
+pub mod operators;
+pub mod report;
+pub mod sim;
+pub mod sinks;
+pub mod source;
+pub mod units;
+
+pub use config::{Alignment, Config, ConfigError, Snapshots};
+pub use report::{Outcome, Report};
+pub use sim::Sim;
+pub use sinks::SinkDesign;
+
+/// Runs a scenario to its horizon, together with its failure-free companion (the same run with
+/// the crash cancelled, forked at the crash instant so the shared prefix is simulated once).
+pub fn run(config: &Config) -> Result<Outcome, ConfigError> {
+    let mut sim = Sim::new(config)?;
+    let failure_free = config.crash_at_ms.map(|crash_at| {
+        sim.run_until(crash_at);
+        let mut truth = sim.clone();
+        truth.cancel_crashes();
+        truth.run_to_end();
+        truth
+    });
+    sim.run_to_end();
+    Ok(Outcome { run: sim, failure_free })
+}
+
+/// Runs a scenario and returns its report.
+pub fn simulate(config: &Config) -> Result<Report, ConfigError> {
+    Ok(run(config)?.report())
+}

@@ -1,0 +1,138 @@
+//! Closed-form steady state of the checkpoint cycle: what one interval costs and what a crash
+//! replays, without simulating events. The interval trade-off chart sweeps it; tests check it
+//! against full simulations.
+
+use serde::Serialize;
+
+use super::checkpoint::transfer_ms;
+use super::config::{Alignment, Config, Snapshots};
+
+/// The steady state of one checkpoint interval.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SteadyState {
+    pub interval_ms: u64,
+    /// Time between triggers: the interval, or longer when a checkpoint outlasts it.
+    pub effective_interval_ms: u64,
+    /// True when the store cannot absorb a checkpoint per interval and stretches it.
+    pub store_limited: bool,
+    pub size_bytes: u64,
+    pub alignment_ms: u64,
+    pub upload_ms: u64,
+    /// Barrier to completion: alignment, sync pause and upload.
+    pub duration_ms: u64,
+    pub store_write_bytes_per_min: u64,
+    /// Share of time processing is paused for sync or stalled aligning.
+    pub pause_overhead: f64,
+    /// Events replayed by a crash just before the next barrier: rate x effective interval.
+    pub interval_replay_events: u64,
+    /// Events replayed by a crash just before the next checkpoint completes.
+    pub worst_case_replay_events: u64,
+    /// Crash to caught up for the worst-case crash; `None` when the job can never catch up.
+    pub worst_case_recovery_ms: Option<u64>,
+}
+
+/// The steady state of `config` with its checkpoint interval set to `interval_ms`.
+pub fn steady_state(config: &Config, interval_ms: u64) -> SteadyState {
+    let rate = config.rate_per_s as f64;
+    let write_bw = config.store_write_bytes_per_s as f64;
+    let alignment_ms = match config.alignment {
+        Alignment::Aligned => config.backpressure_ms,
+        Alignment::Unaligned => 0,
+    };
+    let in_flight_bytes = match config.alignment {
+        Alignment::Aligned => 0,
+        Alignment::Unaligned => {
+            let per_partition = rate / f64::from(config.partitions);
+            (per_partition * config.backpressure_ms as f64 / 1000.0).floor() as u64 * config.record_bytes
+        }
+    };
+    let fixed_ms = (alignment_ms + config.sync_pause_ms) as f64;
+    let state = config.state_bytes as f64;
+    let (effective_ms, size) = match config.snapshots {
+        Snapshots::Full => {
+            let size = config.state_bytes + in_flight_bytes;
+            let duration = fixed_ms + size as f64 * 1000.0 / write_bw;
+            (duration.max(interval_ms as f64), size)
+        }
+        Snapshots::Incremental => {
+            // Each checkpoint uploads the share of the state written during one effective interval.
+            let window_ms = config.window_ms as f64;
+            let delta = |i: f64| (state * i / window_ms).min(state);
+            let duration = |i: f64| fixed_ms + (delta(i) + in_flight_bytes as f64) * 1000.0 / write_bw;
+            let mut i = interval_ms as f64;
+            if duration(i) > i {
+                // Solve i = fixed + (state * i / window + in_flight) / bandwidth for i.
+                let slope = state * 1000.0 / (window_ms * write_bw);
+                let fixed = fixed_ms + in_flight_bytes as f64 * 1000.0 / write_bw;
+                i = if slope < 1.0 { fixed / (1.0 - slope) } else { f64::INFINITY };
+                if i >= window_ms {
+                    // The whole state changes within one interval: each upload is a full one.
+                    i = duration(window_ms);
+                }
+            }
+            (i, delta(i) as u64 + in_flight_bytes)
+        }
+    };
+    let effective_interval_ms = effective_ms.round() as u64;
+    let upload_ms = transfer_ms(size, config.store_write_bytes_per_s);
+    let duration_ms = alignment_ms + config.sync_pause_ms + upload_ms;
+    let interval_replay_events = (rate * effective_ms / 1000.0).round() as u64;
+    let worst_case_replay_events = (rate * (effective_ms + duration_ms as f64) / 1000.0).round() as u64;
+    let outage_ms = config.detection_ms
+        + config.restart_delay_ms
+        + transfer_ms(config.state_bytes + in_flight_bytes, config.store_read_bytes_per_s);
+    let worst_case_recovery_ms = (config.capacity_per_s > config.rate_per_s).then(|| {
+        let backlog = worst_case_replay_events as f64 + rate * outage_ms as f64 / 1000.0;
+        let catch_up_ms = backlog * 1000.0 / (config.capacity_per_s - config.rate_per_s) as f64;
+        outage_ms + catch_up_ms.round() as u64
+    });
+    SteadyState {
+        interval_ms,
+        effective_interval_ms,
+        store_limited: effective_interval_ms > interval_ms,
+        size_bytes: size,
+        alignment_ms,
+        upload_ms,
+        duration_ms,
+        store_write_bytes_per_min: (size as f64 * 60_000.0 / effective_ms).round() as u64,
+        pause_overhead: fixed_ms / effective_ms,
+        interval_replay_events,
+        worst_case_replay_events,
+        worst_case_recovery_ms,
+    }
+}
+
+/// The shortest interval whose full snapshots the store can absorb: upload time per checkpoint.
+pub fn store_bound_interval_ms(config: &Config) -> u64 {
+    let size = match config.snapshots {
+        Snapshots::Full => config.state_bytes,
+        Snapshots::Incremental => 0,
+    };
+    config.sync_pause_ms + transfer_ms(size, config.store_write_bytes_per_s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lesson_cycle() {
+        let s = steady_state(&Config::default(), 30_000);
+        assert_eq!(s.duration_ms, 2_100);
+        assert_eq!(s.store_write_bytes_per_min, 4_000_000_000);
+        assert_eq!(s.interval_replay_events, 60_000);
+        assert_eq!(s.worst_case_replay_events, 64_200);
+        let five = steady_state(&Config::default(), 5_000);
+        assert_eq!(five.interval_replay_events, 10_000);
+        assert!(!five.store_limited);
+        assert!((five.pause_overhead / s.pause_overhead - 6.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_slow_store_stretches_the_interval() {
+        let config = Config { store_write_bytes_per_s: 50_000_000, ..Config::default() };
+        let s = steady_state(&config, 5_000);
+        assert!(s.store_limited);
+        assert_eq!(s.effective_interval_ms, 40_100);
+    }
+}

@@ -1,0 +1,187 @@
+//! The job's operators after the source readers: dedupe by order id, then the tumbling window
+//! count. `JobState` is everything a checkpoint snapshots of them.
+
+pub mod dedupe;
+pub mod window;
+
+use dedupe::SeenIds;
+use window::{Bucket, Emission, OpenWindow, WindowState};
+
+use super::config::Config;
+use super::source::SourceLog;
+
+/// The fixed shape of the job, taken from the scenario.
+#[derive(Clone, Copy, Debug)]
+pub struct JobShape {
+    pub products: u32,
+    pub window_ms: u64,
+    pub emit_every_ms: u64,
+}
+
+impl JobShape {
+    pub fn new(config: &Config) -> Self {
+        JobShape { products: config.products, window_ms: config.window_ms, emit_every_ms: config.emit_every_ms }
+    }
+}
+
+/// The operator state of one job attempt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobState {
+    pub windows: WindowState,
+    /// Events counted into a window (first sends, and retries whose first send had expired).
+    pub counted_events: u64,
+    /// Producer retries the dedupe operator dropped.
+    pub dropped_duplicates: u64,
+    /// Spare bucket arrays, reused so the hot path does not allocate.
+    spare: Vec<Vec<u32>>,
+}
+
+impl JobState {
+    pub fn new(config: &Config) -> Self {
+        JobState {
+            windows: WindowState::new(config.start_time_ms, config.emit_every_ms),
+            counted_events: 0,
+            dropped_duplicates: 0,
+            spare: Vec::new(),
+        }
+    }
+
+    /// Makes sure buckets (and their windows) exist up to the one holding log number `g`.
+    fn ensure_bucket(&mut self, g: u64, log: &SourceLog, shape: &JobShape) {
+        loop {
+            let (end_ms, end_log_number) = match self.windows.buckets.back() {
+                Some(b) if b.end_log_number > g => return,
+                Some(b) => (b.end_ms + shape.emit_every_ms, log.log_end_at(b.end_ms + shape.emit_every_ms)),
+                None => {
+                    let end = self.windows.next_boundary_ms;
+                    (end, log.log_end_at(end))
+                }
+            };
+            let window_start_ms = (end_ms - 1) / shape.window_ms * shape.window_ms;
+            if self.windows.windows.back().is_none_or(|w| w.start_ms < window_start_ms) {
+                let first = log.log_end_at(window_start_ms);
+                let end = log.log_end_at(window_start_ms + shape.window_ms);
+                self.windows.windows.push_back(OpenWindow {
+                    start_ms: window_start_ms,
+                    totals: vec![0; shape.products as usize],
+                    seen: SeenIds::new(first, end),
+                });
+            }
+            let counts = self.spare.pop().unwrap_or_else(|| vec![0; shape.products as usize]);
+            self.windows.buckets.push_back(Bucket { end_ms, end_log_number, window_start_ms, counts, changed: Vec::new() });
+        }
+    }
+
+    /// Processes the events with log numbers `first, first + stride, ...` below `end`: one
+    /// partition's offsets (stride P) or the whole log in order (stride 1).
+    pub fn process(&mut self, first: u64, end: u64, stride: u64, log: &SourceLog, shape: &JobShape) {
+        let mut g = first;
+        while g < end {
+            self.ensure_bucket(g, log, shape);
+            // Find the bucket of g; then process every event that falls in it in one tight loop.
+            let b = self.windows.buckets.iter().position(|b| b.end_log_number > g).expect("ensured above");
+            let bucket_end = self.windows.buckets[b].end_log_number.min(end);
+            let window_start = self.windows.buckets[b].window_start_ms;
+            let w = self.windows.windows.iter().position(|w| w.start_ms == window_start).expect("bucket has a window");
+            let (windows, buckets) = (&mut self.windows.windows, &mut self.windows.buckets);
+            let (window, bucket) = (&mut windows[w], &mut buckets[b]);
+            while g < bucket_end {
+                let first_send = log.first_send_of(g);
+                let counted = if first_send == g {
+                    window.seen.insert(g);
+                    true
+                } else if window.seen.contains(first_send) {
+                    self.dropped_duplicates += 1;
+                    false
+                } else {
+                    // The first send fell in an earlier window whose seen ids have expired.
+                    true
+                };
+                if counted {
+                    let product = log.product_of(g);
+                    let slot = &mut bucket.counts[product as usize];
+                    if *slot == 0 {
+                        bucket.changed.push(product);
+                    }
+                    *slot += 1;
+                    self.counted_events += 1;
+                }
+                g += stride;
+            }
+        }
+    }
+
+    /// Emits every bucket whose end the watermark has passed; `watermark_log_number` is the
+    /// smallest log number not yet processed on some input. Event time never runs ahead of the
+    /// clock, so a boundary is only emitted once `now_ms` has reached it. Returns how many passed.
+    pub fn emit_ready(
+        &mut self,
+        watermark_log_number: u64,
+        now_ms: u64,
+        log: &SourceLog,
+        shape: &JobShape,
+        mut emit: impl FnMut(Emission),
+    ) -> u64 {
+        let mut passed = 0;
+        loop {
+            let boundary = self.windows.next_boundary_ms;
+            if boundary > now_ms || log.log_end_at(boundary) > watermark_log_number {
+                return passed;
+            }
+            passed += 1;
+            let closes_window = boundary % shape.window_ms == 0;
+            if self.windows.buckets.front().is_some_and(|b| b.end_ms == boundary) {
+                let mut bucket = self.windows.buckets.pop_front().expect("checked");
+                let window = self
+                    .windows
+                    .windows
+                    .iter_mut()
+                    .find(|w| w.start_ms == bucket.window_start_ms)
+                    .expect("a bucket's window stays open until the bucket is emitted");
+                bucket.changed.sort_unstable();
+                for &product in &bucket.changed {
+                    let slot = &mut bucket.counts[product as usize];
+                    window.totals[product as usize] += *slot;
+                    *slot = 0;
+                    emit(Emission {
+                        product_id: product,
+                        window_start_ms: window.start_ms,
+                        order_count: window.totals[product as usize],
+                        boundary_ms: boundary,
+                        is_final: closes_window,
+                    });
+                }
+                self.spare.push(bucket.counts);
+            }
+            if closes_window {
+                let start = boundary - shape.window_ms;
+                self.windows.windows.retain(|w| w.start_ms != start);
+            }
+            self.windows.next_boundary_ms += shape.emit_every_ms;
+        }
+    }
+
+    /// The seen order ids of every open window, as log numbers of first sends.
+    pub fn seen_ids(&self) -> Vec<u64> {
+        self.windows.windows.iter().flat_map(|w| w.seen.iter()).collect()
+    }
+
+    /// Entries held: seen ids plus non-zero window totals and pending counts.
+    pub fn entries(&self) -> u64 {
+        let windows: u64 = self
+            .windows
+            .windows
+            .iter()
+            .map(|w| w.seen.len() + w.totals.iter().filter(|&&c| c > 0).count() as u64)
+            .sum();
+        let pending: u64 = self.windows.buckets.iter().map(|b| b.changed.len() as u64).sum();
+        windows + pending
+    }
+
+    /// Whether two states hold the same logical content (spare buffers aside).
+    pub fn same_content(&self, other: &JobState) -> bool {
+        self.windows == other.windows
+            && self.counted_events == other.counted_events
+            && self.dropped_duplicates == other.dropped_duplicates
+    }
+}

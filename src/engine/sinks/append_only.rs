@@ -1,0 +1,21 @@
+//! Append-only sink: every emission becomes a new row. Delivery guarantee: at least once. After a
+//! restart the rows written since the restored checkpoint (the orphans) stay beside the rows the
+//! replay writes again for the same keys.
+
+use super::Row;
+
+#[derive(Clone, Debug, Default)]
+pub struct AppendOnlySink {
+    rows: Vec<Row>,
+}
+
+impl AppendOnlySink {
+    pub fn write(&mut self, row: Row) {
+        self.rows.push(row);
+    }
+
+    /// Every row, in write order.
+    pub fn rows(&self) -> &[Row] {
+        &self.rows
+    }
+}

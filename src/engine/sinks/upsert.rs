@@ -1,0 +1,34 @@
+//! Upsert sink: keyed by (product_id, window_start); each write replaces the row for its key, so
+//! the latest write wins. Delivery guarantee: effectively once for the final value. A reader can
+//! see a value go backwards after a restart (the replay rewrites older running totals over the
+//! orphaned newer one) and then forward again; each such step back is counted as a regression.
+
+use std::collections::BTreeMap;
+
+use super::Row;
+
+#[derive(Clone, Debug, Default)]
+pub struct UpsertSink {
+    table: BTreeMap<(u64, u32), Row>,
+    regressions: u64,
+}
+
+impl UpsertSink {
+    pub fn write(&mut self, row: Row) {
+        if let Some(old) = self.table.insert((row.window_start_ms, row.product_id), row) {
+            if row.order_count < old.order_count {
+                self.regressions += 1;
+            }
+        }
+    }
+
+    /// One row per key, ordered by window start then product.
+    pub fn rows(&self) -> Vec<Row> {
+        self.table.values().copied().collect()
+    }
+
+    /// Writes that replaced a row with a smaller running total.
+    pub fn regressions(&self) -> u64 {
+        self.regressions
+    }
+}

@@ -1,0 +1,8 @@
+//! Checkpoint Lab: an interactive lesson on restarting a stream. `engine` simulates the job,
+//! `charts` draws its report with plotters, and `web` (WebAssembly only) puts both on a page.
+
+pub mod charts;
+pub mod engine;
+
+#[cfg(target_arch = "wasm32")]
+pub mod web;
