@@ -135,6 +135,8 @@ pub struct Sim {
     /// The backpressured input (partition 0): (time it reaches the operator, offset read up to).
     slow_channel: VecDeque<(u64, u64)>,
     pause_until_ms: u64,
+    /// Set by [`Sim::close_input_and_drain`]: no events arrive after this instant.
+    input_closed_at_ms: Option<u64>,
     next_checkpoint_id: u64,
     next_trigger_ms: u64,
     pending: Option<PendingCheckpoint>,
@@ -191,6 +193,7 @@ impl Sim {
             credit: vec![0; partitions],
             slow_channel: VecDeque::new(),
             pause_until_ms: start,
+            input_closed_at_ms: None,
             next_checkpoint_id: config.start_checkpoint_id + 1,
             next_trigger_ms: start + config.interval_ms,
             pending: None,
@@ -222,6 +225,38 @@ impl Sim {
 
     pub fn state(&self) -> &JobState {
         &self.state
+    }
+
+    /// Events in the log at `t_ms` (fewer than the source would hold once the input is closed).
+    fn log_end(&self, t_ms: u64) -> u64 {
+        self.log.log_end_at(self.input_closed_at_ms.map_or(t_ms, |closed| t_ms.min(closed)))
+    }
+
+    /// Closes the input now (no further events arrive, no further checkpoints are triggered) and
+    /// runs until everything read has been processed and the pending checkpoint has completed.
+    /// Two runs drained at the same instant have processed exactly the same events, so their
+    /// state and sinks can be compared whatever their checkpoint schedules were.
+    pub fn close_input_and_drain(&mut self) {
+        self.input_closed_at_ms = Some(self.now_ms);
+        self.next_trigger_ms = u64::MAX;
+        let limit = self.now_ms + 24 * 3_600_000;
+        while self.now_ms < limit {
+            self.handle_due();
+            let drained = self.is_running()
+                && self.caught_up
+                && self.slow_channel.is_empty()
+                && self.pending.is_none()
+                && self.now_ms >= self.pause_until_ms;
+            if drained && self.state.windows.next_boundary_ms > self.input_closed_at_ms.unwrap_or(0) {
+                return;
+            }
+            self.step_one_ms();
+        }
+    }
+
+    /// Offsets per partition the operator has processed (behind the readers on a slow channel).
+    pub fn processed_offsets(&self) -> &[u64] {
+        &self.processed_offsets
     }
 
     /// The readers' total position (sum of partition offsets consumed).
@@ -321,7 +356,7 @@ impl Sim {
 
     fn sample(&mut self) {
         let now = self.now_ms;
-        let log_end = self.log.log_end_at(now);
+        let log_end = self.log_end(now);
         let position = self.position();
         let phase = self.phase_now();
         let fresh = now.saturating_sub(self.newest_emitted_boundary_ms);
@@ -398,8 +433,8 @@ impl Sim {
 
     /// Caught up and nothing pending: process the whole log up to `until_ms` in log order.
     fn fast_path(&mut self, until_ms: u64) {
-        let from = self.log.log_end_at(self.now_ms);
-        let to = self.log.log_end_at(until_ms);
+        let from = self.log_end(self.now_ms);
+        let to = self.log_end(until_ms);
         self.state.process(from, to, 1, &self.log, &self.shape);
         self.events_since_snapshot += to - from;
         for p in 0..self.read_offsets.len() {
@@ -427,7 +462,7 @@ impl Sim {
         }
         let partitions = self.log.partitions();
         let unit = 1000 * partitions;
-        let log_total = self.log.log_end_at(end_of_step);
+        let log_total = self.log_end(end_of_step);
         let aligning = match &self.pending {
             Some(PendingCheckpoint { stage: PendingStage::Aligning, barrier_offsets, .. }) => Some(barrier_offsets.clone()),
             _ => None,
@@ -487,7 +522,7 @@ impl Sim {
                 self.take_snapshot();
             }
         }
-        self.caught_up = lag == 0 && self.slow_channel.is_empty();
+        self.caught_up = lag == 0;
         self.track_recovery();
     }
 
@@ -710,7 +745,7 @@ impl Sim {
         self.events_since_snapshot = 0;
         self.caught_up = false;
         let position = self.position();
-        let backlog = self.log.log_end_at(now) - position;
+        let backlog = self.log_end(now) - position;
         if let Some(r) = self.recoveries.last_mut() {
             r.restored_at_ms = Some(now);
             r.backlog_at_restore_events = Some(backlog);

@@ -180,7 +180,19 @@ impl JobState {
 
     /// Whether two states hold the same logical content (spare buffers aside).
     pub fn same_content(&self, other: &JobState) -> bool {
-        self.windows == other.windows
+        // Pending buckets are compared by their counts: the order products were first seen in
+        // depends on how the input was interleaved, not on what was counted.
+        let pending = |s: &JobState| -> Vec<(u64, u64, Vec<u32>)> {
+            s.windows
+                .buckets
+                .iter()
+                .filter(|b| !b.changed.is_empty())
+                .map(|b| (b.end_ms, b.window_start_ms, b.counts.clone()))
+                .collect()
+        };
+        self.windows.windows == other.windows.windows
+            && self.windows.next_boundary_ms == other.windows.next_boundary_ms
+            && pending(self) == pending(other)
             && self.counted_events == other.counted_events
             && self.dropped_duplicates == other.dropped_duplicates
     }

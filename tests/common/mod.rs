@@ -1,0 +1,56 @@
+//! Helpers shared by the integration tests: clock times, and running a crashed scenario next to
+//! its failure-free twin until both can be compared.
+#![allow(dead_code)]
+
+use checkpoint_lab::engine::clock::parse_clock;
+use checkpoint_lab::engine::sinks::Row;
+use checkpoint_lab::engine::{Config, Sim};
+
+/// Milliseconds since midnight of a clock text like "10:00:45".
+pub fn at(text: &str) -> u64 {
+    parse_clock(text).expect("a valid clock time")
+}
+
+/// Sorted (product_id, window_start, order_count) of rows.
+pub fn contents(rows: &[Row]) -> Vec<(u32, u64, u32)> {
+    let mut c: Vec<_> = rows.iter().map(Row::content).collect();
+    c.sort_unstable();
+    c
+}
+
+/// Runs `config` (which has a crash) and its failure-free twin until the crashed job has caught
+/// up and the horizon has ended, then closes both inputs at that instant and drains them, so both
+/// have processed exactly the same events. Returns (crashed, failure_free).
+pub fn run_past_recovery(config: &Config) -> (Sim, Sim) {
+    let mut crashed = Sim::new(config).expect("a valid config");
+    let mut truth = crashed.clone();
+    truth.cancel_crashes();
+    let mut until = config.end_ms();
+    let limit = until + 3_600_000;
+    crashed.run_until(until);
+    while !crashed.recoveries.iter().all(|r| r.caught_up_at_ms.is_some()) {
+        assert!(until < limit, "no catch-up within an hour past the horizon: {config:?}");
+        until += 1_000;
+        crashed.run_until(until);
+    }
+    truth.run_until(until);
+    crashed.close_input_and_drain();
+    truth.close_input_and_drain();
+    (crashed, truth)
+}
+
+/// Multiset difference `a - b` of row contents; panics if `b` has a row `a` lacks.
+pub fn extra_rows(a: &[Row], b: &[Row]) -> Vec<(u32, u64, u32)> {
+    let (a, b) = (contents(a), contents(b));
+    let mut extra = Vec::new();
+    let mut j = 0;
+    for row in a {
+        if j < b.len() && b[j] == row {
+            j += 1;
+        } else {
+            extra.push(row);
+        }
+    }
+    assert_eq!(j, b.len(), "every failure-free row must also be in the crashed run's table");
+    extra
+}

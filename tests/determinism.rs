@@ -1,0 +1,62 @@
+//! Determinism: the same configuration gives the same report, and the native build's report
+//! digests are recorded in tests/fixtures so the wasm tests can check the browser build against them.
+
+use checkpoint_lab::engine::{self, Alignment, Config, Snapshots};
+
+/// The scenarios whose report digests both builds must agree on.
+pub fn scenarios() -> Vec<(&'static str, Config)> {
+    vec![
+        ("default", Config::default()),
+        ("unaligned-backpressure", Config { alignment: Alignment::Unaligned, backpressure_ms: 2_000, ..Config::default() }),
+        ("incremental-retries", Config { snapshots: Snapshots::Incremental, retry_rate: 0.02, seed: 7, ..Config::default() }),
+        ("tiny-interval", Config { interval_ms: 1_000, crash_at_ms: Some(36_031_500), ..Config::default() }),
+    ]
+}
+
+/// FNV-1a over the report's JSON: small, stable and the same on every platform.
+fn digest(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+#[test]
+fn the_same_configuration_twice_gives_the_same_report() {
+    for (name, config) in scenarios() {
+        let a = serde_json::to_string(&engine::simulate(&config).unwrap()).unwrap();
+        let b = serde_json::to_string(&engine::simulate(&config).unwrap()).unwrap();
+        assert!(a == b, "{name}: two runs differ");
+    }
+}
+
+#[test]
+fn another_seed_gives_other_events_but_the_same_lesson_figures() {
+    let a = engine::simulate(&Config::default()).unwrap();
+    let b = engine::simulate(&Config { seed: 99, ..Config::default() }).unwrap();
+    assert_eq!((a.replayed_events, a.recovery_s), (b.replayed_events, b.recovery_s));
+    assert_ne!(a.sinks.append_only.rows, 0);
+    let per_product = |r: &engine::Report| r.sinks.upsert.rows;
+    assert_eq!(per_product(&a), per_product(&b));
+    let outcome_a = engine::run(&Config::default()).unwrap();
+    let outcome_b = engine::run(&Config { seed: 99, ..Config::default() }).unwrap();
+    assert_ne!(
+        outcome_a.run.sinks.read(engine::SinkDesign::Upsert),
+        outcome_b.run.sinks.read(engine::SinkDesign::Upsert),
+        "a different seed gives different products"
+    );
+}
+
+#[test]
+fn recorded_digests_match_this_build() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/report-digests.txt");
+    let lines: String = scenarios()
+        .into_iter()
+        .map(|(name, config)| {
+            let json = serde_json::to_string(&engine::simulate(&config).unwrap()).unwrap();
+            format!("{name} {:016x}\n", digest(&json))
+        })
+        .collect();
+    if std::env::var_os("UPDATE_DIGESTS").is_some() {
+        std::fs::write(path, &lines).unwrap();
+    }
+    let recorded = std::fs::read_to_string(path).unwrap_or_default();
+    assert_eq!(recorded, lines, "the engine's output changed: rerun with UPDATE_DIGESTS=1 and commit tests/fixtures");
+}
