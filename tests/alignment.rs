@@ -39,7 +39,12 @@ fn without_backpressure_alignment_costs_nothing() {
 
 #[test]
 fn aligning_longer_than_the_interval_means_the_job_never_catches_up() {
-    let config = Config { interval_ms: 1_000, backpressure_ms: 1_500, snapshots: checkpoint_lab::engine::Snapshots::Incremental, ..Config::default() };
+    let config = Config {
+        interval_ms: 1_000,
+        backpressure_ms: 1_500,
+        snapshots: checkpoint_lab::engine::Snapshots::Incremental,
+        ..Config::default()
+    };
     let aligned = engine::simulate(&config).unwrap();
     assert!(aligned.caught_up_at.is_none());
     assert!(aligned.caught_up_reason.is_some());

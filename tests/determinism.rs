@@ -7,8 +7,14 @@ use checkpoint_lab::engine::{self, Alignment, Config, Snapshots};
 pub fn scenarios() -> Vec<(&'static str, Config)> {
     vec![
         ("default", Config::default()),
-        ("unaligned-backpressure", Config { alignment: Alignment::Unaligned, backpressure_ms: 2_000, ..Config::default() }),
-        ("incremental-retries", Config { snapshots: Snapshots::Incremental, retry_rate: 0.02, seed: 7, ..Config::default() }),
+        (
+            "unaligned-backpressure",
+            Config { alignment: Alignment::Unaligned, backpressure_ms: 2_000, ..Config::default() },
+        ),
+        (
+            "incremental-retries",
+            Config { snapshots: Snapshots::Incremental, retry_rate: 0.02, seed: 7, ..Config::default() },
+        ),
         ("tiny-interval", Config { interval_ms: 1_000, crash_at_ms: Some(36_031_500), ..Config::default() }),
     ]
 }

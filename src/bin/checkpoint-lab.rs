@@ -13,7 +13,11 @@ use checkpoint_lab::engine::{self, Alignment, Config, Report, SinkDesign, Snapsh
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
-#[command(name = "checkpoint-lab", version, about = "Simulate restarting a stream: checkpoints, crash, replay and sinks")]
+#[command(
+    name = "checkpoint-lab",
+    version,
+    about = "Simulate restarting a stream: checkpoints, crash, replay and sinks"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -290,7 +294,9 @@ fn print_table(report: &Report) {
     println!("pause overhead             {:.2}%", report.pause_overhead * 100.0);
     println!();
     println!("{:<15} {:>8} {:>10} {:>11}  matches failure-free", "sink", "rows", "duplicates", "silent");
-    for sink in [&report.sinks.append_only, &report.sinks.upsert, &report.sinks.transactional, &report.sinks.dedupe_view] {
+    for sink in
+        [&report.sinks.append_only, &report.sinks.upsert, &report.sinks.transactional, &report.sinks.dedupe_view]
+    {
         println!(
             "{:<15} {:>8} {:>10} {:>11}  {}",
             SinkDesign::cli_name(sink.design),

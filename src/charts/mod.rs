@@ -1,1 +1,181 @@
-//! Charts drawn from the report with plotters, generic over the drawing backend.
+//! Charts drawn from the report with plotters. Every chart is a function generic over the
+//! drawing backend: the page draws on canvases, the tests draw SVG natively. Charts only read the
+//! report; each also has a text alternative (a summary and the data as a table).
+
+pub mod replay;
+
+use plotters::style::RGBColor;
+
+use crate::engine::clock::ClockTime;
+use crate::engine::units::format_count;
+
+/// Light or dark, from the page's prefers-color-scheme.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Theme {
+    Light,
+    Dark,
+}
+
+/// Colours of one theme. Series colours come from the Okabe-Ito palette (colour-blind safe).
+#[derive(Clone, Copy, Debug)]
+pub struct Palette {
+    pub background: RGBColor,
+    pub foreground: RGBColor,
+    pub grid: RGBColor,
+    pub blue: RGBColor,
+    pub orange: RGBColor,
+    pub green: RGBColor,
+    pub vermillion: RGBColor,
+    pub purple: RGBColor,
+    pub sky: RGBColor,
+    pub yellow: RGBColor,
+}
+
+impl Theme {
+    pub fn palette(self) -> Palette {
+        let (background, foreground, grid) = match self {
+            Theme::Light => (RGBColor(255, 255, 255), RGBColor(33, 37, 41), RGBColor(222, 226, 230)),
+            Theme::Dark => (RGBColor(24, 26, 31), RGBColor(230, 232, 235), RGBColor(60, 64, 72)),
+        };
+        Palette {
+            background,
+            foreground,
+            grid,
+            blue: RGBColor(0, 114, 178),
+            orange: RGBColor(230, 159, 0),
+            green: RGBColor(0, 158, 115),
+            vermillion: RGBColor(213, 94, 0),
+            purple: RGBColor(204, 121, 167),
+            sky: RGBColor(86, 180, 233),
+            yellow: RGBColor(240, 228, 66),
+        }
+    }
+}
+
+/// How to draw: theme, pixel scale (devicePixelRatio) and an optional time cursor.
+#[derive(Clone, Copy, Debug)]
+pub struct View {
+    pub theme: Theme,
+    /// Multiplies font sizes, margins and line widths, so a canvas backed at devicePixelRatio is sharp.
+    pub scale: f64,
+    /// Seconds since the scenario start where the animation's cursor stands.
+    pub cursor_s: Option<f64>,
+}
+
+impl Default for View {
+    fn default() -> Self {
+        View { theme: Theme::Light, scale: 1.0, cursor_s: None }
+    }
+}
+
+impl View {
+    /// A length in CSS pixels, scaled to backend pixels.
+    pub fn px(&self, css: f64) -> u32 {
+        (css * self.scale).round().max(1.0) as u32
+    }
+
+    pub fn font(&self, css: f64) -> f64 {
+        css * self.scale
+    }
+}
+
+/// A chart's text alternative: a one-paragraph summary and its data as a table.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct TextAlternative {
+    pub summary: String,
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+/// Clock label for an x position in seconds since `start_ms`.
+pub fn clock_label(start_ms: u64, s: f64) -> String {
+    let t = ClockTime(start_ms + (s.max(0.0) * 1000.0).round() as u64).to_string();
+    t.split('.').next().unwrap_or_default().to_string()
+}
+
+/// Axis label for a count: 70,000 or 1.2M.
+pub fn count_label(v: f64) -> String {
+    if v.abs() >= 1e6 {
+        format!("{:.1}M", v / 1e6)
+    } else {
+        format_count(v.max(0.0).round() as u64)
+    }
+}
+
+/// How a legend entry's swatch is drawn.
+#[derive(Clone, Copy, Debug)]
+pub enum Swatch {
+    Line,
+    Dashed,
+    Mark,
+    Block,
+}
+
+/// One legend line: a swatch in `color` and its label.
+pub struct LegendEntry {
+    pub label: String,
+    pub color: RGBColor,
+    pub swatch: Swatch,
+}
+
+impl LegendEntry {
+    pub fn new(label: impl Into<String>, color: RGBColor, swatch: Swatch) -> Self {
+        LegendEntry { label: label.into(), color, swatch }
+    }
+}
+
+/// Draws a legend box in the top-right corner of `area` (plot pixels). Text is measured through
+/// the backend, so the canvas backend measures with the canvas and never touches the page.
+pub fn draw_legend<DB: plotters::prelude::DrawingBackend>(
+    area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    entries: &[LegendEntry],
+    view: &View,
+) -> Result<(), plotters::prelude::DrawingAreaErrorKind<DB::ErrorType>> {
+    use plotters::prelude::*;
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let pal = view.theme.palette();
+    let font = ("sans-serif", view.font(11.0)).into_font().color(&pal.foreground);
+    let (line_h, pad, swatch_w) = (view.px(16.0) as i32, view.px(6.0) as i32, view.px(16.0) as i32);
+    let mut text_w = 0;
+    for entry in entries {
+        text_w = text_w.max(area.estimate_text_size(&entry.label, &font)?.0 as i32);
+    }
+    let (w, _) = area.dim_in_pixel();
+    let box_w = pad * 3 + swatch_w + text_w;
+    let box_h = pad * 2 + line_h * entries.len() as i32;
+    let x0 = w as i32 - box_w - pad;
+    let y0 = pad;
+    area.draw(&Rectangle::new([(x0, y0), (x0 + box_w, y0 + box_h)], pal.background.mix(0.88).filled()))?;
+    area.draw(&Rectangle::new([(x0, y0), (x0 + box_w, y0 + box_h)], pal.grid.stroke_width(1)))?;
+    for (i, entry) in entries.iter().enumerate() {
+        let cy = y0 + pad + line_h * i as i32 + line_h / 2;
+        let sx = x0 + pad;
+        let stroke = entry.color.stroke_width(view.px(2.0));
+        match entry.swatch {
+            Swatch::Line => area.draw(&PathElement::new(vec![(sx, cy), (sx + swatch_w, cy)], stroke))?,
+            Swatch::Dashed => {
+                area.draw(&PathElement::new(vec![(sx, cy), (sx + swatch_w / 3, cy)], stroke))?;
+                area.draw(&PathElement::new(vec![(sx + 2 * swatch_w / 3, cy), (sx + swatch_w, cy)], stroke))?
+            }
+            Swatch::Mark => area.draw(&PathElement::new(
+                vec![(sx + swatch_w / 2, cy - line_h / 3), (sx + swatch_w / 2, cy + line_h / 3)],
+                stroke,
+            ))?,
+            Swatch::Block => area.draw(&Rectangle::new(
+                [(sx, cy - line_h / 3), (sx + swatch_w, cy + line_h / 3)],
+                entry.color.mix(0.5).filled(),
+            ))?,
+        }
+        area.draw(&Text::new(
+            entry.label.clone(),
+            (sx + swatch_w + pad, cy),
+            font.clone().pos(plotters::style::text_anchor::Pos::new(
+                plotters::style::text_anchor::HPos::Left,
+                plotters::style::text_anchor::VPos::Center,
+            )),
+        ))?;
+    }
+    Ok(())
+}

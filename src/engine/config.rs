@@ -285,3 +285,210 @@ impl Config {
         state_bytes.saturating_add(row_bytes)
     }
 }
+
+/// A value as it arrives from JavaScript, before it is checked against its field.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FieldValue {
+    Number(f64),
+    Text(String),
+    Null,
+    /// Any other type, by its JavaScript name (boolean, object, undefined, ...).
+    Other(String),
+}
+
+/// Largest integer JavaScript represents exactly.
+pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// Every config key, in documentation order.
+pub const FIELDS: [&str; 26] = [
+    "seed",
+    "partitions",
+    "rate_per_s",
+    "products",
+    "retry_rate",
+    "retention_ms",
+    "window_ms",
+    "emit_every_ms",
+    "interval_ms",
+    "alignment",
+    "snapshots",
+    "backpressure_ms",
+    "record_bytes",
+    "state_bytes",
+    "store_write_bytes_per_s",
+    "store_read_bytes_per_s",
+    "sync_pause_ms",
+    "detection_ms",
+    "restart_delay_ms",
+    "capacity_per_s",
+    "start_time_ms",
+    "start_offset",
+    "start_checkpoint_id",
+    "crash_at_ms",
+    "horizon_ms",
+    "latency_sla_ms",
+];
+
+fn field_error(field: &'static str, message: String) -> ConfigError {
+    ConfigError { field, message }
+}
+
+fn describe(value: &FieldValue) -> String {
+    match value {
+        FieldValue::Number(n) => format!("{n}"),
+        FieldValue::Text(t) => format!("the string {t:?}"),
+        FieldValue::Null => "null".to_string(),
+        FieldValue::Other(kind) => format!("a value of type {kind}"),
+    }
+}
+
+fn whole_number(field: &'static str, value: &FieldValue) -> Result<u64, ConfigError> {
+    match value {
+        FieldValue::Number(n) if !n.is_finite() => {
+            Err(field_error(field, format!("must be a finite whole number (got {n})")))
+        }
+        FieldValue::Number(n) if *n < 0.0 => Err(field_error(field, format!("must not be negative (got {n})"))),
+        FieldValue::Number(n) if n.fract() != 0.0 => {
+            Err(field_error(field, format!("must be a whole number (got {n})")))
+        }
+        FieldValue::Number(n) if *n > MAX_SAFE_INTEGER => {
+            Err(field_error(field, format!("must be at most 2^53 - 1 (got {n})")))
+        }
+        FieldValue::Number(n) => Ok(*n as u64),
+        other => Err(field_error(field, format!("must be a number (got {})", describe(other)))),
+    }
+}
+
+impl Config {
+    /// Builds a config from the defaults and the given fields, checking each field's type and
+    /// then every range. Used for configuration coming from JavaScript.
+    pub fn from_fields(fields: &[(String, FieldValue)]) -> Result<Config, ConfigError> {
+        let mut config = Config::default();
+        for (name, value) in fields {
+            let Some(&field) = FIELDS.iter().find(|f| **f == name.as_str()) else {
+                return Err(field_error(
+                    "config",
+                    format!("unknown field {name:?}; the fields are {}", FIELDS.join(", ")),
+                ));
+            };
+            let as_u32 = |v: &FieldValue| -> Result<u32, ConfigError> {
+                let n = whole_number(field, v)?;
+                u32::try_from(n).map_err(|_| field_error(field, format!("is too large (got {n})")))
+            };
+            let optional = |v: &FieldValue| -> Result<Option<u64>, ConfigError> {
+                match v {
+                    FieldValue::Null => Ok(None),
+                    other => whole_number(field, other).map(Some),
+                }
+            };
+            match field {
+                "seed" => config.seed = whole_number(field, value)?,
+                "partitions" => config.partitions = as_u32(value)?,
+                "rate_per_s" => config.rate_per_s = whole_number(field, value)?,
+                "products" => config.products = as_u32(value)?,
+                "retry_rate" => {
+                    config.retry_rate = match value {
+                        FieldValue::Number(n) if n.is_finite() => *n,
+                        other => {
+                            return Err(field_error(
+                                field,
+                                format!("must be a number between 0 and 0.5 (got {})", describe(other)),
+                            ))
+                        }
+                    }
+                }
+                "retention_ms" => config.retention_ms = optional(value)?,
+                "window_ms" => config.window_ms = whole_number(field, value)?,
+                "emit_every_ms" => config.emit_every_ms = whole_number(field, value)?,
+                "interval_ms" => config.interval_ms = whole_number(field, value)?,
+                "alignment" => {
+                    config.alignment = match value {
+                        FieldValue::Text(t) if t == "aligned" => Alignment::Aligned,
+                        FieldValue::Text(t) if t == "unaligned" => Alignment::Unaligned,
+                        other => {
+                            return Err(field_error(
+                                field,
+                                format!("must be \"aligned\" or \"unaligned\" (got {})", describe(other)),
+                            ))
+                        }
+                    }
+                }
+                "snapshots" => {
+                    config.snapshots = match value {
+                        FieldValue::Text(t) if t == "full" => Snapshots::Full,
+                        FieldValue::Text(t) if t == "incremental" => Snapshots::Incremental,
+                        other => {
+                            return Err(field_error(
+                                field,
+                                format!("must be \"full\" or \"incremental\" (got {})", describe(other)),
+                            ))
+                        }
+                    }
+                }
+                "backpressure_ms" => config.backpressure_ms = whole_number(field, value)?,
+                "record_bytes" => config.record_bytes = whole_number(field, value)?,
+                "state_bytes" => config.state_bytes = whole_number(field, value)?,
+                "store_write_bytes_per_s" => config.store_write_bytes_per_s = whole_number(field, value)?,
+                "store_read_bytes_per_s" => config.store_read_bytes_per_s = whole_number(field, value)?,
+                "sync_pause_ms" => config.sync_pause_ms = whole_number(field, value)?,
+                "detection_ms" => config.detection_ms = whole_number(field, value)?,
+                "restart_delay_ms" => config.restart_delay_ms = whole_number(field, value)?,
+                "capacity_per_s" => config.capacity_per_s = whole_number(field, value)?,
+                "start_time_ms" => config.start_time_ms = whole_number(field, value)?,
+                "start_offset" => config.start_offset = whole_number(field, value)?,
+                "start_checkpoint_id" => config.start_checkpoint_id = whole_number(field, value)?,
+                "crash_at_ms" => config.crash_at_ms = optional(value)?,
+                "horizon_ms" => config.horizon_ms = whole_number(field, value)?,
+                "latency_sla_ms" => config.latency_sla_ms = whole_number(field, value)?,
+                _ => unreachable!("every field in FIELDS is handled"),
+            }
+        }
+        config.validate()?;
+        Ok(config)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(name: &str, value: FieldValue) -> Result<Config, ConfigError> {
+        Config::from_fields(&[(name.to_string(), value)])
+    }
+
+    #[test]
+    fn the_defaults_are_valid_and_every_field_is_settable() {
+        Config::default().validate().unwrap();
+        let json = serde_json::to_value(Config::default()).unwrap();
+        let keys: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).collect();
+        let mut fields = FIELDS.to_vec();
+        fields.sort_unstable();
+        assert_eq!(keys, fields);
+        assert_eq!(one("interval_ms", FieldValue::Number(5_000.0)).unwrap().interval_ms, 5_000);
+        assert_eq!(one("crash_at_ms", FieldValue::Null).unwrap().crash_at_ms, None);
+    }
+
+    #[test]
+    fn bad_values_name_the_field_and_the_range() {
+        let cases = [
+            ("interval_ms", FieldValue::Number(f64::NAN), "finite"),
+            ("interval_ms", FieldValue::Number(f64::INFINITY), "finite"),
+            ("interval_ms", FieldValue::Number(-1.0), "negative"),
+            ("interval_ms", FieldValue::Number(1.5), "whole number"),
+            ("interval_ms", FieldValue::Number(1e300), "2^53"),
+            ("interval_ms", FieldValue::Text("30s".into()), "must be a number"),
+            ("interval_ms", FieldValue::Null, "must be a number"),
+            ("interval_ms", FieldValue::Number(0.0), "between 100 ms and 1 h"),
+            ("state_bytes", FieldValue::Number(1e15), "between 1 KB and 10 TB"),
+            ("alignment", FieldValue::Text("sideways".into()), "\"aligned\" or \"unaligned\""),
+            ("crash_at_ms", FieldValue::Number(0.0), "inside the horizon"),
+        ];
+        for (field, value, needle) in cases {
+            let err = one(field, value.clone()).unwrap_err();
+            assert_eq!(err.field, field, "{value:?}");
+            assert!(err.message.contains(needle), "{field} {value:?}: {}", err.message);
+        }
+        let unknown = one("intervall_ms", FieldValue::Number(1.0)).unwrap_err();
+        assert!(unknown.message.contains("unknown field \"intervall_ms\""));
+    }
+}

@@ -348,7 +348,11 @@ fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<
     if let Some(id) = recovery.discarded_checkpoint {
         crash_line.push_str(&format!("; checkpoint {id} was in flight and is discarded"));
     }
-    rows.push(CrashTableRow { at: stamp(recovery.crashed_at_ms), what: crash_line, offset: Some(recovery.crash_offset) });
+    rows.push(CrashTableRow {
+        at: stamp(recovery.crashed_at_ms),
+        what: crash_line,
+        offset: Some(recovery.crash_offset),
+    });
     rows.push(CrashTableRow {
         at: stamp(recovery.detected_at_ms),
         what: format!("failure detected after {}", format_duration_ms(config.detection_ms)),
@@ -397,7 +401,8 @@ fn build(outcome: &Outcome) -> Report {
     let (effective_interval_ms, store_write_bytes_per_min) =
         measured_cycle(truth).unwrap_or((model.effective_interval_ms, model.store_write_bytes_per_min));
     let window_total_before_crash = recovery.and_then(|r| {
-        let before: Vec<&Row> = run.sinks.append_only.rows().iter().filter(|row| row.emitted_at_ms < r.crashed_at_ms).collect();
+        let before: Vec<&Row> =
+            run.sinks.append_only.rows().iter().filter(|row| row.emitted_at_ms < r.crashed_at_ms).collect();
         let last = before.last()?;
         let window = last.window_start_ms;
         let mut latest = std::collections::BTreeMap::new();
@@ -484,5 +489,46 @@ fn build(outcome: &Outcome) -> Report {
         timeline: run.timeline.clone(),
         warnings,
         config: config.clone(),
+    }
+}
+
+/// The headline figures: what the page shows in large type and what change events carry.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    pub replayed_events: u64,
+    pub interval_replay_events: u64,
+    pub worst_case_replay_events: u64,
+    pub recovery_s: Option<f64>,
+    pub store_write_bytes_per_min: u64,
+    pub pause_overhead: f64,
+    pub duplicate_rows: DuplicateRows,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DuplicateRows {
+    pub append_only: u64,
+    pub upsert: u64,
+    pub transactional: u64,
+    pub dedupe_view: u64,
+}
+
+impl Report {
+    pub fn summary(&self) -> Summary {
+        Summary {
+            replayed_events: self.replayed_events,
+            interval_replay_events: self.interval_replay_events,
+            worst_case_replay_events: self.worst_case_replay_events,
+            recovery_s: self.recovery_s,
+            store_write_bytes_per_min: self.store_write_bytes_per_min,
+            pause_overhead: self.pause_overhead,
+            duplicate_rows: DuplicateRows {
+                append_only: self.sinks.append_only.duplicate_rows,
+                upsert: self.sinks.upsert.duplicate_rows,
+                transactional: self.sinks.transactional.duplicate_rows,
+                dedupe_view: self.sinks.dedupe_view.duplicate_rows,
+            },
+            warnings: self.warnings.clone(),
+        }
     }
 }

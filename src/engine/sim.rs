@@ -338,7 +338,9 @@ impl Sim {
         }
         if self.is_running() {
             // Checkpoint completion, then a trigger that may have waited for it.
-            if let Some(PendingCheckpoint { stage: PendingStage::Uploading { completes_at_ms, .. }, .. }) = &self.pending {
+            if let Some(PendingCheckpoint { stage: PendingStage::Uploading { completes_at_ms, .. }, .. }) =
+                &self.pending
+            {
                 if *completes_at_ms <= now {
                     self.complete_checkpoint();
                 }
@@ -464,7 +466,9 @@ impl Sim {
         let unit = 1000 * partitions;
         let log_total = self.log_end(end_of_step);
         let aligning = match &self.pending {
-            Some(PendingCheckpoint { stage: PendingStage::Aligning, barrier_offsets, .. }) => Some(barrier_offsets.clone()),
+            Some(PendingCheckpoint { stage: PendingStage::Aligning, barrier_offsets, .. }) => {
+                Some(barrier_offsets.clone())
+            }
             _ => None,
         };
         if aligning.is_some() {
@@ -586,7 +590,8 @@ impl Sim {
         self.next_trigger_ms = now + self.config.interval_ms;
         let barrier_offsets = self.read_offsets.clone();
         self.mark(now, TimelineKind::Barrier, Some(id), Some(barrier_offsets.iter().sum()));
-        self.pending = Some(PendingCheckpoint { id, barrier_at_ms: now, barrier_offsets, stage: PendingStage::Aligning });
+        self.pending =
+            Some(PendingCheckpoint { id, barrier_at_ms: now, barrier_offsets, stage: PendingStage::Aligning });
         let all_arrived = self.processed_offsets.iter().zip(&self.read_offsets).all(|(done, read)| done >= read);
         if self.config.alignment == Alignment::Unaligned || all_arrived {
             self.take_snapshot();
@@ -636,7 +641,8 @@ impl Sim {
     fn complete_checkpoint(&mut self) {
         let now = self.now_ms;
         let Some(pending) = self.pending.take() else { return };
-        let PendingStage::Uploading { snapshot, snapshot_at_ms, upload_from_ms, size_bytes, in_flight_bytes, .. } = pending.stage
+        let PendingStage::Uploading { snapshot, snapshot_at_ms, upload_from_ms, size_bytes, in_flight_bytes, .. } =
+            pending.stage
         else {
             unreachable!("only an uploading checkpoint completes")
         };

@@ -15,9 +15,7 @@ pub fn mix64(mut z: u64) -> u64 {
 
 /// The sub-seed of one component, so that changing one setting does not reshuffle another's data.
 pub fn sub_seed(root: u64, component: &str) -> u64 {
-    component
-        .bytes()
-        .fold(mix64(root ^ 0x9e37_79b9_7f4a_7c15), |h, b| mix64(h ^ u64::from(b)))
+    component.bytes().fold(mix64(root ^ 0x9e37_79b9_7f4a_7c15), |h, b| mix64(h ^ u64::from(b)))
 }
 
 /// One event of the log.
@@ -126,10 +124,7 @@ impl SourceLog {
             let back = 1 + (h >> 32) % RETRY_REACH;
             let offset = g / self.partitions;
             let earlier = back * self.partitions;
-            if (h & 0xffff_ffff) >= self.retry_threshold
-                || offset < back
-                || g - earlier < self.start_offset
-            {
+            if (h & 0xffff_ffff) >= self.retry_threshold || offset < back || g - earlier < self.start_offset {
                 return g;
             }
             g -= earlier;

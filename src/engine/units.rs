@@ -9,16 +9,14 @@ pub fn parse_duration_ms(text: &str) -> Result<u64, String> {
     }
     let duration = humantime::parse_duration(trimmed)
         .map_err(|e| format!("expected a duration like 500ms, 30s or 5m, got {text:?} ({e})"))?;
-    u64::try_from(duration.as_millis())
-        .map_err(|_| format!("duration {text:?} is too long"))
+    u64::try_from(duration.as_millis()).map_err(|_| format!("duration {text:?} is too long"))
 }
 
 /// Parses a size such as "512MB", "2GB" or "1.5GB" into bytes (decimal units; "GiB" is binary).
 pub fn parse_bytes(text: &str) -> Result<u64, String> {
     let trimmed = text.trim();
-    let size: bytesize::ByteSize = trimmed
-        .parse()
-        .map_err(|_| format!("expected a size like 512MB or 2GB, got {text:?}"))?;
+    let size: bytesize::ByteSize =
+        trimmed.parse().map_err(|_| format!("expected a size like 512MB or 2GB, got {text:?}"))?;
     Ok(size.as_u64())
 }
 
@@ -50,10 +48,18 @@ pub fn format_duration_ms(ms: u64) -> String {
         format!("{} s", three_digits(ms as f64 / 1000.0))
     } else if ms < 3_600_000 {
         let (m, s) = (ms / 60_000, (ms % 60_000) as f64 / 1000.0);
-        if s == 0.0 { format!("{m} min") } else { format!("{m} min {} s", three_digits(s)) }
+        if s == 0.0 {
+            format!("{m} min")
+        } else {
+            format!("{m} min {} s", three_digits(s))
+        }
     } else {
         let (h, m) = (ms / 3_600_000, ms % 3_600_000 / 60_000);
-        if m == 0 { format!("{h} h") } else { format!("{h} h {m} min") }
+        if m == 0 {
+            format!("{h} h")
+        } else {
+            format!("{h} h {m} min")
+        }
     }
 }
 

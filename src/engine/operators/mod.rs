@@ -68,7 +68,13 @@ impl JobState {
                 });
             }
             let counts = self.spare.pop().unwrap_or_else(|| vec![0; shape.products as usize]);
-            self.windows.buckets.push_back(Bucket { end_ms, end_log_number, window_start_ms, counts, changed: Vec::new() });
+            self.windows.buckets.push_back(Bucket {
+                end_ms,
+                end_log_number,
+                window_start_ms,
+                counts,
+                changed: Vec::new(),
+            });
         }
     }
 

@@ -1,0 +1,162 @@
+//! The replay chart: consumer lag over time, with checkpoint completions, the crash, and the
+//! recovery phases (detection, restore, replay, catch-up) shaded and labelled.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::{clock_label, count_label, draw_legend, LegendEntry, Swatch, TextAlternative, View};
+use crate::engine::report::Report;
+use crate::engine::sim::Phase;
+use crate::engine::units::{format_count, format_duration_ms};
+
+pub const TITLE: &str = "Consumer lag and replay";
+pub const X_LABEL: &str = "scenario clock";
+pub const Y_LABEL: &str = "consumer lag (events)";
+
+/// The recovery phases a chart shades, with their legend names.
+pub fn phase_name(phase: Phase) -> Option<&'static str> {
+    match phase {
+        Phase::Detecting => Some("detection"),
+        Phase::Restarting => Some("restart"),
+        Phase::Restoring => Some("restore"),
+        Phase::Replaying => Some("replay"),
+        Phase::CatchingUp => Some("catch-up"),
+        _ => None,
+    }
+}
+
+/// Contiguous runs of recovery phases as (phase, from_s, to_s).
+pub fn phase_spans(report: &Report) -> Vec<(Phase, f64, f64)> {
+    let mut spans: Vec<(Phase, f64, f64)> = Vec::new();
+    for sample in &report.series {
+        if phase_name(sample.phase).is_none() {
+            continue;
+        }
+        let t = sample.t_s as f64;
+        match spans.last_mut() {
+            Some((phase, _, to)) if *phase == sample.phase && (*to - t).abs() <= 1.0 => *to = t + 1.0,
+            _ => spans.push((sample.phase, t, t + 1.0)),
+        }
+    }
+    spans
+}
+
+pub fn draw<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    report: &Report,
+    view: &View,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let pal = view.theme.palette();
+    area.fill(&pal.background)?;
+    let start_ms = report.config.start_time_ms;
+    let horizon_s = report.config.horizon_ms as f64 / 1000.0;
+    let peak = report.series.iter().map(|s| s.lag_events).max().unwrap_or(0) as f64;
+    let y_max = (peak * 1.2).max(10.0);
+    let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
+    let mut chart = ChartBuilder::on(area)
+        .caption(TITLE, text(15.0))
+        .margin(view.px(8.0))
+        .x_label_area_size(view.px(34.0))
+        .y_label_area_size(view.px(62.0))
+        .build_cartesian_2d(0f64..horizon_s, 0f64..y_max)?;
+    chart
+        .configure_mesh()
+        .x_desc(X_LABEL)
+        .y_desc(Y_LABEL)
+        .x_labels(6)
+        .y_labels(5)
+        .x_label_formatter(&|x| clock_label(start_ms, *x))
+        .y_label_formatter(&|y| count_label(*y))
+        .label_style(text(11.0))
+        .axis_desc_style(text(12.0))
+        .axis_style(pal.foreground)
+        .bold_line_style(pal.grid)
+        .light_line_style(pal.background)
+        .draw()?;
+
+    // Recovery phases, shaded, with their names at the top.
+    let shade = |phase: Phase| match phase {
+        Phase::Detecting | Phase::Restarting => pal.vermillion,
+        Phase::Restoring => pal.orange,
+        Phase::Replaying => pal.purple,
+        _ => pal.sky,
+    };
+    for (i, (phase, from, to)) in phase_spans(report).into_iter().enumerate() {
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(from, 0.0), (to, y_max)],
+            shade(phase).mix(0.18).filled(),
+        )))?;
+        let label_y = y_max * if i % 2 == 0 { 0.97 } else { 0.89 };
+        chart.draw_series(std::iter::once(Text::new(
+            phase_name(phase).unwrap_or_default().to_string(),
+            (from + 0.5, label_y),
+            text(10.5),
+        )))?;
+    }
+
+    // Checkpoint completions: short ticks on the axis.
+    let tick = y_max * 0.04;
+    chart.draw_series(report.checkpoints.iter().skip(1).map(|c| {
+        PathElement::new(vec![(c.completed_at.s, 0.0), (c.completed_at.s, tick)], pal.green.stroke_width(view.px(2.0)))
+    }))?;
+    // The lag line.
+    let lag_style = pal.blue.stroke_width(view.px(2.0));
+    chart.draw_series(LineSeries::new(report.series.iter().map(|s| (s.t_s as f64, s.lag_events as f64)), lag_style))?;
+    let mut legend = vec![
+        LegendEntry::new("consumer lag", pal.blue, Swatch::Line),
+        LegendEntry::new("checkpoint completed", pal.green, Swatch::Mark),
+    ];
+    if let Some(crash) = &report.crash {
+        let style = pal.vermillion.stroke_width(view.px(2.0));
+        chart.draw_series(std::iter::once(PathElement::new(vec![(crash.at.s, 0.0), (crash.at.s, y_max)], style)))?;
+        legend.push(LegendEntry::new(format!("crash at {}", crash.at.at), pal.vermillion, Swatch::Mark));
+    }
+    if let Some(cursor) = view.cursor_s {
+        let style = pal.foreground.stroke_width(view.px(1.0));
+        chart.draw_series(std::iter::once(PathElement::new(vec![(cursor, 0.0), (cursor, y_max)], style)))?;
+    }
+    draw_legend(&chart.plotting_area().strip_coord_spec(), &legend, view)?;
+    area.present()
+}
+
+/// The chart as words and a table.
+pub fn text_alternative(report: &Report) -> TextAlternative {
+    let summary = match (&report.crash, &report.restored_checkpoint) {
+        (Some(crash), Some(restored)) => {
+            let recovery = match report.recovery_s {
+                Some(s) => {
+                    format!("The lag is back to zero {} after the crash.", format_duration_ms((s * 1000.0) as u64))
+                }
+                None => "The job does not catch up within the horizon.".to_string(),
+            };
+            format!(
+                "Consumer lag stays near zero until the crash at {}. While the job is down the lag grows; \
+                 the restore of checkpoint {} rewinds the readers {} events, the lag peaks at {} events, \
+                 then replay and catch-up work it off. {}",
+                crash.at.at,
+                restored.id,
+                format_count(report.replayed_events),
+                format_count(report.series.iter().map(|s| s.lag_events).max().unwrap_or(0)),
+                recovery
+            )
+        }
+        _ => format!(
+            "No crash: the lag stays at most {} events; {} checkpoints complete.",
+            format_count(report.series.iter().map(|s| s.lag_events).max().unwrap_or(0)),
+            report.checkpoints.len().saturating_sub(1)
+        ),
+    };
+    let rows = report
+        .series
+        .iter()
+        .filter(|s| s.t_s % 5 == 0 || phase_name(s.phase).is_some())
+        .map(|s| {
+            vec![
+                clock_label(report.config.start_time_ms, s.t_s as f64),
+                format!("{:?}", s.phase).to_lowercase(),
+                format_count(s.lag_events),
+            ]
+        })
+        .collect();
+    TextAlternative { summary, columns: vec!["time".into(), "phase".into(), "lag (events)".into()], rows }
+}

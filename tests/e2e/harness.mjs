@@ -1,0 +1,68 @@
+// Shared end-to-end harness: a static server for the repo (release build in pkg/) on 127.0.0.1
+// and a headless Chromium driven by playwright-core. Collects console errors per page.
+import http from "node:http";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const SHOTS = path.join(ROOT, "target", "screenshots");
+
+const TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".wasm": "application/wasm",
+  ".json": "application/json",
+  ".ts": "text/plain; charset=utf-8",
+  ".svg": "image/svg+xml",
+};
+
+export function serve() {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, "http://127.0.0.1");
+    const file = path.join(ROOT, decodeURIComponent(url.pathname));
+    if (!file.startsWith(ROOT) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
+      res.writeHead(404).end("not found");
+      return;
+    }
+    res.writeHead(200, { "content-type": TYPES[path.extname(file)] || "application/octet-stream" });
+    fs.createReadStream(file).pipe(res);
+  });
+  return new Promise((resolve) => {
+    server.listen(0, "127.0.0.1", () => resolve({ server, base: `http://127.0.0.1:${server.address().port}` }));
+  });
+}
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: [
+      "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    ],
+  });
+}
+
+/// Opens `url` in a new page of `browser`; returns the page and the list its console errors go to.
+export async function open(browser, url, { width = 1280, height = 900, colorScheme = "light" } = {}) {
+  const page = await browser.newPage({ viewport: { width, height }, deviceScaleFactor: 2, colorScheme });
+  const errors = [];
+  page.on("console", (msg) => { if (msg.type() === "error") errors.push(msg.text()); });
+  page.on("pageerror", (err) => errors.push(String(err)));
+  await page.goto(url);
+  await page.waitForSelector("body[data-ready=true]", { timeout: 20000 });
+  return { page, errors };
+}
+
+/// A fingerprint of a canvas's pixels, to tell whether it was redrawn differently.
+export function canvasPixels(page, selector) {
+  return page.$eval(selector, (c) => c.toDataURL());
+}
+
+export function shotPath(name) {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  return path.join(SHOTS, name);
+}

@@ -1,0 +1,118 @@
+//! wasm-bindgen tests, run in headless Chrome and Firefox by `wasm-pack test`: the chart draws
+//! into a real canvas, serde values cross the boundary, bad input throws an Error naming the
+//! field, and the browser build's reports match the digests the native build recorded.
+#![cfg(target_arch = "wasm32")]
+
+use checkpoint_lab::engine::{self, Alignment, Config, Snapshots};
+use checkpoint_lab::web::{defaults, simulate, Lab};
+use js_sys::{Object, Reflect};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::*;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn canvas(width: u32, height: u32) -> HtmlCanvasElement {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let canvas: HtmlCanvasElement = document.create_element("canvas").unwrap().dyn_into().unwrap();
+    canvas.set_width(width);
+    canvas.set_height(height);
+    document.body().unwrap().append_child(&canvas).unwrap();
+    canvas
+}
+
+/// Drawn pixels that are not (near) white.
+fn ink(canvas: &HtmlCanvasElement) -> usize {
+    let context: CanvasRenderingContext2d = canvas.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    let data = context.get_image_data(0.0, 0.0, canvas.width().into(), canvas.height().into()).unwrap().data();
+    data.chunks(4).filter(|p| p[3] > 0 && (p[0] < 200 || p[1] < 200 || p[2] < 200)).count()
+}
+
+fn get(value: &JsValue, key: &str) -> JsValue {
+    Reflect::get(value, &JsValue::from_str(key)).unwrap()
+}
+
+fn config(pairs: &[(&str, JsValue)]) -> JsValue {
+    let object = Object::new();
+    for (key, value) in pairs {
+        Reflect::set(&object, &JsValue::from_str(key), value).unwrap();
+    }
+    object.into()
+}
+
+#[wasm_bindgen_test]
+fn the_replay_chart_draws_pixels_on_a_canvas() {
+    let mut lab = Lab::new();
+    lab.run(JsValue::UNDEFINED).unwrap();
+    let target = canvas(640, 320);
+    assert_eq!(ink(&target), 0);
+    lab.draw("replay", target.clone(), false, 1.0, None).unwrap();
+    let drawn = ink(&target);
+    assert!(drawn > 2_000, "the chart drew {drawn} pixels");
+    // Another interval draws another picture.
+    lab.run(config(&[("interval_ms", JsValue::from_f64(120_000.0))])).unwrap();
+    let other = canvas(640, 320);
+    lab.draw("replay", other.clone(), false, 1.0, None).unwrap();
+    assert_ne!(ink(&other), drawn);
+}
+
+#[wasm_bindgen_test]
+fn the_report_crosses_the_boundary_as_a_plain_object() {
+    let report = simulate(JsValue::UNDEFINED).unwrap();
+    assert_eq!(get(&report, "replayed_events").as_f64(), Some(30_000.0));
+    let restored = get(&report, "restored_checkpoint");
+    assert_eq!(get(&restored, "id").as_f64(), Some(42.0));
+    assert_eq!(get(&get(&report, "caught_up_at"), "at").as_string().unwrap().get(..7), Some("10:01:4"));
+    assert!(js_sys::Array::is_array(&get(&report, "series")));
+    let settings = defaults().unwrap();
+    assert_eq!(get(&settings, "interval_ms").as_f64(), Some(30_000.0));
+    assert_eq!(get(&settings, "alignment").as_string().as_deref(), Some("aligned"));
+}
+
+#[wasm_bindgen_test]
+fn bad_input_throws_an_error_naming_the_field_and_the_lab_stays_usable() {
+    let mut lab = Lab::new();
+    let cases: [(&str, JsValue, &str); 6] = [
+        ("interval_ms", JsValue::from_f64(f64::NAN), "interval_ms"),
+        ("interval_ms", JsValue::from_f64(-5.0), "interval_ms"),
+        ("state_bytes", JsValue::from_f64(1.5), "state_bytes"),
+        ("partitions", JsValue::from_str("twelve"), "partitions"),
+        ("crash_at_ms", JsValue::from_f64(1.0), "crash_at_ms"),
+        ("no_such_setting", JsValue::from_f64(1.0), "unknown field"),
+    ];
+    for (key, value, needle) in cases {
+        let error = lab.run(config(&[(key, value)])).map(|_| ()).unwrap_err();
+        let error: JsValue = error.into();
+        let message = error.dyn_ref::<js_sys::Error>().expect("a thrown Error").message().as_string().unwrap();
+        assert!(message.contains(needle), "{key}: {message}");
+    }
+    let summary = lab.run(JsValue::UNDEFINED).unwrap();
+    assert_eq!(get(&summary, "replayed_events").as_f64(), Some(30_000.0));
+}
+
+/// The same FNV-1a digest as tests/determinism.rs.
+fn digest(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+#[wasm_bindgen_test]
+fn the_browser_build_reproduces_the_native_reports() {
+    let recorded = include_str!("fixtures/report-digests.txt");
+    let scenarios = [
+        ("default", Config::default()),
+        (
+            "unaligned-backpressure",
+            Config { alignment: Alignment::Unaligned, backpressure_ms: 2_000, ..Config::default() },
+        ),
+        (
+            "incremental-retries",
+            Config { snapshots: Snapshots::Incremental, retry_rate: 0.02, seed: 7, ..Config::default() },
+        ),
+        ("tiny-interval", Config { interval_ms: 1_000, crash_at_ms: Some(36_031_500), ..Config::default() }),
+    ];
+    for (name, config) in scenarios {
+        let json = serde_json::to_string(&engine::simulate(&config).unwrap()).unwrap();
+        let line = format!("{name} {:016x}", digest(&json));
+        assert!(recorded.lines().any(|l| l == line), "{name}: the wasm report differs from the native one ({line})");
+    }
+}
