@@ -1,1 +1,74 @@
-fn main() {}
+//! Engine speed: simulated events per second on the lesson's scenario, a one-hour 20,000
+//! events/s scenario, a crash-time change, and the floor: a bare loop that only generates and
+//! counts the same events. Criterion prints each throughput; the floor ratio is printed at the end.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use checkpoint_lab::engine::source::SourceLog;
+use checkpoint_lab::engine::{self, Config};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+
+fn one_hour() -> Config {
+    Config { rate_per_s: 20_000, capacity_per_s: 40_000, horizon_ms: 3_600_000, ..Config::default() }
+}
+
+/// Generates and counts the events of `config`'s horizon, nothing else.
+fn floor(config: &Config) -> u64 {
+    let log = SourceLog::new(config);
+    let mut counts = vec![0u32; config.products as usize];
+    let end = log.log_end_at(config.end_ms());
+    for g in config.start_offset..end {
+        counts[log.product_of(g) as usize] += 1;
+    }
+    counts.iter().map(|&c| u64::from(c)).sum()
+}
+
+fn events_of(config: &Config) -> u64 {
+    engine::run(config).unwrap().processed_events()
+}
+
+fn benches(c: &mut Criterion) {
+    let mut group = c.benchmark_group("engine");
+    group.sample_size(20);
+    let scenarios = [
+        ("default scenario", Config::default()),
+        ("crash at 10:03:17 instead", Config { crash_at_ms: Some(36_197_000), ..Config::default() }),
+        ("one hour at 20,000 events/s", one_hour()),
+    ];
+    for (name, config) in &scenarios {
+        group.throughput(Throughput::Elements(events_of(config)));
+        group.bench_function(*name, |b| b.iter(|| engine::run(black_box(config)).unwrap()));
+    }
+    for (name, config) in [("floor: generate and count, default", Config::default()), ("floor: one hour", one_hour())] {
+        let events = floor(&config);
+        group.throughput(Throughput::Elements(events));
+        group.bench_function(name, |b| b.iter(|| floor(black_box(&config))));
+    }
+    group.finish();
+
+    // The ratio engine / floor in events per second, measured once more outside criterion.
+    for (name, config) in scenarios.iter().filter(|(n, _)| !n.starts_with("crash")) {
+        let rate = |f: &dyn Fn() -> u64| {
+            let start = Instant::now();
+            let mut events = 0;
+            let mut runs = 0;
+            while start.elapsed().as_secs_f64() < 1.0 || runs < 3 {
+                events += f();
+                runs += 1;
+            }
+            events as f64 / start.elapsed().as_secs_f64()
+        };
+        let engine_rate = rate(&|| events_of(config));
+        let floor_rate = rate(&|| floor(config));
+        println!(
+            "{name}: engine {:.1} M events/s, floor {:.1} M events/s, engine/floor {:.2}",
+            engine_rate / 1e6,
+            floor_rate / 1e6,
+            engine_rate / floor_rate
+        );
+    }
+}
+
+criterion_group!(engine_benches, benches);
+criterion_main!(engine_benches);

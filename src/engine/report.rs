@@ -192,6 +192,15 @@ impl Outcome {
     pub fn report(&self) -> Report {
         build(self)
     }
+
+    /// Events processed by the run and by the failure-free companion after the fork.
+    pub fn processed_events(&self) -> u64 {
+        let shared = self.failure_free.as_ref().map_or(0, |truth| {
+            let crash_at = self.run.recoveries.first().map_or(0, |r| r.crashed_at_ms);
+            truth.log().log_end_at(crash_at) - truth.config.start_offset
+        });
+        self.run.processed_events + self.failure_free.as_ref().map_or(0, |t| t.processed_events) - shared
+    }
 }
 
 fn contents(rows: &[Row]) -> Vec<(u32, u64, u32)> {

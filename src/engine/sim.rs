@@ -154,6 +154,8 @@ pub struct Sim {
     pub timeline: Vec<TimelineEntry>,
     pub paused_ms: u64,
     pub aligning_ms: u64,
+    /// Events the operators processed, replays included: the simulation's work.
+    pub processed_events: u64,
 }
 
 impl Sim {
@@ -211,6 +213,7 @@ impl Sim {
             timeline: Vec::new(),
             paused_ms: 0,
             aligning_ms: 0,
+            processed_events: 0,
             config: config.clone(),
         })
     }
@@ -439,6 +442,7 @@ impl Sim {
         let to = self.log_end(until_ms);
         self.state.process(from, to, 1, &self.log, &self.shape);
         self.events_since_snapshot += to - from;
+        self.processed_events += to - from;
         for p in 0..self.read_offsets.len() {
             let end = self.log.partition_end(to, p as u64);
             self.read_offsets[p] = end;
@@ -536,6 +540,7 @@ impl Sim {
         self.state.process(first, end, self.log.partitions(), &self.log, &self.shape);
         self.processed_offsets[p] = to;
         self.events_since_snapshot += to - from;
+        self.processed_events += to - from;
     }
 
     /// Emits every emit boundary the watermark (and the clock) has passed, into all sinks.
