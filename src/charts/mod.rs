@@ -2,7 +2,11 @@
 //! drawing backend: the page draws on canvases, the tests draw SVG natively. Charts only read the
 //! report; each also has a text alternative (a summary and the data as a table).
 
+pub mod checkpoints;
+pub mod latency;
 pub mod replay;
+pub mod sink_window;
+pub mod tradeoff;
 
 use plotters::style::RGBColor;
 
@@ -178,4 +182,53 @@ pub fn draw_legend<DB: plotters::prelude::DrawingBackend>(
         ))?;
     }
     Ok(())
+}
+
+/// A time axis in seconds since the scenario start whose ticks fall on round clock steps.
+pub struct TimeAxis {
+    inner: plotters::coord::types::RangedCoordf64,
+    ticks: Vec<f64>,
+}
+
+impl TimeAxis {
+    pub fn new(horizon_s: f64) -> TimeAxis {
+        TimeAxis { inner: (0f64..horizon_s).into(), ticks: time_ticks(horizon_s) }
+    }
+}
+
+impl plotters::coord::ranged1d::Ranged for TimeAxis {
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.inner.map(value, limit)
+    }
+
+    fn key_points<Hint: plotters::coord::ranged1d::KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.ticks.clone()
+        }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.inner.range()
+    }
+}
+
+/// Tick positions (seconds) for a time axis of `horizon_s`: round steps, at most about ten.
+pub fn time_ticks(horizon_s: f64) -> Vec<f64> {
+    const STEPS: [f64; 12] = [5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0, 7200.0];
+    let step = STEPS.iter().copied().find(|s| horizon_s / s <= 10.0).unwrap_or(14_400.0);
+    (0..).map(|i| i as f64 * step).take_while(|t| *t <= horizon_s + 1e-9).collect()
+}
+
+/// Seconds as a short duration label: "45 s", "2 min", "1.5 min".
+pub fn seconds_label(s: f64) -> String {
+    if s < 60.0 {
+        format!("{} s", (s * 10.0).round() / 10.0)
+    } else {
+        format!("{} min", (s / 6.0).round() / 10.0)
+    }
 }

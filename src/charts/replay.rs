@@ -4,7 +4,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{clock_label, count_label, draw_legend, LegendEntry, Swatch, TextAlternative, View};
+use super::{clock_label, count_label, draw_legend, TimeAxis, LegendEntry, Swatch, TextAlternative, View};
 use crate::engine::report::Report;
 use crate::engine::sim::Phase;
 use crate::engine::units::{format_count, format_duration_ms};
@@ -56,14 +56,14 @@ pub fn draw<DB: DrawingBackend>(
     let mut chart = ChartBuilder::on(area)
         .caption(TITLE, text(15.0))
         .margin(view.px(8.0))
+        .margin_right(view.px(24.0))
         .x_label_area_size(view.px(34.0))
         .y_label_area_size(view.px(62.0))
-        .build_cartesian_2d(0f64..horizon_s, 0f64..y_max)?;
+        .build_cartesian_2d(TimeAxis::new(horizon_s), 0f64..y_max)?;
     chart
         .configure_mesh()
         .x_desc(X_LABEL)
         .y_desc(Y_LABEL)
-        .x_labels(6)
         .y_labels(5)
         .x_label_formatter(&|x| clock_label(start_ms, *x))
         .y_label_formatter(&|y| count_label(*y))
@@ -86,7 +86,7 @@ pub fn draw<DB: DrawingBackend>(
             [(from, 0.0), (to, y_max)],
             shade(phase).mix(0.18).filled(),
         )))?;
-        let label_y = y_max * if i % 2 == 0 { 0.97 } else { 0.89 };
+        let label_y = y_max * (0.97 - 0.08 * (i % 3) as f64);
         chart.draw_series(std::iter::once(Text::new(
             phase_name(phase).unwrap_or_default().to_string(),
             (from + 0.5, label_y),

@@ -77,7 +77,13 @@ pub fn steady_state(config: &Config, interval_ms: u64) -> SteadyState {
     let upload_ms = transfer_ms(size, config.store_write_bytes_per_s);
     let duration_ms = alignment_ms + config.sync_pause_ms + upload_ms;
     let interval_replay_events = (rate * effective_ms / 1000.0).round() as u64;
-    let worst_case_replay_events = (rate * (effective_ms + duration_ms as f64) / 1000.0).round() as u64;
+    // A crash just before the next completion replays what the readers consumed since the previous
+    // barrier. The sync pause leaves them behind the log end; they catch up at capacity - rate.
+    let pause_lag = rate * config.sync_pause_ms as f64 / 1000.0;
+    let headroom = config.capacity_per_s.saturating_sub(config.rate_per_s) as f64;
+    let lag_at_completion = (pause_lag - headroom * upload_ms as f64 / 1000.0).max(0.0);
+    let worst_case_replay_events =
+        (rate * (effective_ms + duration_ms as f64) / 1000.0 - lag_at_completion).round() as u64;
     let outage_ms = config.detection_ms
         + config.restart_delay_ms
         + transfer_ms(config.state_bytes + in_flight_bytes, config.store_read_bytes_per_s);

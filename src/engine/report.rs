@@ -541,3 +541,11 @@ impl Report {
         }
     }
 }
+
+impl Outcome {
+    /// Whether `row` was written by an attempt that later crashed, after the checkpoint that
+    /// attempt's recovery restored: its effect was rolled back and the replay writes it again.
+    pub fn is_orphan(&self, row: &Row) -> bool {
+        self.run.recoveries.iter().any(|r| r.crashed_attempt == row.attempt && row.epoch > r.restored.id)
+    }
+}

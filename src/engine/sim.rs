@@ -40,6 +40,8 @@ pub enum Phase {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Recovery {
     pub crashed_at_ms: u64,
+    /// The job attempt the crash ended (its rows after the restored checkpoint are orphans).
+    pub crashed_attempt: u32,
     /// The readers' total position when the job crashed.
     pub crash_offset: u64,
     pub crash_offsets: Vec<u64>,
@@ -705,6 +707,7 @@ impl Sim {
         }
         self.recoveries.push(Recovery {
             crashed_at_ms: now,
+            crashed_attempt: self.attempt,
             crash_offset,
             crash_offsets: self.read_offsets.clone(),
             discarded_checkpoint: discarded,

@@ -1,0 +1,132 @@
+//! The checkpoint timeline: for each checkpoint its barrier, alignment, sync pause, upload and
+//! completion, on two alternating lanes (one checkpoint is in flight at a time).
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::{clock_label, draw_legend, TimeAxis, LegendEntry, Swatch, TextAlternative, View};
+use crate::engine::report::Report;
+use crate::engine::sim::TimelineKind;
+use crate::engine::units::{format_bytes, format_count, format_duration_ms};
+
+pub const TITLE: &str = "Checkpoint timeline: alignment, sync pause, upload";
+pub const X_LABEL: &str = "scenario clock";
+pub const Y_LABEL: &str = "checkpoints";
+
+pub fn draw<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    report: &Report,
+    view: &View,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let pal = view.theme.palette();
+    area.fill(&pal.background)?;
+    let start_ms = report.config.start_time_ms;
+    let horizon_s = report.config.horizon_ms as f64 / 1000.0;
+    let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
+    let mut chart = ChartBuilder::on(area)
+        .caption(TITLE, text(15.0))
+        .margin(view.px(8.0))
+        .margin_right(view.px(24.0))
+        .x_label_area_size(view.px(34.0))
+        .y_label_area_size(view.px(40.0))
+        .build_cartesian_2d(TimeAxis::new(horizon_s), 0f64..4.0)?;
+    chart
+        .configure_mesh()
+        .x_desc(X_LABEL)
+        .y_desc(Y_LABEL)
+        .disable_y_mesh()
+        .y_labels(0)
+        .x_label_formatter(&|x| clock_label(start_ms, *x))
+        .label_style(text(11.0))
+        .axis_desc_style(text(12.0))
+        .axis_style(pal.foreground)
+        .bold_line_style(pal.grid)
+        .light_line_style(pal.background)
+        .draw()?;
+    let taken = &report.checkpoints[1..];
+    let label_every = (taken.len() / 12).max(1);
+    for (i, c) in taken.iter().enumerate() {
+        let lane = if c.id % 2 == 0 { 0.6 } else { 1.9 };
+        let (y0, y1) = (lane, lane + 1.0);
+        let b = c.barrier_at.s;
+        let a = b + c.alignment_ms as f64 / 1000.0;
+        let s = a + c.sync_ms as f64 / 1000.0;
+        let done = c.completed_at.s;
+        for (from, to, color) in [(b, a, pal.yellow), (a, s, pal.vermillion), (s, done, pal.blue)] {
+            if to > from {
+                chart.draw_series(std::iter::once(Rectangle::new([(from, y0), (to, y1)], color.mix(0.85).filled())))?;
+            }
+        }
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(done, y0 - 0.2), (done, y1 + 0.2)],
+            pal.green.stroke_width(view.px(2.0)),
+        )))?;
+        if i % label_every == 0 {
+            chart.draw_series(std::iter::once(Text::new(c.id.to_string(), (b, y1 + 0.15), text(10.0))))?;
+        }
+    }
+    // Checkpoints that never completed: their barrier, then a cross where they were discarded.
+    for entry in report.timeline.iter().filter(|e| e.kind == TimelineKind::CheckpointDiscarded) {
+        chart.draw_series(std::iter::once(Cross::new((entry.at_s, 1.5), view.px(6.0), pal.vermillion.stroke_width(view.px(2.0)))))?;
+    }
+    let mut legend = vec![
+        LegendEntry::new("alignment", pal.yellow, Swatch::Block),
+        LegendEntry::new("sync pause", pal.vermillion, Swatch::Block),
+        LegendEntry::new("upload", pal.blue, Swatch::Block),
+        LegendEntry::new("completed", pal.green, Swatch::Mark),
+    ];
+    if let Some(crash) = &report.crash {
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(crash.at.s, 0.0), (crash.at.s, 4.0)],
+            pal.vermillion.stroke_width(view.px(2.0)),
+        )))?;
+        legend.push(LegendEntry::new(format!("crash at {}", crash.at.at), pal.vermillion, Swatch::Mark));
+    }
+    if let Some(cursor) = view.cursor_s {
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(cursor, 0.0), (cursor, 4.0)],
+            pal.foreground.stroke_width(view.px(1.0)),
+        )))?;
+    }
+    draw_legend(&chart.plotting_area().strip_coord_spec(), &legend, view)?;
+    area.present()
+}
+
+pub fn text_alternative(report: &Report) -> TextAlternative {
+    let taken = &report.checkpoints[1..];
+    let summary = match taken.first() {
+        Some(c) => format!(
+            "{} checkpoints completed. A checkpoint takes {} from barrier to completion: {} aligning, {} paused \
+             for the snapshot and {} uploading {}.",
+            taken.len(),
+            format_duration_ms(c.duration_ms),
+            format_duration_ms(c.alignment_ms),
+            format_duration_ms(c.sync_ms),
+            format_duration_ms(c.upload_ms),
+            format_bytes(c.size_bytes as f64)
+        ),
+        None => "No checkpoint completed within the horizon.".to_string(),
+    };
+    let rows = taken
+        .iter()
+        .map(|c| {
+            vec![
+                c.id.to_string(),
+                c.barrier_at.at.clone(),
+                format_duration_ms(c.alignment_ms),
+                format_duration_ms(c.sync_ms),
+                format_duration_ms(c.upload_ms),
+                c.completed_at.at.clone(),
+                format_count(c.offset),
+                format_bytes(c.size_bytes as f64),
+            ]
+        })
+        .collect();
+    TextAlternative {
+        summary,
+        columns: ["id", "barrier", "alignment", "sync", "upload", "completed", "offset", "size"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    }
+}

@@ -1,0 +1,116 @@
+//! The latency chart: staleness over time as a reader of each sink sees it — now minus the newest
+//! event time visible in the sink. Append-only, upsert and the dedupe view show output at once;
+//! the transactional sink only at each checkpoint's commit.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::{clock_label, draw_legend, seconds_label, TimeAxis, LegendEntry, Swatch, TextAlternative, View};
+use crate::engine::report::Report;
+use crate::engine::sinks::SinkDesign;
+use crate::engine::units::format_duration_ms;
+
+pub const TITLE: &str = "What a reader sees: staleness per sink";
+pub const X_LABEL: &str = "scenario clock";
+pub const Y_LABEL: &str = "staleness (s)";
+
+pub fn draw<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    report: &Report,
+    highlight: SinkDesign,
+    view: &View,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let pal = view.theme.palette();
+    area.fill(&pal.background)?;
+    let start_ms = report.config.start_time_ms;
+    let horizon_s = report.config.horizon_ms as f64 / 1000.0;
+    let peak = report.series.iter().map(|s| s.staleness_ms.transactional.max(s.staleness_ms.upsert)).max().unwrap_or(0);
+    let y_max = (peak as f64 / 1000.0 * 1.15).max(5.0);
+    let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
+    let mut chart = ChartBuilder::on(area)
+        .caption(TITLE, text(15.0))
+        .margin(view.px(8.0))
+        .margin_right(view.px(24.0))
+        .x_label_area_size(view.px(34.0))
+        .y_label_area_size(view.px(52.0))
+        .build_cartesian_2d(TimeAxis::new(horizon_s), 0f64..y_max)?;
+    chart
+        .configure_mesh()
+        .x_desc(X_LABEL)
+        .y_desc(Y_LABEL)
+        .y_labels(5)
+        .x_label_formatter(&|x| clock_label(start_ms, *x))
+        .y_label_formatter(&|y| format!("{y:.0}"))
+        .label_style(text(11.0))
+        .axis_desc_style(text(12.0))
+        .axis_style(pal.foreground)
+        .bold_line_style(pal.grid)
+        .light_line_style(pal.background)
+        .draw()?;
+    let immediate_bold = highlight != SinkDesign::Transactional;
+    let width = |bold: bool| view.px(if bold { 3.0 } else { 1.5 });
+    let series = |pick: fn(&crate::engine::sim::SinkStaleness) -> u64| {
+        report.series.iter().map(move |s| (s.t_s as f64, pick(&s.staleness_ms) as f64 / 1000.0)).collect::<Vec<_>>()
+    };
+    chart.draw_series(LineSeries::new(series(|s| s.transactional), pal.orange.stroke_width(width(!immediate_bold))))?;
+    chart.draw_series(LineSeries::new(series(|s| s.upsert), pal.blue.stroke_width(width(immediate_bold))))?;
+    let mut legend = vec![
+        LegendEntry::new("append-only, upsert, dedupe view", pal.blue, Swatch::Line),
+        LegendEntry::new("transactional (visible at commit)", pal.orange, Swatch::Line),
+    ];
+    if let Some(crash) = &report.crash {
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(crash.at.s, 0.0), (crash.at.s, y_max)],
+            pal.vermillion.stroke_width(view.px(2.0)),
+        )))?;
+        legend.push(LegendEntry::new(format!("crash at {}", crash.at.at), pal.vermillion, Swatch::Mark));
+    }
+    let sla_s = report.config.latency_sla_ms as f64 / 1000.0;
+    if sla_s < y_max {
+        chart.draw_series(DashedLineSeries::new(
+            vec![(0.0, sla_s), (horizon_s, sla_s)],
+            view.px(6.0),
+            view.px(4.0),
+            pal.purple.stroke_width(view.px(1.5)),
+        ))?;
+        legend.push(LegendEntry::new(format!("latency SLA {}", seconds_label(sla_s)), pal.purple, Swatch::Dashed));
+    }
+    if let Some(cursor) = view.cursor_s {
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(cursor, 0.0), (cursor, y_max)],
+            pal.foreground.stroke_width(view.px(1.0)),
+        )))?;
+    }
+    draw_legend(&chart.plotting_area().strip_coord_spec(), &legend, view)?;
+    area.present()
+}
+
+pub fn text_alternative(report: &Report) -> TextAlternative {
+    let s = &report.sinks;
+    let summary = format!(
+        "Readers of the append-only, upsert and dedupe-view sinks see output within about a second; their \
+         worst staleness is {} and the longest time with nothing fresher is {}. Readers of the transactional \
+         sink see output only when a checkpoint commits: worst staleness {}, longest silence {}.",
+        format_duration_ms(s.upsert.staleness_max_ms),
+        format_duration_ms(s.upsert.silent_ms),
+        format_duration_ms(s.transactional.staleness_max_ms),
+        format_duration_ms(s.transactional.silent_ms)
+    );
+    let rows = report
+        .series
+        .iter()
+        .filter(|x| x.t_s % 5 == 0)
+        .map(|x| {
+            vec![
+                clock_label(report.config.start_time_ms, x.t_s as f64),
+                format!("{:.1}", x.staleness_ms.upsert as f64 / 1000.0),
+                format!("{:.1}", x.staleness_ms.transactional as f64 / 1000.0),
+            ]
+        })
+        .collect();
+    TextAlternative {
+        summary,
+        columns: vec!["time".into(), "append-only, upsert, view (s)".into(), "transactional (s)".into()],
+        rows,
+    }
+}

@@ -1,0 +1,188 @@
+//! The interval trade-off: across intervals from 1 s to 10 min, what a crash replays and how long
+//! recovery takes (top) against what the checkpoints cost: store write load and pause overhead
+//! (bottom). The current interval, the latency SLA / 10 rule and the store's lower bound are marked.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::{count_label, draw_legend, seconds_label, LegendEntry, Swatch, TextAlternative, View};
+use crate::engine::config::Config;
+use crate::engine::model::{steady_state, store_bound_interval_ms, SteadyState};
+use crate::engine::units::{format_bytes, format_count};
+
+pub const TITLE: &str = "Choosing the interval: replay and recovery against store load and pauses";
+pub const X_LABEL: &str = "checkpoint interval (log scale)";
+pub const Y_LABELS: [&str; 4] = ["replay (events)", "worst-case recovery (s)", "store writes (GB/min)", "pause overhead (%)"];
+
+pub const MIN_INTERVAL_S: f64 = 1.0;
+pub const MAX_INTERVAL_S: f64 = 600.0;
+
+/// The closed-form steady state at log-spaced intervals from 1 s to 10 min.
+pub fn sweep(config: &Config) -> Vec<SteadyState> {
+    let points = 49;
+    (0..points)
+        .map(|i| {
+            let s = MIN_INTERVAL_S * (MAX_INTERVAL_S / MIN_INTERVAL_S).powf(i as f64 / (points - 1) as f64);
+            steady_state(config, (s * 1000.0).round() as u64)
+        })
+        .collect()
+}
+
+/// The interval the rule suggests: a tenth of the latency SLA, but never below what the store absorbs.
+pub fn rule_interval_ms(config: &Config) -> u64 {
+    (config.latency_sla_ms / 10).max(store_bound_interval_ms(config))
+}
+
+pub fn draw<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    config: &Config,
+    view: &View,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let pal = view.theme.palette();
+    area.fill(&pal.background)?;
+    let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
+    let titled = area.titled(TITLE, text(14.0))?;
+    let (upper, lower) = titled.split_vertically(titled.dim_in_pixel().1 / 2);
+    let data = sweep(config);
+    let x_range = || (MIN_INTERVAL_S..MAX_INTERVAL_S).log_scale();
+    let current_s = config.interval_ms as f64 / 1000.0;
+    let sla_s = config.latency_sla_ms as f64 / 10_000.0;
+    let store_s = store_bound_interval_ms(config) as f64 / 1000.0;
+
+    let panels: [(&DrawingArea<DB, Shift>, usize); 2] = [(&upper, 0), (&lower, 1)];
+    for (panel, which) in panels {
+        let (left, right): (Vec<(f64, f64)>, Vec<(f64, f64)>) = if which == 0 {
+            (
+                data.iter().map(|s| (s.interval_ms as f64 / 1000.0, s.worst_case_replay_events as f64)).collect(),
+                data.iter()
+                    .filter_map(|s| s.worst_case_recovery_ms.map(|r| (s.interval_ms as f64 / 1000.0, r as f64 / 1000.0)))
+                    .collect(),
+            )
+        } else {
+            (
+                data.iter().map(|s| (s.interval_ms as f64 / 1000.0, s.store_write_bytes_per_min as f64 / 1e9)).collect(),
+                data.iter().map(|s| (s.interval_ms as f64 / 1000.0, s.pause_overhead * 100.0)).collect(),
+            )
+        };
+        let left_max = left.iter().map(|p| p.1).fold(0.0, f64::max).max(1e-9) * 1.1;
+        let right_max = right.iter().map(|p| p.1).fold(0.0, f64::max).max(1e-9) * 1.1;
+        let mut chart = ChartBuilder::on(panel)
+            .margin(view.px(6.0))
+            .margin_right(view.px(10.0))
+            .x_label_area_size(view.px(if which == 1 { 34.0 } else { 18.0 }))
+            .y_label_area_size(view.px(62.0))
+            .right_y_label_area_size(view.px(52.0))
+            .build_cartesian_2d(x_range(), 0f64..left_max)?
+            .set_secondary_coord(x_range(), 0f64..right_max);
+        chart
+            .configure_mesh()
+            .x_desc(if which == 1 { X_LABEL } else { "" })
+            .y_desc(Y_LABELS[which * 2])
+            .y_labels(4)
+            .x_label_formatter(&|x| seconds_label(*x))
+            .y_label_formatter(&|y| if which == 0 { count_label(*y) } else { format!("{y:.0}") })
+            .label_style(text(10.5))
+            .axis_desc_style(text(11.5))
+            .axis_style(pal.foreground)
+            .bold_line_style(pal.grid)
+            .light_line_style(pal.background)
+            .draw()?;
+        chart
+            .configure_secondary_axes()
+            .y_desc(Y_LABELS[which * 2 + 1])
+            .y_labels(4)
+            .y_label_formatter(&|y| if which == 0 { format!("{y:.0}") } else { format!("{y:.1}") })
+            .label_style(text(10.5))
+            .axis_desc_style(text(11.5))
+            .axis_style(pal.foreground)
+            .draw()?;
+        // The region the store cannot absorb, then the rule's marks.
+        if store_s > MIN_INTERVAL_S {
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(MIN_INTERVAL_S, 0.0), (store_s.min(MAX_INTERVAL_S), left_max)],
+                pal.vermillion.mix(0.12).filled(),
+            )))?;
+        }
+        let vertical = |x: f64| vec![(x, 0.0), (x, left_max)];
+        chart.draw_series(DashedLineSeries::new(
+            vertical(sla_s),
+            view.px(6.0),
+            view.px(4.0),
+            pal.purple.stroke_width(view.px(2.0)),
+        ))?;
+        chart.draw_series(LineSeries::new(vertical(current_s), pal.foreground.stroke_width(view.px(2.0))))?;
+        if which == 0 {
+            let interval_replay: Vec<(f64, f64)> =
+                data.iter().map(|s| (s.interval_ms as f64 / 1000.0, s.interval_replay_events as f64)).collect();
+            chart.draw_series(DashedLineSeries::new(
+                interval_replay,
+                view.px(5.0),
+                view.px(3.0),
+                pal.blue.stroke_width(view.px(2.0)),
+            ))?;
+        }
+        chart.draw_series(LineSeries::new(left, pal.blue.stroke_width(view.px(2.5))))?;
+        chart.draw_secondary_series(LineSeries::new(
+            right,
+            (if which == 0 { pal.green } else { pal.orange }).stroke_width(view.px(2.5)),
+        ))?;
+        let legend = if which == 0 {
+            vec![
+                LegendEntry::new("worst-case replay", pal.blue, Swatch::Line),
+                LegendEntry::new("replay per interval", pal.blue, Swatch::Dashed),
+                LegendEntry::new("worst-case recovery (right)", pal.green, Swatch::Line),
+                LegendEntry::new(format!("current interval {}", seconds_label(current_s)), pal.foreground, Swatch::Mark),
+            ]
+        } else {
+            vec![
+                LegendEntry::new("store writes", pal.blue, Swatch::Line),
+                LegendEntry::new("pause overhead (right)", pal.orange, Swatch::Line),
+                LegendEntry::new(format!("SLA / 10 = {}", seconds_label(sla_s)), pal.purple, Swatch::Dashed),
+                LegendEntry::new(format!("store bound {}", seconds_label(store_s)), pal.vermillion, Swatch::Block),
+            ]
+        };
+        draw_legend(&chart.plotting_area().strip_coord_spec(), &legend, view)?;
+    }
+    area.present()
+}
+
+pub fn text_alternative(config: &Config) -> TextAlternative {
+    let current = steady_state(config, config.interval_ms);
+    let summary = format!(
+        "Longer intervals replay more after a crash and recover more slowly; shorter ones write more to the \
+         store and pause more often. At the current interval of {} a crash replays up to {} events and the \
+         store takes {} a minute. The rule of a tenth of the latency SLA suggests {}; the store can absorb \
+         full snapshots no more often than every {}.",
+        seconds_label(config.interval_ms as f64 / 1000.0),
+        format_count(current.worst_case_replay_events),
+        format_bytes(current.store_write_bytes_per_min as f64),
+        seconds_label(rule_interval_ms(config) as f64 / 1000.0),
+        seconds_label(store_bound_interval_ms(config) as f64 / 1000.0),
+    );
+    let rows = sweep(config)
+        .iter()
+        .step_by(4)
+        .map(|s| {
+            vec![
+                seconds_label(s.interval_ms as f64 / 1000.0),
+                format_count(s.interval_replay_events),
+                format_count(s.worst_case_replay_events),
+                s.worst_case_recovery_ms.map_or("never".into(), |r| seconds_label(r as f64 / 1000.0)),
+                format_bytes(s.store_write_bytes_per_min as f64),
+                format!("{:.2}%", s.pause_overhead * 100.0),
+            ]
+        })
+        .collect();
+    TextAlternative {
+        summary,
+        columns: vec![
+            "interval".into(),
+            "replay per interval".into(),
+            "worst-case replay".into(),
+            "worst-case recovery".into(),
+            "store writes per min".into(),
+            "pause overhead".into(),
+        ],
+        rows,
+    }
+}

@@ -1,0 +1,125 @@
+//! Every chart drawn natively with plotters' SVG backend: it draws, and its title, axis labels and
+//! legend are there. The interval trade-off's closed form agrees with full simulations.
+
+use checkpoint_lab::charts::{self, Theme, View};
+use checkpoint_lab::engine::model::steady_state;
+use checkpoint_lab::engine::sinks::SinkDesign;
+use checkpoint_lab::engine::{self, Config, Snapshots};
+use plotters::prelude::*;
+
+fn svg(draw: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>)) -> String {
+    let mut out = String::new();
+    {
+        let area = SVGBackend::with_string(&mut out, (900, 360)).into_drawing_area();
+        draw(&area);
+    }
+    out
+}
+
+fn assert_has(svg: &str, needles: &[&str]) {
+    for needle in needles {
+        assert!(svg.contains(needle), "missing {needle:?} in the chart");
+    }
+    assert!(svg.matches("<polyline").count() + svg.matches("<rect").count() > 5, "the chart drew shapes");
+}
+
+fn views() -> [View; 2] {
+    [View::default(), View { theme: Theme::Dark, scale: 2.0, cursor_s: Some(80.0) }]
+}
+
+#[test]
+fn replay_chart() {
+    let report = engine::simulate(&Config::default()).unwrap();
+    for view in views() {
+        let out = svg(|a| charts::replay::draw(a, &report, &view).unwrap());
+        assert_has(
+            &out,
+            &[charts::replay::TITLE, charts::replay::X_LABEL, charts::replay::Y_LABEL, "consumer lag", "crash at 10:00:45"],
+        );
+        for phase in ["detection", "restore", "replay", "catch-up"] {
+            assert!(out.contains(phase), "phase {phase} is labelled");
+        }
+        assert!(out.contains("10:01:00") && out.contains("10:05:00"), "clock ticks on round minutes");
+    }
+    let alt = charts::replay::text_alternative(&report);
+    assert!(alt.summary.contains("10:00:45") && alt.summary.contains("30,000"));
+    assert_eq!(alt.columns.len(), alt.rows[0].len());
+}
+
+#[test]
+fn latency_chart() {
+    let report = engine::simulate(&Config::default()).unwrap();
+    for view in views() {
+        let out = svg(|a| charts::latency::draw(a, &report, SinkDesign::Transactional, &view).unwrap());
+        assert_has(
+            &out,
+            &[charts::latency::TITLE, charts::latency::Y_LABEL, "transactional (visible at commit)", "append-only, upsert, dedupe view"],
+        );
+    }
+    assert!(charts::latency::text_alternative(&report).summary.contains("transactional"));
+}
+
+#[test]
+fn tradeoff_chart() {
+    let config = Config::default();
+    for view in views() {
+        let out = svg(|a| charts::tradeoff::draw(a, &config, &view).unwrap());
+        assert_has(&out, &[charts::tradeoff::TITLE, charts::tradeoff::X_LABEL, "SLA / 10 = 30 s", "store bound", "worst-case replay"]);
+        for label in charts::tradeoff::Y_LABELS {
+            assert!(out.contains(label), "axis {label}");
+        }
+    }
+    // The rule: a tenth of a 5-minute SLA is 30 s, above the 2.1 s the store needs per full snapshot.
+    assert_eq!(charts::tradeoff::rule_interval_ms(&config), 30_000);
+    let alt = charts::tradeoff::text_alternative(&config);
+    assert!(alt.summary.contains("30 s") && alt.summary.contains("4 GB"));
+}
+
+#[test]
+fn checkpoint_timeline_chart() {
+    let config = Config { crash_at_ms: Some(36_031_000), ..Config::default() };
+    let report = engine::simulate(&config).unwrap();
+    for view in views() {
+        let out = svg(|a| charts::checkpoints::draw(a, &report, &view).unwrap());
+        assert_has(&out, &[charts::checkpoints::TITLE, "alignment", "sync pause", "upload", "completed"]);
+    }
+    let alt = charts::checkpoints::text_alternative(&report);
+    assert!(alt.summary.contains("2.1 s"), "{}", alt.summary);
+}
+
+#[test]
+fn sink_window_chart() {
+    let outcome = engine::run(&Config::default()).unwrap();
+    let window = 36_000_000;
+    let data = charts::sink_window::data(&outcome, window, 0);
+    use charts::sink_window::RowKind;
+    let orphans = data.appended.iter().filter(|p| p.2 == RowKind::Orphan).count();
+    let again = data.appended.iter().filter(|p| p.2 == RowKind::ReEmitted).count();
+    assert!(orphans > 0 && orphans == again, "{orphans} orphans, {again} re-emitted");
+    assert!(data.upsert.windows(2).any(|w| w[1].1 < w[0].1), "the upsert value steps back");
+    assert!(data.transactional.windows(2).all(|w| w[1].1 >= w[0].1), "a transactional reader never steps back");
+    for view in views() {
+        let out = svg(|a| charts::sink_window::draw(a, &outcome, window, 0, &view).unwrap());
+        assert_has(&out, &[charts::sink_window::TITLE, "orphan (rolled back)", "re-emitted by replay", "transactional reader"]);
+    }
+    let alt = charts::sink_window::text_alternative(&outcome, window, 0);
+    assert!(alt.summary.contains("orphans"));
+}
+
+#[test]
+fn the_closed_form_agrees_with_full_simulations() {
+    for snapshots in [Snapshots::Full, Snapshots::Incremental] {
+        for interval_ms in [2_000, 5_000, 10_000, 30_000, 60_000, 120_000] {
+            let config = Config { interval_ms, snapshots, crash_at_ms: None, horizon_ms: 1_200_000, ..Config::default() };
+            let report = engine::simulate(&config).unwrap();
+            let model = steady_state(&config, interval_ms);
+            let close = |what: &str, model: f64, sim: f64| {
+                assert!((model - sim).abs() <= 0.02 * sim.max(1.0), "{what} at {interval_ms} ms {snapshots:?}: model {model} sim {sim}");
+            };
+            close("worst-case replay", model.worst_case_replay_events as f64, report.worst_case_replay_events as f64);
+            close("interval replay", model.interval_replay_events as f64, report.interval_replay_events as f64);
+            close("store writes", model.store_write_bytes_per_min as f64, report.store_write_bytes_per_min as f64);
+            close("effective interval", model.effective_interval_ms as f64, report.effective_interval_ms as f64);
+        }
+    }
+}
