@@ -24,7 +24,7 @@ fn assert_has(svg: &str, needles: &[&str]) {
 }
 
 fn views() -> [View; 2] {
-    [View::default(), View { theme: Theme::Dark, scale: 2.0, cursor_s: Some(80.0) }]
+    [View::default(), View { theme: Theme::Dark, scale: 2.0, cursor_s: Some(80.0), compact: true }]
 }
 
 #[test]
@@ -34,12 +34,20 @@ fn replay_chart() {
         let out = svg(|a| charts::replay::draw(a, &report, &view).unwrap());
         assert_has(
             &out,
-            &[charts::replay::TITLE, charts::replay::X_LABEL, charts::replay::Y_LABEL, "consumer lag", "crash at 10:00:45"],
+            &[
+                if view.compact { charts::replay::SHORT_TITLE } else { charts::replay::TITLE },
+                charts::replay::X_LABEL,
+                charts::replay::Y_LABEL,
+                "consumer lag",
+                "crash at 10:00:45",
+            ],
         );
         for phase in ["detection", "restore", "replay", "catch-up"] {
             assert!(out.contains(phase), "phase {phase} is labelled");
         }
-        assert!(out.contains("10:01:00") && out.contains("10:05:00"), "clock ticks on round minutes");
+        if !view.compact {
+            assert!(out.contains("10:01:00") && out.contains("10:05:00"), "clock ticks on round minutes");
+        }
     }
     let alt = charts::replay::text_alternative(&report);
     assert!(alt.summary.contains("10:00:45") && alt.summary.contains("30,000"));
@@ -53,7 +61,12 @@ fn latency_chart() {
         let out = svg(|a| charts::latency::draw(a, &report, SinkDesign::Transactional, &view).unwrap());
         assert_has(
             &out,
-            &[charts::latency::TITLE, charts::latency::Y_LABEL, "transactional (visible at commit)", "append-only, upsert, dedupe view"],
+            &[
+                if view.compact { charts::latency::SHORT_TITLE } else { charts::latency::TITLE },
+                charts::latency::Y_LABEL,
+                "transactional (visible at commit)",
+                "append-only, upsert, dedupe view",
+            ],
         );
     }
     assert!(charts::latency::text_alternative(&report).summary.contains("transactional"));
@@ -64,7 +77,16 @@ fn tradeoff_chart() {
     let config = Config::default();
     for view in views() {
         let out = svg(|a| charts::tradeoff::draw(a, &config, &view).unwrap());
-        assert_has(&out, &[charts::tradeoff::TITLE, charts::tradeoff::X_LABEL, "SLA / 10 = 30 s", "store bound", "worst-case replay"]);
+        assert_has(
+            &out,
+            &[
+                if view.compact { charts::tradeoff::SHORT_TITLE } else { charts::tradeoff::TITLE },
+                charts::tradeoff::X_LABEL,
+                "SLA / 10 = 30 s",
+                "store bound",
+                "worst-case replay",
+            ],
+        );
         for label in charts::tradeoff::Y_LABELS {
             assert!(out.contains(label), "axis {label}");
         }
@@ -81,7 +103,16 @@ fn checkpoint_timeline_chart() {
     let report = engine::simulate(&config).unwrap();
     for view in views() {
         let out = svg(|a| charts::checkpoints::draw(a, &report, &view).unwrap());
-        assert_has(&out, &[charts::checkpoints::TITLE, "alignment", "sync pause", "upload", "completed"]);
+        assert_has(
+            &out,
+            &[
+                if view.compact { charts::checkpoints::SHORT_TITLE } else { charts::checkpoints::TITLE },
+                "alignment",
+                "sync pause",
+                "upload",
+                "completed",
+            ],
+        );
     }
     let alt = charts::checkpoints::text_alternative(&report);
     assert!(alt.summary.contains("2.1 s"), "{}", alt.summary);
@@ -100,7 +131,15 @@ fn sink_window_chart() {
     assert!(data.transactional.windows(2).all(|w| w[1].1 >= w[0].1), "a transactional reader never steps back");
     for view in views() {
         let out = svg(|a| charts::sink_window::draw(a, &outcome, window, 0, &view).unwrap());
-        assert_has(&out, &[charts::sink_window::TITLE, "orphan (rolled back)", "re-emitted by replay", "transactional reader"]);
+        assert_has(
+            &out,
+            &[
+                if view.compact { charts::sink_window::SHORT_TITLE } else { charts::sink_window::TITLE },
+                "orphan (rolled back)",
+                "re-emitted by replay",
+                "transactional reader",
+            ],
+        );
     }
     let alt = charts::sink_window::text_alternative(&outcome, window, 0);
     assert!(alt.summary.contains("orphans"));
@@ -110,11 +149,15 @@ fn sink_window_chart() {
 fn the_closed_form_agrees_with_full_simulations() {
     for snapshots in [Snapshots::Full, Snapshots::Incremental] {
         for interval_ms in [2_000, 5_000, 10_000, 30_000, 60_000, 120_000] {
-            let config = Config { interval_ms, snapshots, crash_at_ms: None, horizon_ms: 1_200_000, ..Config::default() };
+            let config =
+                Config { interval_ms, snapshots, crash_at_ms: None, horizon_ms: 1_200_000, ..Config::default() };
             let report = engine::simulate(&config).unwrap();
             let model = steady_state(&config, interval_ms);
             let close = |what: &str, model: f64, sim: f64| {
-                assert!((model - sim).abs() <= 0.02 * sim.max(1.0), "{what} at {interval_ms} ms {snapshots:?}: model {model} sim {sim}");
+                assert!(
+                    (model - sim).abs() <= 0.02 * sim.max(1.0),
+                    "{what} at {interval_ms} ms {snapshots:?}: model {model} sim {sim}"
+                );
             };
             close("worst-case replay", model.worst_case_replay_events as f64, report.worst_case_replay_events as f64);
             close("interval replay", model.interval_replay_events as f64, report.interval_replay_events as f64);

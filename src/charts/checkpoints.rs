@@ -4,11 +4,12 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{clock_label, draw_legend, TimeAxis, LegendEntry, Swatch, TextAlternative, View};
+use super::{clock_label, draw_legend, LegendEntry, Swatch, TextAlternative, View};
 use crate::engine::report::Report;
 use crate::engine::sim::TimelineKind;
 use crate::engine::units::{format_bytes, format_count, format_duration_ms};
 
+pub const SHORT_TITLE: &str = "Checkpoint timeline";
 pub const TITLE: &str = "Checkpoint timeline: alignment, sync pause, upload";
 pub const X_LABEL: &str = "scenario clock";
 pub const Y_LABEL: &str = "checkpoints";
@@ -24,12 +25,12 @@ pub fn draw<DB: DrawingBackend>(
     let horizon_s = report.config.horizon_ms as f64 / 1000.0;
     let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
     let mut chart = ChartBuilder::on(area)
-        .caption(TITLE, text(15.0))
+        .caption(if view.compact { SHORT_TITLE } else { TITLE }, text(15.0))
         .margin(view.px(8.0))
         .margin_right(view.px(24.0))
         .x_label_area_size(view.px(34.0))
         .y_label_area_size(view.px(40.0))
-        .build_cartesian_2d(TimeAxis::new(horizon_s), 0f64..4.0)?;
+        .build_cartesian_2d(view.time_axis(horizon_s), 0f64..4.0)?;
     chart
         .configure_mesh()
         .x_desc(X_LABEL)
@@ -67,7 +68,11 @@ pub fn draw<DB: DrawingBackend>(
     }
     // Checkpoints that never completed: their barrier, then a cross where they were discarded.
     for entry in report.timeline.iter().filter(|e| e.kind == TimelineKind::CheckpointDiscarded) {
-        chart.draw_series(std::iter::once(Cross::new((entry.at_s, 1.5), view.px(6.0), pal.vermillion.stroke_width(view.px(2.0)))))?;
+        chart.draw_series(std::iter::once(Cross::new(
+            (entry.at_s, 1.5),
+            view.px(6.0),
+            pal.vermillion.stroke_width(view.px(2.0)),
+        )))?;
     }
     let mut legend = vec![
         LegendEntry::new("alignment", pal.yellow, Swatch::Block),

@@ -5,11 +5,12 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{clock_label, draw_legend, seconds_label, TimeAxis, LegendEntry, Swatch, TextAlternative, View};
+use super::{clock_label, draw_legend, seconds_label, LegendEntry, Swatch, TextAlternative, View};
 use crate::engine::report::Report;
 use crate::engine::sinks::SinkDesign;
 use crate::engine::units::format_duration_ms;
 
+pub const SHORT_TITLE: &str = "Staleness per sink";
 pub const TITLE: &str = "What a reader sees: staleness per sink";
 pub const X_LABEL: &str = "scenario clock";
 pub const Y_LABEL: &str = "staleness (s)";
@@ -28,12 +29,12 @@ pub fn draw<DB: DrawingBackend>(
     let y_max = (peak as f64 / 1000.0 * 1.15).max(5.0);
     let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
     let mut chart = ChartBuilder::on(area)
-        .caption(TITLE, text(15.0))
+        .caption(if view.compact { SHORT_TITLE } else { TITLE }, text(15.0))
         .margin(view.px(8.0))
         .margin_right(view.px(24.0))
         .x_label_area_size(view.px(34.0))
         .y_label_area_size(view.px(52.0))
-        .build_cartesian_2d(TimeAxis::new(horizon_s), 0f64..y_max)?;
+        .build_cartesian_2d(view.time_axis(horizon_s), 0f64..y_max)?;
     chart
         .configure_mesh()
         .x_desc(X_LABEL)

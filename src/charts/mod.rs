@@ -64,11 +64,13 @@ pub struct View {
     pub scale: f64,
     /// Seconds since the scenario start where the animation's cursor stands.
     pub cursor_s: Option<f64>,
+    /// A narrow canvas (a phone): fewer ticks, smaller type, shorter titles.
+    pub compact: bool,
 }
 
 impl Default for View {
     fn default() -> Self {
-        View { theme: Theme::Light, scale: 1.0, cursor_s: None }
+        View { theme: Theme::Light, scale: 1.0, cursor_s: None, compact: false }
     }
 }
 
@@ -79,7 +81,17 @@ impl View {
     }
 
     pub fn font(&self, css: f64) -> f64 {
-        css * self.scale
+        css * self.scale * if self.compact { 0.85 } else { 1.0 }
+    }
+
+    /// Whether a canvas `width_px` backend pixels wide should be drawn compact.
+    pub fn is_narrow(width_px: u32, scale: f64) -> bool {
+        f64::from(width_px) / scale < 560.0
+    }
+
+    /// Ticks for a time axis of `horizon_s` at this view's width.
+    pub fn time_axis(&self, horizon_s: f64) -> TimeAxis {
+        TimeAxis::new(horizon_s, if self.compact { 4.0 } else { 10.0 })
     }
 }
 
@@ -191,8 +203,16 @@ pub struct TimeAxis {
 }
 
 impl TimeAxis {
-    pub fn new(horizon_s: f64) -> TimeAxis {
-        TimeAxis { inner: (0f64..horizon_s).into(), ticks: time_ticks(horizon_s) }
+    pub fn new(horizon_s: f64, max_ticks: f64) -> TimeAxis {
+        TimeAxis::between(0.0, horizon_s, max_ticks)
+    }
+
+    /// An axis from `from_s` to `to_s`, ticks on round steps.
+    pub fn between(from_s: f64, to_s: f64, max_ticks: f64) -> TimeAxis {
+        let step = tick_step(to_s - from_s, max_ticks);
+        let first = (from_s / step).ceil() * step;
+        let ticks = (0..).map(|i| first + i as f64 * step).take_while(|t| *t <= to_s + 1e-9).collect();
+        TimeAxis { inner: (from_s..to_s).into(), ticks }
     }
 }
 
@@ -217,11 +237,10 @@ impl plotters::coord::ranged1d::Ranged for TimeAxis {
     }
 }
 
-/// Tick positions (seconds) for a time axis of `horizon_s`: round steps, at most about ten.
-pub fn time_ticks(horizon_s: f64) -> Vec<f64> {
-    const STEPS: [f64; 12] = [5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0, 7200.0];
-    let step = STEPS.iter().copied().find(|s| horizon_s / s <= 10.0).unwrap_or(14_400.0);
-    (0..).map(|i| i as f64 * step).take_while(|t| *t <= horizon_s + 1e-9).collect()
+/// A round tick step (seconds) that puts at most `max_ticks` ticks on a span of `span_s`.
+pub fn tick_step(span_s: f64, max_ticks: f64) -> f64 {
+    const STEPS: [f64; 13] = [1.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0, 7200.0];
+    STEPS.iter().copied().find(|s| span_s / s <= max_ticks).unwrap_or(14_400.0)
 }
 
 /// Seconds as a short duration label: "45 s", "2 min", "1.5 min".

@@ -5,12 +5,13 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{clock_label, draw_legend, TimeAxis, LegendEntry, Swatch, TextAlternative, View};
+use super::{clock_label, draw_legend, LegendEntry, Swatch, TextAlternative, TimeAxis, View};
 use crate::engine::clock::ClockTime;
 use crate::engine::report::Outcome;
 use crate::engine::sinks::Row;
 use crate::engine::units::format_count;
 
+pub const SHORT_TITLE: &str = "Product";
 pub const TITLE: &str = "What each sink holds for one window";
 pub const X_LABEL: &str = "emitted at";
 pub const Y_LABEL: &str = "order_count";
@@ -62,12 +63,30 @@ pub fn data(outcome: &Outcome, window_start_ms: u64, product: u32) -> SinkWindow
     let mut transactional = Vec::new();
     let mut seen = 0;
     for &(_, at, upto) in run.sinks.transactional.commits() {
-        if let Some(latest) = committed[seen..upto].iter().filter(key).last() {
+        if let Some(latest) = committed[seen..upto].iter().rfind(key) {
             transactional.push((secs(at), latest.order_count));
         }
         seen = upto;
     }
     SinkWindow { appended, upsert, transactional }
+}
+
+/// The stretch of time the chart shows: around the crash and its recovery when the crash falls
+/// in the window, else the window itself and a little after.
+pub fn x_range(outcome: &Outcome, window_start_ms: u64) -> (f64, f64) {
+    let config = &outcome.run.config;
+    let start = config.start_time_ms;
+    let end_s = config.horizon_ms as f64 / 1000.0;
+    let secs = |ms: u64| ms.saturating_sub(start) as f64 / 1000.0;
+    let window_end = window_start_ms + config.window_ms;
+    if let Some(r) = outcome.run.recoveries.first() {
+        if (window_start_ms..window_end).contains(&r.crashed_at_ms) {
+            let from = secs(r.restored.barrier_at_ms) - 10.0;
+            let to = r.caught_up_at_ms.map_or(end_s, |t| secs(t) + 15.0);
+            return (from.max(0.0), to.min(end_s));
+        }
+    }
+    (secs(window_start_ms), (secs(window_end) + 30.0).min(end_s))
 }
 
 /// Steps of a value seen over time: flat until the next change, to `end_s`.
@@ -92,18 +111,23 @@ pub fn draw<DB: DrawingBackend>(
     area.fill(&pal.background)?;
     let config = &outcome.run.config;
     let start_ms = config.start_time_ms;
-    let horizon_s = config.horizon_ms as f64 / 1000.0;
     let d = data(outcome, window_start_ms, product);
-    let y_max = d.appended.iter().map(|p| p.1).max().unwrap_or(1) as f64 * 1.12 + 1.0;
+    let (from_s, to_s) = x_range(outcome, window_start_ms);
+    let in_view = |t: f64| t >= from_s && t <= to_s;
+    let y_max = d.appended.iter().filter(|p| in_view(p.0)).map(|p| p.1).max().unwrap_or(1) as f64 * 1.12 + 1.0;
     let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
-    let title = format!("{TITLE}: product {product}, window {}", ClockTime(window_start_ms));
+    let title = if view.compact {
+        format!("Product {product}, window {}", ClockTime(window_start_ms))
+    } else {
+        format!("{TITLE}: product {product}, window {}", ClockTime(window_start_ms))
+    };
     let mut chart = ChartBuilder::on(area)
         .caption(title, text(15.0))
         .margin(view.px(8.0))
         .margin_right(view.px(24.0))
         .x_label_area_size(view.px(34.0))
         .y_label_area_size(view.px(56.0))
-        .build_cartesian_2d(TimeAxis::new(horizon_s), 0f64..y_max)?;
+        .build_cartesian_2d(TimeAxis::between(from_s, to_s, if view.compact { 4.0 } else { 8.0 }), 0f64..y_max)?;
     chart
         .configure_mesh()
         .x_desc(X_LABEL)
@@ -117,25 +141,28 @@ pub fn draw<DB: DrawingBackend>(
         .bold_line_style(pal.grid)
         .light_line_style(pal.background)
         .draw()?;
-    chart.draw_series(LineSeries::new(steps(&d.transactional, horizon_s), pal.orange.stroke_width(view.px(2.5))))?;
-    chart.draw_series(LineSeries::new(steps(&d.upsert, horizon_s), pal.blue.stroke_width(view.px(2.0))))?;
+    let clip = |points: Vec<(f64, f64)>| -> Vec<(f64, f64)> {
+        points.into_iter().map(|(t, v)| (t.clamp(from_s, to_s), v)).collect()
+    };
+    chart.draw_series(LineSeries::new(clip(steps(&d.transactional, to_s)), pal.orange.stroke_width(view.px(2.5))))?;
+    chart.draw_series(LineSeries::new(clip(steps(&d.upsert, to_s)), pal.blue.stroke_width(view.px(2.0))))?;
     let radius = view.px(2.5);
     chart.draw_series(
         d.appended
             .iter()
-            .filter(|p| p.2 == RowKind::Kept)
+            .filter(|p| p.2 == RowKind::Kept && in_view(p.0))
             .map(|&(t, v, _)| Circle::new((t, v as f64), radius, pal.foreground.mix(0.45).filled())),
     )?;
     chart.draw_series(
         d.appended
             .iter()
-            .filter(|p| p.2 == RowKind::ReEmitted)
+            .filter(|p| p.2 == RowKind::ReEmitted && in_view(p.0))
             .map(|&(t, v, _)| Circle::new((t, v as f64), radius + 1, pal.purple.filled())),
     )?;
     chart.draw_series(
         d.appended
             .iter()
-            .filter(|p| p.2 == RowKind::Orphan)
+            .filter(|p| p.2 == RowKind::Orphan && in_view(p.0))
             .map(|&(t, v, _)| Circle::new((t, v as f64), radius + 2, pal.vermillion.stroke_width(view.px(2.0)))),
     )?;
     let legend = [
@@ -145,7 +172,7 @@ pub fn draw<DB: DrawingBackend>(
         LegendEntry::new("upsert = dedupe view reader", pal.blue, Swatch::Line),
         LegendEntry::new("transactional reader", pal.orange, Swatch::Line),
     ];
-    if let Some(cursor) = view.cursor_s {
+    if let Some(cursor) = view.cursor_s.filter(|c| in_view(*c)) {
         chart.draw_series(std::iter::once(PathElement::new(
             vec![(cursor, 0.0), (cursor, y_max)],
             pal.foreground.stroke_width(view.px(1.0)),

@@ -10,9 +10,13 @@ use crate::engine::config::Config;
 use crate::engine::model::{steady_state, store_bound_interval_ms, SteadyState};
 use crate::engine::units::{format_bytes, format_count};
 
+pub const SHORT_TITLE: &str = "Choosing the interval";
 pub const TITLE: &str = "Choosing the interval: replay and recovery against store load and pauses";
 pub const X_LABEL: &str = "checkpoint interval (log scale)";
-pub const Y_LABELS: [&str; 4] = ["replay (events)", "worst-case recovery (s)", "store writes (GB/min)", "pause overhead (%)"];
+pub const Y_LABELS: [&str; 4] =
+    ["replay (events)", "worst-case recovery (s)", "store writes (GB/min)", "pause overhead (%)"];
+
+type Points = Vec<(f64, f64)>;
 
 pub const MIN_INTERVAL_S: f64 = 1.0;
 pub const MAX_INTERVAL_S: f64 = 600.0;
@@ -41,7 +45,7 @@ pub fn draw<DB: DrawingBackend>(
     let pal = view.theme.palette();
     area.fill(&pal.background)?;
     let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
-    let titled = area.titled(TITLE, text(14.0))?;
+    let titled = area.titled(if view.compact { SHORT_TITLE } else { TITLE }, text(14.0))?;
     let (upper, lower) = titled.split_vertically(titled.dim_in_pixel().1 / 2);
     let data = sweep(config);
     let x_range = || (MIN_INTERVAL_S..MAX_INTERVAL_S).log_scale();
@@ -51,21 +55,28 @@ pub fn draw<DB: DrawingBackend>(
 
     let panels: [(&DrawingArea<DB, Shift>, usize); 2] = [(&upper, 0), (&lower, 1)];
     for (panel, which) in panels {
-        let (left, right): (Vec<(f64, f64)>, Vec<(f64, f64)>) = if which == 0 {
+        let (left, right): (Points, Points) = if which == 0 {
             (
                 data.iter().map(|s| (s.interval_ms as f64 / 1000.0, s.worst_case_replay_events as f64)).collect(),
                 data.iter()
-                    .filter_map(|s| s.worst_case_recovery_ms.map(|r| (s.interval_ms as f64 / 1000.0, r as f64 / 1000.0)))
+                    .filter_map(|s| {
+                        s.worst_case_recovery_ms.map(|r| (s.interval_ms as f64 / 1000.0, r as f64 / 1000.0))
+                    })
                     .collect(),
             )
         } else {
             (
-                data.iter().map(|s| (s.interval_ms as f64 / 1000.0, s.store_write_bytes_per_min as f64 / 1e9)).collect(),
+                data.iter()
+                    .map(|s| (s.interval_ms as f64 / 1000.0, s.store_write_bytes_per_min as f64 / 1e9))
+                    .collect(),
                 data.iter().map(|s| (s.interval_ms as f64 / 1000.0, s.pause_overhead * 100.0)).collect(),
             )
         };
         let left_max = left.iter().map(|p| p.1).fold(0.0, f64::max).max(1e-9) * 1.1;
-        let right_max = right.iter().map(|p| p.1).fold(0.0, f64::max).max(1e-9) * 1.1;
+        // Store load and pause overhead both fall as 1 / interval: give the right axis more headroom
+        // so the two curves do not sit on top of each other.
+        let headroom = if which == 0 { 1.1 } else { 1.8 };
+        let right_max = right.iter().map(|p| p.1).fold(0.0, f64::max).max(1e-9) * headroom;
         let mut chart = ChartBuilder::on(panel)
             .margin(view.px(6.0))
             .margin_right(view.px(10.0))
@@ -131,7 +142,11 @@ pub fn draw<DB: DrawingBackend>(
                 LegendEntry::new("worst-case replay", pal.blue, Swatch::Line),
                 LegendEntry::new("replay per interval", pal.blue, Swatch::Dashed),
                 LegendEntry::new("worst-case recovery (right)", pal.green, Swatch::Line),
-                LegendEntry::new(format!("current interval {}", seconds_label(current_s)), pal.foreground, Swatch::Mark),
+                LegendEntry::new(
+                    format!("current interval {}", seconds_label(current_s)),
+                    pal.foreground,
+                    Swatch::Mark,
+                ),
             ]
         } else {
             vec![

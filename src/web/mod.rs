@@ -11,8 +11,9 @@ use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
 
 use crate::charts::{self, Theme, View};
+use crate::engine::clock::ClockTime;
 use crate::engine::config::FieldValue;
-use crate::engine::{self, Config, Outcome, Report};
+use crate::engine::{self, Config, Outcome, Report, SinkDesign};
 
 #[wasm_bindgen(start)]
 pub fn start() {
@@ -66,11 +67,17 @@ pub fn defaults() -> Result<JsValue, JsError> {
     to_js(&Config::default())
 }
 
+/// The charts a lab draws, by name.
+pub const CHARTS: [&str; 5] = ["replay", "latency", "tradeoff", "checkpoints", "sink-window"];
+
 /// One lab on a page: the last run, kept in wasm memory, and the charts drawn from it.
 #[wasm_bindgen]
 pub struct Lab {
     outcome: Option<Outcome>,
     report: Option<Report>,
+    highlight: SinkDesign,
+    window_start_ms: Option<u64>,
+    product: u32,
 }
 
 impl Default for Lab {
@@ -83,7 +90,36 @@ impl Default for Lab {
 impl Lab {
     #[wasm_bindgen(constructor)]
     pub fn new() -> Lab {
-        Lab { outcome: None, report: None }
+        Lab { outcome: None, report: None, highlight: SinkDesign::AppendOnly, window_start_ms: None, product: 0 }
+    }
+
+    /// Chooses the sink to highlight and the (window, product) the sink chart shows; a window of
+    /// `undefined` means the window the crash falls in (or the first one).
+    pub fn select(&mut self, sink: &str, window_start_ms: Option<f64>, product: f64) -> Result<(), JsError> {
+        self.highlight = SinkDesign::from_name(sink).ok_or_else(|| {
+            JsError::new(&format!("sink: must be append-only, upsert, transactional or dedupe-view (got {sink:?})"))
+        })?;
+        self.window_start_ms = match window_start_ms {
+            None => None,
+            Some(w) if w.is_finite() && w >= 0.0 && w.fract() == 0.0 && w < 86_400_000.0 => Some(w as u64),
+            Some(w) => {
+                return Err(JsError::new(&format!("window: must be a clock time in ms since midnight (got {w})")))
+            }
+        };
+        if !(product.is_finite() && product >= 0.0 && product.fract() == 0.0 && product <= 100_000.0) {
+            return Err(JsError::new(&format!("product: must be a whole number from 0 (got {product})")));
+        }
+        self.product = product as u32;
+        Ok(())
+    }
+
+    /// The window the sink chart shows: the chosen one, else the one the crash falls in.
+    fn window(&self, report: &Report) -> u64 {
+        self.window_start_ms.unwrap_or_else(|| {
+            let config = &report.config;
+            let at = config.crash_at_ms.unwrap_or(config.start_time_ms);
+            at / config.window_ms * config.window_ms
+        })
     }
 
     /// Runs `config`; returns the headline figures. On error the previous run stays in place.
@@ -106,7 +142,7 @@ impl Lab {
         to_js(self.current()?)
     }
 
-    /// Draws `chart` ("replay") on `canvas` at its backing size; `scale` is devicePixelRatio.
+    /// Draws `chart` (one of [`CHARTS`]) on `canvas` at its backing size; `scale` is devicePixelRatio.
     pub fn draw(
         &self,
         chart: &str,
@@ -119,10 +155,23 @@ impl Lab {
         let backend = canvas::MeasuredCanvas::new(canvas).ok_or_else(|| JsError::new("canvas has no 2d context"))?;
         let area = backend.into_drawing_area();
         let scale = if scale.is_finite() && scale > 0.0 { scale.min(4.0) } else { 1.0 };
-        let view = View { theme: if dark { Theme::Dark } else { Theme::Light }, scale, cursor_s };
+        let compact = View::is_narrow(area.dim_in_pixel().0, scale);
+        let view = View { theme: if dark { Theme::Dark } else { Theme::Light }, scale, cursor_s, compact };
         let drawn = match chart {
             "replay" => charts::replay::draw(&area, report, &view),
-            other => return Err(JsError::new(&format!("chart: unknown chart {other:?}; the charts are replay"))),
+            "latency" => charts::latency::draw(&area, report, self.highlight, &view),
+            "tradeoff" => charts::tradeoff::draw(&area, &report.config, &view),
+            "checkpoints" => charts::checkpoints::draw(&area, report, &view),
+            "sink-window" => {
+                let outcome = self.outcome.as_ref().ok_or_else(|| JsError::new("run a scenario first"))?;
+                charts::sink_window::draw(&area, outcome, self.window(report), self.product, &view)
+            }
+            other => {
+                return Err(JsError::new(&format!(
+                    "chart: unknown chart {other:?}; the charts are {}",
+                    CHARTS.join(", ")
+                )))
+            }
         };
         drawn.map_err(|e| JsError::new(&format!("drawing {chart} failed: {e}")))
     }
@@ -130,9 +179,96 @@ impl Lab {
     /// A chart's text alternative: { summary, columns, rows }.
     pub fn text_alternative(&self, chart: &str) -> Result<JsValue, JsError> {
         let report = self.current()?;
-        match chart {
-            "replay" => to_js(&charts::replay::text_alternative(report)),
-            other => Err(JsError::new(&format!("chart: unknown chart {other:?}"))),
+        let alternative = match chart {
+            "replay" => charts::replay::text_alternative(report),
+            "latency" => charts::latency::text_alternative(report),
+            "tradeoff" => charts::tradeoff::text_alternative(&report.config),
+            "checkpoints" => charts::checkpoints::text_alternative(report),
+            "sink-window" => {
+                let outcome = self.outcome.as_ref().ok_or_else(|| JsError::new("run a scenario first"))?;
+                charts::sink_window::text_alternative(outcome, self.window(report), self.product)
+            }
+            other => {
+                return Err(JsError::new(&format!(
+                    "chart: unknown chart {other:?}; the charts are {}",
+                    CHARTS.join(", ")
+                )))
+            }
+        };
+        to_js(&alternative)
+    }
+
+    /// The headline figures of the last run.
+    pub fn summary(&self) -> Result<JsValue, JsError> {
+        to_js(&self.current()?.summary())
+    }
+
+    /// "A crash, second by second" of the last run: rows of { at, what, offset }.
+    pub fn crash_table(&self) -> Result<JsValue, JsError> {
+        to_js(&self.current()?.crash_table)
+    }
+
+    /// What a reader of `sink` sees at the end of the run, for one window: rows as plain objects.
+    pub fn sink_rows(&self, sink: &str) -> Result<JsValue, JsError> {
+        let outcome = self.outcome.as_ref().ok_or_else(|| JsError::new("run a scenario first"))?;
+        let design = SinkDesign::from_name(sink).ok_or_else(|| {
+            JsError::new(&format!("sink: must be append-only, upsert, transactional or dedupe-view (got {sink:?})"))
+        })?;
+        let window = self.window(self.current()?);
+        let rows: Vec<SinkRow> = outcome
+            .run
+            .sinks
+            .read(design)
+            .iter()
+            .filter(|r| r.window_start_ms == window)
+            .map(|r| SinkRow {
+                product_id: r.product_id,
+                window_start: ClockTime(r.window_start_ms).to_string(),
+                order_count: r.order_count,
+                emitted_at: ClockTime(r.emitted_at_ms).to_string(),
+            })
+            .collect();
+        to_js(&rows)
+    }
+}
+
+#[derive(Serialize)]
+struct SinkRow {
+    product_id: u32,
+    window_start: String,
+    order_count: u32,
+    emitted_at: String,
+}
+
+/// Moves a time cursor through the run: every `tick_ms` of real time the cursor advances
+/// `speed` x `tick_ms` of virtual time and `on_tick(cursor_s)` is called; it stops at `to_s`.
+#[wasm_bindgen]
+pub struct Player {
+    _interval: gloo_timers::callback::Interval,
+}
+
+#[wasm_bindgen]
+impl Player {
+    #[wasm_bindgen(constructor)]
+    pub fn new(from_s: f64, to_s: f64, speed: f64, on_tick: js_sys::Function) -> Result<Player, JsError> {
+        if !(from_s.is_finite() && to_s.is_finite() && from_s <= to_s) {
+            return Err(JsError::new("from_s, to_s: must be finite seconds with from_s <= to_s"));
         }
+        if !(speed.is_finite() && speed > 0.0 && speed <= 1_000.0) {
+            return Err(JsError::new(&format!("speed: must be between 0 and 1000 (got {speed})")));
+        }
+        const TICK_MS: u32 = 50;
+        let mut cursor = from_s;
+        let interval = gloo_timers::callback::Interval::new(TICK_MS, move || {
+            if cursor > to_s {
+                return;
+            }
+            cursor = (cursor + speed * f64::from(TICK_MS) / 1000.0).min(to_s);
+            let _ = on_tick.call1(&JsValue::NULL, &JsValue::from_f64(cursor));
+            if cursor >= to_s {
+                cursor = f64::INFINITY;
+            }
+        });
+        Ok(Player { _interval: interval })
     }
 }

@@ -1,8 +1,9 @@
-// End to end in headless Chromium against the release build: the lesson page loads, draws, and
-// redraws when the student moves a slider with the keyboard.
+// End to end in headless Chromium against the release build: the lesson page loads, every
+// slider redraws the figures and the charts it affects, the crash table is the engine's, and the
+// page reads at 1280 and 360 px wide without console errors.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { serve, launch, open, canvasPixels, shotPath } from "./harness.mjs";
+import { serve, launch, open, shotPath } from "./harness.mjs";
 
 let server, base, browser;
 before(async () => {
@@ -14,26 +15,115 @@ after(async () => {
   server?.close();
 });
 
-test("the interval slider redraws the replay chart", async () => {
+const CHARTS = ["replay", "latency", "sink-window", "tradeoff", "checkpoints"];
+
+/// A checksum of every chart's pixels, by chart name.
+function chartPixels(page) {
+  return page.evaluate((names) => {
+    const out = {};
+    for (const name of names) {
+      const c = document.getElementById(`chart-${name}`);
+      const data = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+      let h = 2166136261, ink = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        h = Math.imul(h ^ (data[i] + 3 * data[i + 1] + 7 * data[i + 2]), 16777619);
+        if (data[i + 3] && data[i] + data[i + 1] + data[i + 2] < 600) ink++;
+      }
+      out[name] = { h, ink };
+    }
+    return out;
+  }, CHARTS);
+}
+
+function figures(page) {
+  return page.$$eval("[data-figure]", (els) => Object.fromEntries(els.map((e) => [e.dataset.figure, e.textContent])));
+}
+
+/// Presses an arrow key `times` times on a focused slider, letting each frame draw.
+async function press(page, selector, key, times) {
+  await page.focus(selector);
+  for (let i = 0; i < times; i++) {
+    await page.keyboard.press(key);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  }
+}
+
+test("the default scenario's figures are on the page", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
-  const canvas = "#chart-replay";
-  const size = await page.$eval(canvas, (c) => [c.width, c.height, c.getBoundingClientRect().width]);
-  assert.equal(size[0], Math.round(size[2] * 2), "the canvas is backed at devicePixelRatio");
-  const drawn = await page.$eval(canvas, (c) => {
-    const data = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
-    let ink = 0;
-    for (let i = 0; i < data.length; i += 4) if (data[i] < 200 || data[i + 1] < 200) ink++;
-    return ink;
-  });
-  assert.ok(drawn > 1000, `the chart has ink (${drawn} pixels)`);
-  const before = await canvasPixels(page, canvas);
-  const figureBefore = await page.textContent("[data-figure=replayed_events]");
-  await page.focus("#interval");
-  await page.keyboard.press("ArrowRight");
-  await page.keyboard.press("ArrowRight");
-  const after = await canvasPixels(page, canvas);
-  assert.notEqual(after, before, "the chart changed");
-  assert.notEqual(await page.textContent("[data-figure=replayed_events]"), figureBefore);
-  await page.screenshot({ path: shotPath("slice-1280.png"), fullPage: true });
+  const f = await figures(page);
+  assert.equal(f.replayed_events, "30,000");
+  assert.equal(f.interval_replay_events, "60,000");
+  assert.equal(f.worst_case_replay_events, "64,200");
+  assert.equal(f.recovery_s, "55 s");
+  assert.equal(f.store_write_bytes_per_min, "4 GB/min");
+  assert.equal(f["append_only.duplicate_rows"], "1,500");
+  assert.equal(f["upsert.duplicate_rows"], "0");
+  for (const [name, px] of Object.entries(await chartPixels(page))) assert.ok(px.ink > 500, `${name} has ink`);
   assert.deepEqual(errors, []);
+});
+
+test("each slider changes the figures and the charts it affects", async () => {
+  const { page, errors } = await open(browser, `${base}/index.html`);
+  const cases = [
+    ["#interval", "ArrowRight", 3, "interval_replay_events", ["replay", "tradeoff", "checkpoints"]],
+    ["#state-size", "ArrowRight", 2, "recovery_s", ["replay", "tradeoff", "checkpoints"]],
+    ["#crash-at", "ArrowRight", 20, "replayed_events", ["replay", "latency", "sink-window"]],
+  ];
+  for (const [slider, key, times, figure, affected] of cases) {
+    const before = { f: await figures(page), px: await chartPixels(page), v: await page.$eval(slider, (e) => e.value) };
+    await press(page, slider, key, times);
+    const after = { f: await figures(page), px: await chartPixels(page), v: await page.$eval(slider, (e) => e.value) };
+    assert.equal(Number(after.v), Number(before.v) + times, `${slider}: arrow keys move the focused slider`);
+    assert.notEqual(after.f[figure], before.f[figure], `${slider} changes ${figure}`);
+    for (const chart of affected) assert.notEqual(after.px[chart].h, before.px[chart].h, `${slider} redraws ${chart}`);
+  }
+  // A real mouse drag on the crash-time slider.
+  const box = await (await page.$("#crash-at")).boundingBox();
+  const before = await figures(page);
+  await page.mouse.move(box.x + box.width * 0.1, box.y + box.height / 2);
+  await page.mouse.down();
+  for (let i = 1; i <= 10; i++) await page.mouse.move(box.x + box.width * (0.1 + i * 0.03), box.y + box.height / 2);
+  await page.mouse.up();
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  assert.notEqual((await figures(page)).replayed_events, before.replayed_events, "dragging the crash time re-runs");
+  assert.deepEqual(errors, []);
+});
+
+test("the crash table is the engine's table for the current settings", async () => {
+  const { page, errors } = await open(browser, `${base}/index.html`);
+  await press(page, "#crash-at", "ArrowLeft", 14);
+  const shown = await page.$$eval("#crash-table tbody tr", (rows) => rows.map((r) => [...r.cells].map((c) => c.textContent)));
+  const expected = await page.evaluate(async () => {
+    const { simulate } = await import("/pkg/checkpoint_lab.js");
+    return simulate({ crash_at_ms: 36_031_000 }).crash_table.map((r) => [r.at.at, r.offset == null ? "" : r.offset.toLocaleString("en-US"), r.what]);
+  });
+  assert.deepEqual(shown, expected);
+  assert.ok(shown.some((r) => r[2].startsWith("checkpoint 41 restored")), "a crash at 10:00:31 restores checkpoint 41");
+  assert.deepEqual(errors, []);
+});
+
+test("presets, reset, warnings and the text alternatives", async () => {
+  const { page, errors } = await open(browser, `${base}/index.html`);
+  await page.selectOption("#preset", "slowStore");
+  assert.match(await page.textContent(".warnings"), /cannot absorb/);
+  await page.click("#reset");
+  assert.equal(await page.textContent(".warnings"), "");
+  assert.equal((await figures(page)).replayed_events, "30,000");
+  await page.click("details.alt >> nth=0");
+  await page.waitForSelector("details.alt[open] table tbody tr");
+  assert.match(await page.textContent("details.alt[open] .alt-summary"), /10:00:45/);
+  for (const name of CHARTS) {
+    assert.ok((await page.getAttribute(`#chart-${name}`, "aria-label")).length > 40, `${name} has a text alternative`);
+  }
+  assert.deepEqual(errors, []);
+});
+
+test("screenshots at 1280 and 360 px, light and dark", async () => {
+  for (const [width, scheme] of [[1280, "light"], [360, "light"], [1280, "dark"]]) {
+    const { page, errors } = await open(browser, `${base}/index.html`, { width, colorScheme: scheme });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `no horizontal scrolling at ${width} px (${overflow})`);
+    await page.screenshot({ path: shotPath(`page-${width}-${scheme}.png`), fullPage: true });
+    assert.deepEqual(errors, []);
+  }
 });
