@@ -251,3 +251,44 @@ pub fn seconds_label(s: f64) -> String {
         format!("{} min", (s / 6.0).round() / 10.0)
     }
 }
+
+/// A logarithmic axis of seconds with ticks on round durations (1 s, 5 s, 30 s, 1 min, ...).
+pub struct LogSecondsAxis {
+    from: f64,
+    to: f64,
+    ticks: Vec<f64>,
+}
+
+impl LogSecondsAxis {
+    pub fn new(from_s: f64, to_s: f64, compact: bool) -> LogSecondsAxis {
+        let candidates: &[f64] = if compact {
+            &[1.0, 10.0, 60.0, 600.0, 3600.0]
+        } else {
+            &[1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0]
+        };
+        let ticks = candidates.iter().copied().filter(|t| (from_s..=to_s).contains(t)).collect();
+        LogSecondsAxis { from: from_s, to: to_s, ticks }
+    }
+}
+
+impl plotters::coord::ranged1d::Ranged for LogSecondsAxis {
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        let share = (value.max(self.from * 1e-3).ln() - self.from.ln()) / (self.to.ln() - self.from.ln());
+        limit.0 + (share * f64::from(limit.1 - limit.0)).round() as i32
+    }
+
+    fn key_points<Hint: plotters::coord::ranged1d::KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.ticks.clone()
+        }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.from..self.to
+    }
+}

@@ -82,17 +82,24 @@ pub fn draw<DB: DrawingBackend>(
         Phase::Replaying => pal.purple,
         _ => pal.sky,
     };
-    for (i, (phase, from, to)) in phase_spans(report).into_iter().enumerate() {
-        chart.draw_series(std::iter::once(Rectangle::new(
-            [(from, 0.0), (to, y_max)],
-            shade(phase).mix(0.18).filled(),
-        )))?;
-        let label_y = y_max * (0.97 - 0.08 * (i % 3) as f64);
-        chart.draw_series(std::iter::once(Text::new(
-            phase_name(phase).unwrap_or_default().to_string(),
-            (from + 0.5, label_y),
-            text(10.5),
-        )))?;
+    // Phase names on up to five rows (one per phase at most), never overlapping one another.
+    let plot_w = f64::from(chart.plotting_area().dim_in_pixel().0.max(1));
+    let s_per_px = horizon_s / plot_w;
+    let mut row_ends = [f64::MIN; 5];
+    for (phase, from, to) in phase_spans(report) {
+        chart.draw_series(std::iter::once(Rectangle::new([(from, 0.0), (to, y_max)], shade(phase).mix(0.18).filled())))?;
+        let name = phase_name(phase).unwrap_or_default();
+        let width_s = name.len() as f64 * view.font(10.5) * 0.55 * s_per_px;
+        // The row where the label can start earliest; it may slide right within its own span.
+        let pad = 3.0 * s_per_px;
+        let (row, x) = row_ends
+            .iter()
+            .map(|&end| (from + pad).max(end + pad))
+            .enumerate()
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .expect("five rows");
+        row_ends[row] = x + width_s;
+        chart.draw_series(std::iter::once(Text::new(name.to_string(), (x, y_max * (0.97 - 0.075 * row as f64)), text(10.5))))?;
     }
 
     // Checkpoint completions: short ticks on the axis.

@@ -5,7 +5,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{count_label, draw_legend, seconds_label, LegendEntry, Swatch, TextAlternative, View};
+use super::{count_label, draw_legend, seconds_label, LegendEntry, LogSecondsAxis, Swatch, TextAlternative, View};
 use crate::engine::config::Config;
 use crate::engine::model::{steady_state, store_bound_interval_ms, SteadyState};
 use crate::engine::units::{format_bytes, format_count};
@@ -48,7 +48,7 @@ pub fn draw<DB: DrawingBackend>(
     let titled = area.titled(if view.compact { SHORT_TITLE } else { TITLE }, text(14.0))?;
     let (upper, lower) = titled.split_vertically(titled.dim_in_pixel().1 / 2);
     let data = sweep(config);
-    let x_range = || (MIN_INTERVAL_S..MAX_INTERVAL_S).log_scale();
+    let x_range = || LogSecondsAxis::new(MIN_INTERVAL_S, MAX_INTERVAL_S, view.compact);
     let current_s = config.interval_ms as f64 / 1000.0;
     let sla_s = config.latency_sla_ms as f64 / 10_000.0;
     let store_s = store_bound_interval_ms(config) as f64 / 1000.0;
@@ -115,13 +115,14 @@ pub fn draw<DB: DrawingBackend>(
             )))?;
         }
         let vertical = |x: f64| vec![(x, 0.0), (x, left_max)];
+        // The current interval first, so the rule's dashed line stays visible when they coincide.
+        chart.draw_series(LineSeries::new(vertical(current_s), pal.foreground.stroke_width(view.px(3.0))))?;
         chart.draw_series(DashedLineSeries::new(
             vertical(sla_s),
             view.px(6.0),
-            view.px(4.0),
+            view.px(5.0),
             pal.purple.stroke_width(view.px(2.0)),
         ))?;
-        chart.draw_series(LineSeries::new(vertical(current_s), pal.foreground.stroke_width(view.px(2.0))))?;
         if which == 0 {
             let interval_replay: Vec<(f64, f64)> =
                 data.iter().map(|s| (s.interval_ms as f64 / 1000.0, s.interval_replay_events as f64)).collect();
