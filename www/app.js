@@ -306,7 +306,8 @@ function togglePlay() {
 }
 
 async function main() {
-  await init();
+  const wasm = await init();
+  window.__checkpointLab.memoryBytes = () => wasm.memory.buffer.byteLength;
   lab = new Lab();
   ui = setupUI(document.getElementById("lab"));
   apply(readShareLink());
@@ -317,6 +318,7 @@ async function main() {
   window.addEventListener("resize", schedule);
   window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", schedule);
   update();
+  window.__checkpointLab.firstChartMs = performance.now();
   document.body.dataset.ready = "true";
 }
 

@@ -10,17 +10,19 @@ use super::Row;
 
 /// The view over `rows` (in write order): one row per key, ordered by window start then product.
 pub fn read(rows: &[Row]) -> Vec<Row> {
-    let mut latest: BTreeMap<(u64, u32), Row> = BTreeMap::new();
+    // Partitions of the window function: per window start, one slot per product.
+    let mut latest: BTreeMap<u64, Vec<Option<Row>>> = BTreeMap::new();
     for row in rows {
-        let key = (row.window_start_ms, row.product_id);
-        let replace = match latest.get(&key) {
-            None => true,
-            // Later in write order wins a full tie, hence >= on the last comparison.
-            Some(best) => (row.emitted_at_ms, row.order_count) >= (best.emitted_at_ms, best.order_count),
-        };
-        if replace {
-            latest.insert(key, *row);
+        let slots = latest.entry(row.window_start_ms).or_default();
+        let i = row.product_id as usize;
+        if slots.len() <= i {
+            slots.resize(i + 1, None);
+        }
+        // Later in write order wins a full tie, hence >= on the last comparison.
+        let wins = slots[i].is_none_or(|best| (row.emitted_at_ms, row.order_count) >= (best.emitted_at_ms, best.order_count));
+        if wins {
+            slots[i] = Some(*row);
         }
     }
-    latest.into_values().collect()
+    latest.into_values().flat_map(|slots| slots.into_iter().flatten()).collect()
 }

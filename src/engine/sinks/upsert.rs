@@ -7,15 +7,21 @@ use std::collections::BTreeMap;
 
 use super::Row;
 
+/// The table: per window start, one slot per product.
 #[derive(Clone, Debug, Default)]
 pub struct UpsertSink {
-    table: BTreeMap<(u64, u32), Row>,
+    table: BTreeMap<u64, Vec<Option<Row>>>,
     regressions: u64,
 }
 
 impl UpsertSink {
     pub fn write(&mut self, row: Row) {
-        if let Some(old) = self.table.insert((row.window_start_ms, row.product_id), row) {
+        let slots = self.table.entry(row.window_start_ms).or_default();
+        let i = row.product_id as usize;
+        if slots.len() <= i {
+            slots.resize(i + 1, None);
+        }
+        if let Some(old) = slots[i].replace(row) {
             if row.order_count < old.order_count {
                 self.regressions += 1;
             }
@@ -24,7 +30,7 @@ impl UpsertSink {
 
     /// One row per key, ordered by window start then product.
     pub fn rows(&self) -> Vec<Row> {
-        self.table.values().copied().collect()
+        self.table.values().flat_map(|slots| slots.iter().flatten().copied()).collect()
     }
 
     /// Writes that replaced a row with a smaller running total.

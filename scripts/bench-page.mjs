@@ -1,0 +1,63 @@
+// Browser benchmark: in headless Chromium against the release build, 200 inputs on each of the
+// three sliders (input event to the last chart drawn), navigation to the first chart drawn, the
+// wasm and JS bytes (raw and gzipped), and wasm memory after the default run. Prints one table.
+//   node scripts/bench-page.mjs            (after scripts/build-wasm.sh)
+import fs from "node:fs";
+import path from "node:path";
+import zlib from "node:zlib";
+import { serve, launch, ROOT } from "../tests/e2e/harness.mjs";
+
+const INPUTS = Number(process.env.INPUTS || 200);
+const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
+const fmt = (ms) => `${ms.toFixed(1)} ms`;
+
+const { server, base } = await serve();
+const browser = await launch();
+const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+const errors = [];
+page.on("pageerror", (e) => errors.push(String(e)));
+await page.goto(`${base}/index.html`);
+await page.waitForSelector("body[data-ready=true]");
+const first = await page.evaluate(() => window.__checkpointLab.firstChartMs);
+const memory = await page.evaluate(() => window.__checkpointLab.memoryBytes());
+
+const rows = [];
+for (const slider of ["interval", "state-size", "crash-at"]) {
+  const times = await page.evaluate(async ({ slider, inputs }) => {
+    const input = document.getElementById(slider);
+    const timings = window.__checkpointLab.timings;
+    const max = Number(input.max);
+    const out = [];
+    for (let i = 0; i < inputs; i++) {
+      // Sweep back and forth across the slider's range, as a drag does.
+      const phase = i % (2 * max);
+      input.value = String(phase <= max ? phase : 2 * max - phase);
+      const before = timings.length;
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      if (timings.length > before) out.push(timings[timings.length - 1]);
+    }
+    return out;
+  }, { slider, inputs: INPUTS });
+  rows.push([`${slider} input → last chart drawn (${times.length})`, fmt(quantile(times, 0.5)), fmt(quantile(times, 0.95)), fmt(Math.max(...times))]);
+}
+await browser.close();
+server.close();
+
+const size = (file) => {
+  const raw = fs.readFileSync(path.join(ROOT, file));
+  return [raw.length, zlib.gzipSync(raw, { level: 9 }).length];
+};
+const [wasmRaw, wasmGz] = size("pkg/checkpoint_lab_bg.wasm");
+const js = ["pkg/checkpoint_lab.js", "www/app.js"].map(size);
+const jsRaw = js.reduce((a, b) => a + b[0], 0), jsGz = js.reduce((a, b) => a + b[1], 0);
+
+console.log("| measure | p50 | p95 | max |");
+console.log("|---|---|---|---|");
+for (const r of rows) console.log(`| ${r.join(" | ")} |`);
+console.log(`| navigation → first chart drawn | ${fmt(first)} | | |`);
+console.log(`| wasm bytes (raw / gzip) | ${wasmRaw.toLocaleString("en-US")} | ${wasmGz.toLocaleString("en-US")} | |`);
+console.log(`| JS bytes (raw / gzip) | ${jsRaw.toLocaleString("en-US")} | ${jsGz.toLocaleString("en-US")} | |`);
+console.log(`| wasm + JS gzipped | ${((wasmGz + jsGz) / 1024).toFixed(0)} KB | | |`);
+console.log(`| wasm memory after the default run | ${(memory / 1e6).toFixed(1)} MB | | |`);
+if (errors.length) { console.error(errors); process.exit(1); }
