@@ -18,14 +18,18 @@ const errors = [];
 page.on("pageerror", (e) => errors.push(String(e)));
 await page.goto(`${base}/index.html`);
 await page.waitForSelector("body[data-ready=true]");
-const first = await page.evaluate(() => window.__checkpointLab.firstChartMs);
-const memory = await page.evaluate(() => window.__checkpointLab.memoryBytes());
+const first = await page.evaluate(() => {
+  const nav = performance.getEntriesByType("navigation")[0];
+  return document.querySelector("checkpoint-lab").view.firstDrawnAt - (nav ? nav.startTime : 0);
+});
+const memory = await page.evaluate(async () => (await import("/pkg/checkpoint-lab.js")).wasmMemoryBytes());
 
 const rows = [];
 for (const slider of ["interval", "state-size", "crash-at"]) {
   const times = await page.evaluate(async ({ slider, inputs }) => {
-    const input = document.getElementById(slider);
-    const timings = window.__checkpointLab.timings;
+    const view = document.querySelector("checkpoint-lab").view;
+    const input = view.shadow.querySelector(`[data-control=${slider}]`);
+    const timings = view.timings;
     const max = Number(input.max);
     const out = [];
     for (let i = 0; i < inputs; i++) {

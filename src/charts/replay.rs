@@ -87,7 +87,10 @@ pub fn draw<DB: DrawingBackend>(
     let s_per_px = horizon_s / plot_w;
     let mut row_ends = [f64::MIN; 5];
     for (phase, from, to) in phase_spans(report) {
-        chart.draw_series(std::iter::once(Rectangle::new([(from, 0.0), (to, y_max)], shade(phase).mix(0.18).filled())))?;
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(from, 0.0), (to, y_max)],
+            shade(phase).mix(0.18).filled(),
+        )))?;
         let name = phase_name(phase).unwrap_or_default();
         let width_s = name.len() as f64 * view.font(10.5) * 0.55 * s_per_px;
         // The row where the label can start earliest; it may slide right within its own span.
@@ -99,7 +102,11 @@ pub fn draw<DB: DrawingBackend>(
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .expect("five rows");
         row_ends[row] = x + width_s;
-        chart.draw_series(std::iter::once(Text::new(name.to_string(), (x, y_max * (0.97 - 0.075 * row as f64)), text(10.5))))?;
+        chart.draw_series(std::iter::once(Text::new(
+            name.to_string(),
+            (x, y_max * (0.97 - 0.075 * row as f64)),
+            text(10.5),
+        )))?;
     }
 
     // Checkpoint completions: short ticks on the axis.

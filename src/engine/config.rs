@@ -492,3 +492,85 @@ mod tests {
         assert!(unknown.message.contains("unknown field \"intervall_ms\""));
     }
 }
+
+/// The attributes of the `<checkpoint-lab>` element and the config key each one sets.
+pub const ATTRIBUTES: [(&str, &str); 14] = [
+    ("interval", "interval_ms"),
+    ("state-size", "state_bytes"),
+    ("crash-at", "crash_at_ms"),
+    ("alignment", "alignment"),
+    ("snapshots", "snapshots"),
+    ("rate", "rate_per_s"),
+    ("capacity", "capacity_per_s"),
+    ("detection", "detection_ms"),
+    ("backpressure", "backpressure_ms"),
+    ("store-write", "store_write_bytes_per_s"),
+    ("store-read", "store_read_bytes_per_s"),
+    ("sla", "latency_sla_ms"),
+    ("horizon", "horizon_ms"),
+    ("seed", "seed"),
+];
+
+/// Reads element attributes written for people ("30s", "2GB", "10:00:45", "200MB/s") into config
+/// fields. An error names the attribute and what it accepts.
+pub fn fields_from_attributes(pairs: &[(String, String)]) -> Result<Vec<(String, FieldValue)>, ConfigError> {
+    use super::clock::parse_clock;
+    use super::units::{parse_bytes, parse_bytes_per_s, parse_duration_ms};
+    let mut fields = Vec::new();
+    for (name, text) in pairs {
+        let Some(&(attribute, key)) = ATTRIBUTES.iter().find(|(a, _)| *a == name.as_str()) else {
+            let known: Vec<&str> = ATTRIBUTES.iter().map(|(a, _)| *a).collect();
+            return Err(field_error(
+                "attribute",
+                format!("unknown attribute {name:?}; the settings are {}", known.join(", ")),
+            ));
+        };
+        let bad = |message: String| field_error(attribute, message);
+        let number = |n: u64| FieldValue::Number(n as f64);
+        let value = match attribute {
+            "interval" | "detection" | "backpressure" | "sla" | "horizon" => {
+                number(parse_duration_ms(text).map_err(bad)?)
+            }
+            "state-size" => number(parse_bytes(text).map_err(bad)?),
+            "store-write" | "store-read" => number(parse_bytes_per_s(text).map_err(bad)?),
+            "crash-at" if text.trim().eq_ignore_ascii_case("none") => FieldValue::Null,
+            "crash-at" => number(parse_clock(text).map_err(|e| bad(format!("{e}, or none")))?),
+            "alignment" | "snapshots" => FieldValue::Text(text.trim().to_string()),
+            _ => {
+                let n: u64 = text
+                    .trim()
+                    .replace([',', '_'], "")
+                    .parse()
+                    .map_err(|_| bad(format!("must be a whole number (got {text:?})")))?;
+                number(n)
+            }
+        };
+        fields.push((key.to_string(), value));
+    }
+    Ok(fields)
+}
+
+#[cfg(test)]
+mod attribute_tests {
+    use super::*;
+
+    fn parse(pairs: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let pairs: Vec<(String, String)> = pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+        let fields = fields_from_attributes(&pairs)?;
+        Config::from_fields(&fields)
+    }
+
+    #[test]
+    fn attributes_read_like_the_lesson() {
+        let config =
+            parse(&[("interval", "5s"), ("state-size", "512MB"), ("crash-at", "10:02:10"), ("rate", "4,000")]).unwrap();
+        assert_eq!((config.interval_ms, config.state_bytes, config.rate_per_s), (5_000, 512_000_000, 4_000));
+        assert_eq!(config.crash_at_ms, Some(36_130_000));
+        assert_eq!(parse(&[("crash-at", "none")]).unwrap().crash_at_ms, None);
+        let err = parse(&[("interval", "soon")]).unwrap_err();
+        assert_eq!(err.field, "interval");
+        let err = parse(&[("state-size", "0.5KB")]).unwrap_err();
+        assert_eq!(err.field, "state_bytes");
+        assert!(parse(&[("colour", "blue")]).unwrap_err().message.contains("unknown attribute"));
+    }
+}

@@ -288,12 +288,7 @@ fn sink_figures(outcome: &Outcome) -> SinkReport {
             immediate,
             same_rows(&upsert_rows, &truth.sinks.read(SinkDesign::Upsert)),
         ),
-        transactional: figures(
-            SinkDesign::Transactional,
-            committed,
-            delayed,
-            same_rows(committed, &truth_prefix),
-        ),
+        transactional: figures(SinkDesign::Transactional, committed, delayed, same_rows(committed, &truth_prefix)),
         dedupe_view: figures(
             SinkDesign::DedupeView,
             &view_rows,
@@ -338,12 +333,16 @@ fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<
         },
         CrashTableRow {
             at: stamp(restored.completed_at_ms),
-            what: format!(
-                "checkpoint {} completed ({} pause + {} upload)",
-                restored.id,
-                format_duration_ms(restored.sync_ms + restored.alignment_ms),
-                format_duration_ms(restored.upload_ms)
-            ),
+            what: if restored.id == config.start_checkpoint_id {
+                format!("checkpoint {} is the completed checkpoint the scenario starts from", restored.id)
+            } else {
+                format!(
+                    "checkpoint {} completed ({} pause + {} upload)",
+                    restored.id,
+                    format_duration_ms(restored.sync_ms + restored.alignment_ms),
+                    format_duration_ms(restored.upload_ms)
+                )
+            },
             offset: Some(restored.offset),
         },
     ];

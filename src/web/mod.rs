@@ -53,6 +53,34 @@ fn config_from_js(value: &JsValue) -> Result<Config, JsError> {
     Config::from_fields(&fields).map_err(|e| JsError::new(&e.to_string()))
 }
 
+/// Reads `<checkpoint-lab>` attributes ({ interval: "30s", "state-size": "2GB", ... }) into a
+/// config object with the keys `simulate` takes. Throws an Error naming the attribute.
+#[wasm_bindgen(js_name = parseAttributes)]
+pub fn parse_attributes(attributes: JsValue) -> Result<JsValue, JsError> {
+    if !attributes.is_object() {
+        return Err(JsError::new("attributes: must be an object of attribute names to strings"));
+    }
+    let object: &Object = attributes.unchecked_ref();
+    let mut pairs = Vec::new();
+    for key in Object::keys(object).iter() {
+        let name = key.as_string().unwrap_or_default();
+        let value = Reflect::get(object, &key).ok().and_then(|v| v.as_string());
+        let value = value.ok_or_else(|| JsError::new(&format!("{name}: must be a string")))?;
+        pairs.push((name, value));
+    }
+    let fields = engine::config::fields_from_attributes(&pairs).map_err(|e| JsError::new(&e.to_string()))?;
+    let result = Object::new();
+    for (key, value) in fields {
+        let js = match value {
+            FieldValue::Number(n) => JsValue::from_f64(n),
+            FieldValue::Text(t) => JsValue::from_str(&t),
+            _ => JsValue::NULL,
+        };
+        Reflect::set(&result, &JsValue::from_str(&key), &js).map_err(|_| JsError::new("could not build the config"))?;
+    }
+    Ok(result.into())
+}
+
 /// Runs a scenario and returns the whole report as a plain object.
 #[wasm_bindgen]
 pub fn simulate(config: JsValue) -> Result<JsValue, JsError> {

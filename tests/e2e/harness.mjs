@@ -20,10 +20,17 @@ const TYPES = {
   ".svg": "image/svg+xml",
 };
 
-export function serve() {
+/// Serves the repository; `routes` maps extra paths to HTML text (a page made by a test).
+export function serve(routes = {}) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, "http://127.0.0.1");
-    const file = path.join(ROOT, decodeURIComponent(url.pathname));
+    if (routes[url.pathname]) {
+      res.writeHead(200, { "content-type": TYPES[".html"] }).end(routes[url.pathname]);
+      return;
+    }
+    // A lesson site has its own favicon; stand in for it so a page without one logs no 404.
+    const pathname = url.pathname === "/favicon.ico" ? "/www/favicon.svg" : url.pathname;
+    const file = path.join(ROOT, decodeURIComponent(pathname));
     if (!file.startsWith(ROOT) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
       res.writeHead(404).end("not found");
       return;
@@ -47,13 +54,13 @@ export async function launch() {
 }
 
 /// Opens `url` in a new page of `browser`; returns the page and the list its console errors go to.
-export async function open(browser, url, { width = 1280, height = 900, colorScheme = "light" } = {}) {
+export async function open(browser, url, { width = 1280, height = 900, colorScheme = "light", ready = "body[data-ready=true]" } = {}) {
   const page = await browser.newPage({ viewport: { width, height }, deviceScaleFactor: 2, colorScheme });
   const errors = [];
   page.on("console", (msg) => { if (msg.type() === "error") errors.push(msg.text()); });
   page.on("pageerror", (err) => errors.push(String(err)));
   await page.goto(url);
-  await page.waitForSelector("body[data-ready=true]", { timeout: 20000 });
+  await page.waitForSelector(ready, { timeout: 20000, state: "attached" });
   return { page, errors };
 }
 

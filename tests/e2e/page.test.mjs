@@ -22,7 +22,7 @@ function chartPixels(page) {
   return page.evaluate((names) => {
     const out = {};
     for (const name of names) {
-      const c = document.getElementById(`chart-${name}`);
+      const c = document.querySelector("checkpoint-lab").shadowRoot.querySelector(`[data-chart=${name}]`);
       const data = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
       let h = 2166136261, ink = 0;
       for (let i = 0; i < data.length; i += 4) {
@@ -48,6 +48,15 @@ async function press(page, selector, key, times) {
   }
 }
 
+test("share links: the URL restores the settings", async () => {
+  const { page, errors } = await open(browser, `${base}/index.html#interval=5s&crash-at=10:02:10`);
+  assert.equal(await page.$eval("[data-control=interval]", (e) => e.getAttribute("aria-valuetext")), "5 s");
+  assert.match(await page.textContent("[data-table=crash]"), /10:02:10/);
+  await press(page, "[data-control=interval]", "ArrowRight", 1);
+  assert.match(await page.evaluate(() => location.hash), /interval=10s/);
+  assert.deepEqual(errors, []);
+});
+
 test("the default scenario's figures are on the page", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
   const f = await figures(page);
@@ -65,9 +74,9 @@ test("the default scenario's figures are on the page", async () => {
 test("each slider changes the figures and the charts it affects", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
   const cases = [
-    ["#interval", "ArrowRight", 3, "interval_replay_events", ["replay", "tradeoff", "checkpoints"]],
-    ["#state-size", "ArrowRight", 2, "recovery_s", ["replay", "tradeoff", "checkpoints"]],
-    ["#crash-at", "ArrowRight", 20, "replayed_events", ["replay", "latency", "sink-window"]],
+    ["[data-control=interval]", "ArrowRight", 3, "interval_replay_events", ["replay", "tradeoff", "checkpoints"]],
+    ["[data-control=state-size]", "ArrowRight", 2, "recovery_s", ["replay", "tradeoff", "checkpoints"]],
+    ["[data-control=crash-at]", "ArrowRight", 20, "replayed_events", ["replay", "latency", "sink-window"]],
   ];
   for (const [slider, key, times, figure, affected] of cases) {
     const before = { f: await figures(page), px: await chartPixels(page), v: await page.$eval(slider, (e) => e.value) };
@@ -78,7 +87,7 @@ test("each slider changes the figures and the charts it affects", async () => {
     for (const chart of affected) assert.notEqual(after.px[chart].h, before.px[chart].h, `${slider} redraws ${chart}`);
   }
   // A real mouse drag on the crash-time slider.
-  const box = await (await page.$("#crash-at")).boundingBox();
+  const box = await (await page.$("[data-control=crash-at]")).boundingBox();
   const before = await figures(page);
   await page.mouse.move(box.x + box.width * 0.1, box.y + box.height / 2);
   await page.mouse.down();
@@ -91,11 +100,11 @@ test("each slider changes the figures and the charts it affects", async () => {
 
 test("the crash table is the engine's table for the current settings", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
-  await press(page, "#crash-at", "ArrowLeft", 14);
-  const shown = await page.$$eval("#crash-table tbody tr", (rows) => rows.map((r) => [...r.cells].map((c) => c.textContent)));
+  await press(page, "[data-control=crash-at]", "ArrowLeft", 14);
+  const shown = await page.$$eval("[data-table=crash] tbody tr", (rows) => rows.map((r) => [...r.cells].map((c) => c.textContent)));
   const expected = await page.evaluate(async () => {
-    const { simulate } = await import("/pkg/checkpoint_lab.js");
-    return simulate({ crash_at_ms: 36_031_000 }).crash_table.map((r) => [r.at.at, r.offset == null ? "" : r.offset.toLocaleString("en-US"), r.what]);
+    const { simulate } = await import("/pkg/checkpoint-lab.js");
+    return (await simulate({ crash_at_ms: 36_031_000 })).crash_table.map((r) => [r.at.at, r.offset == null ? "" : r.offset.toLocaleString("en-US"), r.what]);
   });
   assert.deepEqual(shown, expected);
   assert.ok(shown.some((r) => r[2].startsWith("checkpoint 41 restored")), "a crash at 10:00:31 restores checkpoint 41");
@@ -104,16 +113,18 @@ test("the crash table is the engine's table for the current settings", async () 
 
 test("presets, reset, warnings and the text alternatives", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
-  await page.selectOption("#preset", "slowStore");
+  await page.selectOption("[data-control=scenario]", "slow-store");
   assert.match(await page.textContent(".warnings"), /cannot absorb/);
-  await page.click("#reset");
+  await page.click("[data-action=reset]");
   assert.equal(await page.textContent(".warnings"), "");
   assert.equal((await figures(page)).replayed_events, "30,000");
   await page.click("details.alt >> nth=0");
   await page.waitForSelector("details.alt[open] table tbody tr");
   assert.match(await page.textContent("details.alt[open] .alt-summary"), /10:00:45/);
+  // The text alternatives follow the last change after a short pause.
+  await page.waitForTimeout(400);
   for (const name of CHARTS) {
-    assert.ok((await page.getAttribute(`#chart-${name}`, "aria-label")).length > 40, `${name} has a text alternative`);
+    assert.ok((await page.getAttribute(`[data-chart=${name}]`, "aria-label")).length > 40, `${name} has a text alternative`);
   }
   assert.deepEqual(errors, []);
 });

@@ -19,7 +19,8 @@ pub fn read(rows: &[Row]) -> Vec<Row> {
             slots.resize(i + 1, None);
         }
         // Later in write order wins a full tie, hence >= on the last comparison.
-        let wins = slots[i].is_none_or(|best| (row.emitted_at_ms, row.order_count) >= (best.emitted_at_ms, best.order_count));
+        let wins =
+            slots[i].is_none_or(|best| (row.emitted_at_ms, row.order_count) >= (best.emitted_at_ms, best.order_count));
         if wins {
             slots[i] = Some(*row);
         }

@@ -1,0 +1,148 @@
+// Embedding: two independent instances on a lesson page with a hostile stylesheet and a strict
+// Content-Security-Policy; attributes, events, the mount() handle and its typed errors; and the
+// README's copy-paste example, loaded exactly as written.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { serve, launch, open, shotPath, ROOT } from "./harness.mjs";
+
+/// The first ```html block of the README section "Embed it in a lesson page".
+function readmeExample() {
+  const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+  const section = readme.split("## Embed it in a lesson page")[1];
+  return section.match(/```html\n([\s\S]*?)```/)[1];
+}
+
+let server, base, browser;
+before(async () => {
+  ({ server, base } = await serve({ "/readme-example.html": readmeExample() }));
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+const FIXTURE = "/tests/e2e/fixture/lesson.html";
+
+/// Per instance: its figures and a checksum of its replay chart's pixels.
+function state(page) {
+  return page.evaluate(() => [...document.querySelectorAll("checkpoint-lab")].map((lab) => {
+    const root = lab.shadowRoot;
+    const figures = Object.fromEntries([...root.querySelectorAll("[data-figure]")].map((e) => [e.dataset.figure, e.textContent]));
+    const canvas = root.querySelector("[data-chart=replay]");
+    const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+    let h = 0, ink = 0;
+    for (let i = 0; i < data.length; i += 4) { h = (h * 31 + data[i] + data[i + 1] * 7) | 0; if (data[i + 3] && data[i] < 200) ink++; }
+    return { figures, h, ink, width: canvas.getBoundingClientRect().width, inputWidth: root.querySelector("input[type=range]").getBoundingClientRect().width };
+  }));
+}
+
+async function frames(page) {
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}
+
+test("two instances render under a hostile stylesheet and a strict CSP, and change independently", async () => {
+  const { page, errors } = await open(browser, base + FIXTURE);
+  await page.waitForFunction(() => [...document.querySelectorAll("checkpoint-lab")].every((l) => l.dataset.ready));
+  let [a, b] = await state(page);
+  for (const s of [a, b]) {
+    assert.ok(s.ink > 1000, "the chart is drawn");
+    assert.ok(s.width > 300, "the canvas is visible despite canvas { display: none }");
+    assert.ok(s.inputWidth > 50, "the sliders keep their width despite input { width: 0 }");
+  }
+  assert.equal(a.figures.interval_replay_events, "10,000", "first: interval=5s");
+  assert.equal(b.figures.interval_replay_events, "120,000", "second: mounted with interval_ms 60000");
+  // Changing an attribute of the first re-runs and redraws the first only.
+  await page.evaluate(() => document.getElementById("first").setAttribute("crash-at", "10:00:31"));
+  await frames(page);
+  const [a2, b2] = await state(page);
+  assert.notEqual(a2.h, a.h, "the first redrew");
+  assert.notEqual(a2.figures.replayed_events, a.figures.replayed_events);
+  assert.equal(b2.h, b.h, "the second did not change");
+  assert.deepEqual(b2.figures, b.figures);
+  // The controls attribute: the first shows only interval and crash time.
+  const shown = await page.evaluate(() => [...document.getElementById("first").shadowRoot.querySelectorAll(".control")].filter((c) => c.offsetParent && !c.closest("[hidden]")).map((c) => c.querySelector("label").textContent));
+  assert.deepEqual(shown, ["Checkpoint interval", "Crash time"]);
+  await page.screenshot({ path: shotPath("fixture-hostile.png"), fullPage: true });
+  assert.deepEqual(await page.evaluate(() => window.__violations), []);
+  assert.deepEqual(errors, []);
+});
+
+test("the change event carries the headline figures", async () => {
+  const { page, errors } = await open(browser, base + FIXTURE);
+  await page.evaluate(() => { window.__events.length = 0; document.getElementById("first").setAttribute("crash-at", "10:00:31"); });
+  await page.waitForFunction(() => window.__events.length > 0);
+  const event = (await page.evaluate(() => window.__events))[0];
+  assert.equal(event.target, "first");
+  // interval 5s: at 10:00:31 the checkpoint taken at 10:00:30 has not completed (2.1 s), so the
+  // one from 10:00:25 is restored: 6 s of input, 12,000 events.
+  assert.equal(event.detail.replayed_events, 12000);
+  assert.equal(event.detail.interval_replay_events, 10000);
+  assert.equal(typeof event.detail.duplicate_rows.append_only, "number");
+  // A student's slider input fires it too, and it bubbles out of the shadow root.
+  await page.evaluate(() => { window.__events.length = 0; });
+  await page.focus("#first >> [data-control=interval]");
+  await page.keyboard.press("ArrowRight");
+  await page.waitForFunction(() => window.__events.length > 0);
+  assert.equal((await page.evaluate(() => window.__events))[0].detail.interval_replay_events, 20000);
+  assert.deepEqual(errors, []);
+});
+
+test("bad input throws an Error naming the field, and the instance stays usable", async () => {
+  const { page, errors } = await open(browser, base + FIXTURE);
+  const results = await page.evaluate(async () => {
+    const cases = [
+      ["interval_ms", NaN], ["interval_ms", Infinity], ["interval_ms", -1000], ["interval_ms", 1500.5],
+      ["state_bytes", 2 ** 60], ["partitions", "12"], ["interval_ms", null], ["rate_per_s", 0],
+      ["interval_ms", 0], ["crash_at_ms", 1], ["alignment", "sideways"], ["no_such_field", 1],
+      ["sink", "spreadsheet"], ["theme", "neon"], ["scenario", "mars"], ["state_bytes", {}],
+    ];
+    const out = [];
+    for (const [key, value] of cases) {
+      try {
+        window.__handle.set({ [key]: value });
+        out.push([key, String(value), "no error"]);
+      } catch (e) {
+        out.push([key, String(value), e instanceof Error ? e.message : `not an Error: ${e}`]);
+      }
+    }
+    return out;
+  });
+  for (const [key, value, message] of results) {
+    const named = key === "no_such_field" ? /unknown field "no_such_field"/ : new RegExp(key);
+    assert.match(message, named, `${key} = ${value}: ${message}`);
+  }
+  assert.match(results.find((r) => r[0] === "interval_ms" && r[1] === "0")[2], /between 100 ms and 1 h/);
+  // Still usable: a good value works and the figures follow.
+  const figure = await page.evaluate(() => {
+    window.__handle.set({ interval_ms: 10000 });
+    return window.__handle.summary().interval_replay_events;
+  });
+  assert.equal(figure, 20000);
+  assert.equal((await page.evaluate(() => window.__handle.report().config.interval_ms)), 10000);
+  assert.deepEqual(await page.evaluate(() => window.__violations), []);
+  assert.deepEqual(errors, []);
+});
+
+test("destroy() removes the instance and leaves the other working", async () => {
+  const { page, errors } = await open(browser, base + FIXTURE);
+  await page.evaluate(() => window.__handle.destroy());
+  assert.equal(await page.evaluate(() => document.querySelectorAll("checkpoint-lab").length), 1);
+  await page.evaluate(() => document.getElementById("first").setAttribute("interval", "30s"));
+  await frames(page);
+  assert.equal((await state(page))[0].figures.interval_replay_events, "60,000");
+  assert.deepEqual(errors, []);
+});
+
+test("the README's embedding example works as written", async () => {
+  const { page, errors } = await open(browser, `${base}/readme-example.html`, { ready: "checkpoint-lab[data-ready=true]" });
+  const [lab] = await state(page);
+  assert.ok(lab.ink > 1000);
+  assert.equal(lab.figures.interval_replay_events, "20,000");
+  await page.focus("[data-control=interval]");
+  await page.keyboard.press("ArrowRight");
+  await page.waitForFunction(() => document.querySelector("#progress").textContent.includes("30,000"));
+  assert.deepEqual(errors, []);
+});

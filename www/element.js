@@ -1,0 +1,543 @@
+// <checkpoint-lab>: the lesson component. Ships in pkg/ as checkpoint-lab.js next to the wasm
+// glue; a page needs nothing else. Everything it shows lives in its shadow root, text goes in
+// through textContent only, and styles come from checkpoint-lab.css beside this module.
+import init, { Lab, Player, defaults, parseAttributes, simulate as simulateWasm } from "./checkpoint_lab.js";
+
+const S = 1e3, MIN = 60e3, MB = 1e6, GB = 1e9;
+const INTERVALS_MS = [1 * S, 2 * S, 3 * S, 5 * S, 10 * S, 15 * S, 20 * S, 30 * S, 45 * S, 1 * MIN, 1.5 * MIN, 2 * MIN, 3 * MIN, 5 * MIN, 7.5 * MIN, 10 * MIN];
+const STATE_BYTES = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 10e3, 20e3, 50e3, 100e3].map((m) => m * MB);
+const BACKPRESSURE_MS = [0, 0.5 * S, 1 * S, 2 * S, 3 * S, 5 * S, 10 * S];
+const RATES = [500, 1000, 2000, 5000, 10000, 20000];
+const CAPACITIES = [1000, 2000, 2500, 3000, 4000, 6000, 8000, 10000, 20000, 40000];
+const DETECTION_MS = [1 * S, 2 * S, 5 * S, 10 * S, 20 * S, 30 * S, 1 * MIN];
+const STORE_WRITE = [10 * MB, 20 * MB, 50 * MB, 100 * MB, 200 * MB, 500 * MB, 1 * GB, 2 * GB, 5 * GB, 10 * GB];
+const SLA_MS = [10 * S, 30 * S, 1 * MIN, 2 * MIN, 5 * MIN, 10 * MIN, 30 * MIN];
+const SINKS = [["append-only", "append-only"], ["upsert", "upsert"], ["transactional", "transactional"], ["dedupe-view", "dedupe view"]];
+const CHARTS = [
+  ["replay", "Consumer lag and replay"],
+  ["latency", "What a reader sees: staleness per sink"],
+  ["sink-window", "What each sink holds for one window"],
+  ["tradeoff", "Choosing the interval"],
+  ["checkpoints", "Checkpoint timeline"],
+];
+const ALL_CONTROLS = ["interval", "state-size", "crash-at", "advanced", "actions"];
+
+/// Named scenarios: the settings each changes from the lesson's default.
+export const SCENARIOS = {
+  lesson: { label: "The lesson's example", settings: {} },
+  "tiny-interval": { label: "A tiny interval (1 s)", settings: { interval_ms: 1 * S } },
+  "slow-store": { label: "A slow store (50 MB/s)", settings: { interval_ms: 5 * S, store_write_bytes_per_s: 50 * MB } },
+  backpressure: { label: "Backpressure (3 s, aligned)", settings: { backpressure_ms: 3 * S, alignment: "aligned" } },
+};
+
+/// Keys mount() and set() accept besides the engine's config keys.
+const VIEW_OPTIONS = ["sink", "controls", "theme", "scenario", "exercise", "exercises", "window", "product"];
+
+let ready;
+/// Loads the WebAssembly module once per page.
+export function load() {
+  ready ??= init({ module_or_path: new URL("./checkpoint_lab_bg.wasm", import.meta.url) });
+  return ready;
+}
+
+/// Bytes of wasm linear memory in use (for the page benchmark).
+export async function wasmMemoryBytes() {
+  const wasm = await load();
+  return wasm.memory.buffer.byteLength;
+}
+
+/// Runs a scenario and returns the report as a plain object. Throws an Error naming a bad field.
+export async function simulate(config) {
+  await load();
+  return simulateWasm(config);
+}
+
+/// The default settings (the lesson's worked example).
+export async function defaultConfig() {
+  await load();
+  return defaults();
+}
+
+// ---------- formatting for people ----------
+const count = (n) => Math.round(n).toLocaleString("en-US");
+function duration(ms) {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60e3) return `${+(ms / 1e3).toFixed(1)} s`;
+  if (ms < 3600e3) return `${+(ms / 60e3).toFixed(1)} min`;
+  return `${+(ms / 3600e3).toFixed(1)} h`;
+}
+function bytes(b) {
+  for (const [unit, scale] of [["TB", 1e12], ["GB", 1e9], ["MB", 1e6], ["KB", 1e3]]) {
+    if (b >= scale) return `${+(b / scale).toPrecision(3)} ${unit}`;
+  }
+  return `${b} B`;
+}
+function clock(ms) {
+  const t = Math.round(ms / 1000);
+  const p = (n) => String(n).padStart(2, "0");
+  return `${p(Math.floor(t / 3600) % 24)}:${p(Math.floor(t / 60) % 60)}:${p(t % 60)}`;
+}
+const nearest = (list, v) => list.reduce((best, x, i) => (Math.abs(x - v) < Math.abs(list[best] - v) ? i : best), 0);
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  for (const c of children) node.append(c);
+  return node;
+}
+
+let instances = 0;
+
+/// One lab inside a shadow root: its own engine handle, controls, charts and state.
+class LabView {
+  constructor(host, shadow) {
+    this.host = host;
+    this.shadow = shadow;
+    this.id = `cl${++instances}`;
+    this.lab = new Lab();
+    this.base = defaults();
+    this.options = {};
+    this.pending = false;
+    this.timings = [];
+    this.cursorS = undefined;
+    this.build();
+  }
+
+  // ----- building the UI -----
+  slider(name, label, values, format, describe) {
+    const id = `${this.id}-${name}`;
+    const input = el("input", { id, type: "range", min: "0", max: String(values.length - 1), step: "1", "data-control": name });
+    const out = el("output", { for: id, class: "readout" });
+    const row = el("div", { class: "control" }, el("label", { for: id }, label), input, out);
+    const control = {
+      row, input,
+      get: () => values[Number(input.value)],
+      set: (v) => { input.value = String(nearest(values, v)); control.show(); },
+      show: () => {
+        const value = values[Number(input.value)];
+        const text = format(value);
+        out.textContent = describe ? `${text} ${describe(value)}` : text;
+        input.setAttribute("aria-valuetext", text);
+      },
+    };
+    return control;
+  }
+
+  select(name, label, options) {
+    const id = `${this.id}-${name}`;
+    const input = el("select", { id, "data-control": name });
+    for (const [value, text] of options) input.append(el("option", { value: String(value) }, text));
+    const row = el("div", { class: "control control-select" }, el("label", { for: id }, label), input);
+    return { row, input, get: () => input.value, set: (v) => { input.value = String(v); } };
+  }
+
+  build() {
+    const base = this.base;
+    const start = base.start_time_ms;
+    const horizonS = base.horizon_ms / 1000;
+    const c = (this.c = {});
+    c.interval = this.slider("interval", "Checkpoint interval", INTERVALS_MS, duration);
+    c.state = this.slider("state-size", "State size", STATE_BYTES, bytes);
+    const crashValues = Array.from({ length: horizonS - 1 }, (_, i) => i + 1);
+    c.crash = this.slider("crash-at", "Crash time", crashValues, (s) => clock(start + s * 1000), (s) => `(+${s} s)`);
+    c.sink = this.select("sink", "Sink design to highlight", SINKS);
+    c.alignment = this.select("alignment", "Barrier alignment", [["aligned", "aligned"], ["unaligned", "unaligned"]]);
+    c.backpressure = this.slider("backpressure", "Backpressure (slow input)", BACKPRESSURE_MS, (ms) => (ms ? duration(ms) : "none"));
+    c.snapshots = this.select("snapshots", "Snapshots", [["full", "full"], ["incremental", "incremental"]]);
+    c.rate = this.slider("rate", "Input rate", RATES, (r) => `${count(r)} events/s`);
+    c.capacity = this.slider("capacity", "Capacity", CAPACITIES, (r) => `${count(r)} events/s`);
+    c.detection = this.slider("detection", "Failure detection", DETECTION_MS, duration);
+    c.storeWrite = this.slider("store-write", "Store write bandwidth", STORE_WRITE, (b) => `${bytes(b)}/s`);
+    c.sla = this.slider("sla", "Latency SLA", SLA_MS, duration);
+    c.window = this.select("window", "Window shown", []);
+    for (let w = Math.floor(start / base.window_ms) * base.window_ms; w < start + base.horizon_ms; w += base.window_ms) {
+      c.window.input.append(el("option", { value: String(w) }, clock(w)));
+    }
+    c.product = this.select("product", "Product shown", Array.from({ length: 10 }, (_, i) => [i, `product ${i}`]));
+
+    const main = el("div", { class: "controls" }, c.interval.row, c.state.row, c.crash.row);
+    this.advanced = el("details", { class: "advanced" }, el("summary", {}, "More settings"),
+      el("div", { class: "controls" }, c.sink.row, c.alignment.row, c.backpressure.row, c.snapshots.row, c.rate.row,
+        c.capacity.row, c.detection.row, c.storeWrite.row, c.sla.row, c.window.row, c.product.row));
+    this.scenario = this.select("scenario", "Scenario", Object.entries(SCENARIOS).map(([k, p]) => [k, p.label]));
+    this.reset = el("button", { type: "button", "data-action": "reset" }, "Reset to defaults");
+    this.play = el("button", { type: "button", "data-action": "play", "aria-pressed": "false" }, "Play");
+    this.speed = this.select("speed", "Speed", [[5, "5×"], [10, "10×"], [30, "30×"], [60, "60×"]]);
+    this.speed.set(10);
+    this.actions = el("div", { class: "actions" }, this.scenario.row, this.reset, this.play, this.speed.row);
+    this.mainControls = main;
+
+    const figures = el("ul", { class: "figures", "aria-label": "Headline figures" });
+    const figure = (key, label) => {
+      const value = el("span", { class: "value", "data-figure": key });
+      figures.append(el("li", {}, value, el("span", { class: "label" }, label)));
+      return value;
+    };
+    this.f = {
+      replayed_events: figure("replayed_events", "events replayed"),
+      interval_replay_events: figure("interval_replay_events", "replay per interval"),
+      worst_case_replay_events: figure("worst_case_replay_events", "worst-case replay"),
+      recovery_s: figure("recovery_s", "crash to caught up"),
+      store_write_bytes_per_min: figure("store_write_bytes_per_min", "written to the store"),
+      pause_overhead: figure("pause_overhead", "time paused"),
+    };
+    this.dupes = {};
+    for (const [key, name] of [["append_only", "append-only"], ["upsert", "upsert"], ["transactional", "transactional"], ["dedupe_view", "dedupe view"]]) {
+      this.dupes[key] = figure(`${key}.duplicate_rows`, `duplicate rows, ${name}`);
+    }
+    this.warnings = el("div", { class: "warnings", role: "status", "aria-live": "polite" });
+    this.charts = {};
+    const chartList = el("div", { class: "charts" });
+    for (const [name, title] of CHARTS) {
+      const canvas = el("canvas", { class: "chart", "data-chart": name, role: "img", "aria-label": title });
+      const summary = el("p", { class: "alt-summary" });
+      const table = el("table", { class: "data" });
+      const details = el("details", { class: "alt" }, el("summary", {}, `${title}: summary and data`), summary, table);
+      details.addEventListener("toggle", () => details.open && this.fillAlternative(name));
+      chartList.append(el("figure", { class: "chart-figure" }, canvas, details));
+      this.charts[name] = { canvas, summary, table, details };
+    }
+    this.crashTable = el("table", { class: "crash-table", "data-table": "crash" });
+    this.error = el("p", { class: "error", role: "alert" });
+    this.exercisePanel = el("section", { class: "exercise", hidden: "" });
+
+    const css = el("link", { rel: "stylesheet", href: new URL("./checkpoint-lab.css", import.meta.url).href });
+    this.root = el("div", { class: "lab" },
+      this.exercisePanel, main, this.advanced, this.actions, this.error, figures, this.warnings,
+      el("h3", {}, "A crash, second by second"), this.crashTable,
+      el("h3", {}, "Charts"), chartList);
+    this.shadow.replaceChildren(css, this.root);
+
+    for (const control of Object.values(c)) {
+      control.input.addEventListener(control.input.tagName === "SELECT" ? "change" : "input", () => this.schedule("input"));
+    }
+    this.scenario.input.addEventListener("change", () => { this.applySettings(SCENARIOS[this.scenario.get()].settings); this.update("input"); });
+    this.reset.addEventListener("click", () => { this.scenario.set("lesson"); this.applySettings({}); this.cursorS = undefined; this.update("input"); });
+    this.play.addEventListener("click", () => this.togglePlay());
+    this.resizeObserver = new ResizeObserver(() => this.schedule());
+    this.resizeObserver.observe(this.root);
+    this.darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
+    this.onScheme = () => this.schedule();
+    this.darkQuery.addEventListener("change", this.onScheme);
+  }
+
+  // ----- settings -----
+  settings() {
+    const { c, base } = this;
+    return {
+      interval_ms: c.interval.get(),
+      state_bytes: c.state.get(),
+      crash_at_ms: this.crashNone ? null : base.start_time_ms + c.crash.get() * 1000,
+      alignment: c.alignment.get(),
+      backpressure_ms: c.backpressure.get(),
+      snapshots: c.snapshots.get(),
+      rate_per_s: c.rate.get(),
+      capacity_per_s: c.capacity.get(),
+      detection_ms: c.detection.get(),
+      store_write_bytes_per_s: c.storeWrite.get(),
+      latency_sla_ms: c.sla.get(),
+    };
+  }
+
+  /// Sets the controls from config values (missing keys take the defaults).
+  applySettings(values) {
+    const { c, base } = this;
+    const v = { ...base, ...values };
+    c.interval.set(v.interval_ms);
+    c.state.set(v.state_bytes);
+    this.crashNone = v.crash_at_ms === null;
+    if (!this.crashNone) c.crash.set((v.crash_at_ms - base.start_time_ms) / 1000);
+    c.alignment.set(v.alignment);
+    c.backpressure.set(v.backpressure_ms);
+    c.snapshots.set(v.snapshots);
+    c.rate.set(v.rate_per_s);
+    c.capacity.set(v.capacity_per_s);
+    c.detection.set(v.detection_ms);
+    c.storeWrite.set(v.store_write_bytes_per_s);
+    c.sla.set(v.latency_sla_ms);
+    this.extra = Object.fromEntries(Object.entries(values).filter(([k]) => !(k in this.settings())));
+  }
+
+  /// Shows only the named controls ("interval state-size crash-at advanced actions").
+  showControls(list) {
+    const shown = new Set(list ? list.split(/[\s,]+/).filter(Boolean) : ALL_CONTROLS);
+    const toggle = (node, on) => (on ? node.removeAttribute("hidden") : node.setAttribute("hidden", ""));
+    toggle(this.c.interval.row, shown.has("interval"));
+    toggle(this.c.state.row, shown.has("state-size"));
+    toggle(this.c.crash.row, shown.has("crash-at"));
+    toggle(this.advanced, shown.has("advanced"));
+    toggle(this.actions, shown.has("actions"));
+  }
+
+  // ----- drawing -----
+  config() {
+    return { ...this.settings(), ...(this.extra || {}) };
+  }
+
+  theme() {
+    const t = this.options.theme || this.host.getAttribute("theme") || "auto";
+    return t === "dark" || (t === "auto" && this.darkQuery.matches);
+  }
+
+  sizeCanvas(canvas) {
+    const dpr = window.devicePixelRatio || 1;
+    const rect = canvas.getBoundingClientRect();
+    const w = Math.max(1, Math.round(rect.width * dpr)), h = Math.max(1, Math.round(rect.height * dpr));
+    if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
+    return dpr;
+  }
+
+  drawCharts() {
+    const dark = this.theme();
+    this.root.classList.toggle("dark", dark);
+    for (const [name] of CHARTS) {
+      const { canvas } = this.charts[name];
+      if (!canvas.isConnected || canvas.getBoundingClientRect().width === 0) continue;
+      const dpr = this.sizeCanvas(canvas);
+      this.lab.draw(name, canvas, dark, dpr, name === "tradeoff" ? undefined : this.cursorS);
+    }
+  }
+
+  fillAlternative(name) {
+    const { summary, table, details, canvas } = this.charts[name];
+    const alt = this.lab.text_alternative(name);
+    canvas.setAttribute("aria-label", alt.summary);
+    if (!details.open) return;
+    summary.textContent = alt.summary;
+    const head = el("tr", {}, ...alt.columns.map((col) => el("th", { scope: "col" }, col)));
+    const rows = alt.rows.map((r) => el("tr", {}, ...r.map((cell) => el("td", {}, cell))));
+    table.replaceChildren(el("thead", {}, head), el("tbody", {}, ...rows));
+  }
+
+  showFigures(s) {
+    const { f, dupes } = this;
+    f.replayed_events.textContent = count(s.replayed_events);
+    f.interval_replay_events.textContent = count(s.interval_replay_events);
+    f.worst_case_replay_events.textContent = count(s.worst_case_replay_events);
+    f.recovery_s.textContent = s.recovery_s == null ? "never" : `${Math.round(s.recovery_s)} s`;
+    f.store_write_bytes_per_min.textContent = `${bytes(s.store_write_bytes_per_min)}/min`;
+    f.pause_overhead.textContent = `${(s.pause_overhead * 100).toFixed(2)}%`;
+    for (const key of Object.keys(dupes)) dupes[key].textContent = count(s.duplicate_rows[key]);
+    this.warnings.replaceChildren(...s.warnings.map((w) => el("p", { class: "warning" }, w)));
+  }
+
+  showCrashTable() {
+    const rows = this.lab.crash_table();
+    const head = el("tr", {}, el("th", { scope: "col" }, "time"), el("th", { scope: "col" }, "offset"), el("th", { scope: "col" }, "what happens"));
+    const body = rows.map((r) => el("tr", {}, el("td", {}, r.at.at), el("td", { class: "num" }, r.offset == null ? "" : count(r.offset)), el("td", {}, r.what)));
+    this.crashTable.replaceChildren(el("thead", {}, head), el("tbody", {}, ...body));
+  }
+
+  /// Runs `config` (throws on bad input, leaving the previous run in place), then redraws.
+  run(config, cause) {
+    const { c } = this;
+    for (const control of Object.values(c)) control.show?.();
+    this.lab.select(c.sink.get(), Number(c.window.get()), Number(c.product.get()));
+    const summary = this.lab.run(config);
+    this.summary = summary;
+    this.showFigures(summary);
+    this.drawCharts();
+    this.showCrashTable();
+    this.error.textContent = "";
+    clearTimeout(this.altTimer);
+    this.altTimer = setTimeout(() => { for (const [name] of CHARTS) this.fillAlternative(name); }, 250);
+    if (cause) {
+      this.host.dispatchEvent(new CustomEvent("checkpointlab-change", { bubbles: true, composed: true, detail: { ...summary, settings: config } }));
+    }
+    this.firstDrawnAt ??= performance.now();
+    this.onRun?.();
+    return summary;
+  }
+
+  /// Re-runs from the controls; shows an error in the component instead of throwing.
+  update(cause, started = performance.now()) {
+    try {
+      this.run(this.config(), cause);
+      this.timings.push(performance.now() - started);
+    } catch (e) {
+      this.error.textContent = String(e.message || e);
+    }
+  }
+
+  /// Coalesces bursts of input into one update per frame.
+  schedule(cause) {
+    const started = performance.now();
+    if (cause) this.cause = cause;
+    if (this.pending) return;
+    this.pending = true;
+    requestAnimationFrame(() => {
+      this.pending = false;
+      const why = this.cause;
+      this.cause = undefined;
+      if (!this.host.isConnected) return;
+      this.update(why, started);
+    });
+  }
+
+  togglePlay() {
+    if (this.player) {
+      this.player.free();
+      this.player = undefined;
+      this.play.textContent = "Play";
+      this.play.setAttribute("aria-pressed", "false");
+      return;
+    }
+    const end = this.base.horizon_ms / 1000;
+    const crashS = this.c.crash.get();
+    const from = this.cursorS !== undefined && this.cursorS < end - 1 ? this.cursorS : Math.max(0, crashS - 20);
+    this.player = new Player(from, end, Number(this.speed.get()), (t) => {
+      this.cursorS = t;
+      this.drawCharts();
+      if (t >= end) this.togglePlay();
+    });
+    this.play.textContent = "Pause";
+    this.play.setAttribute("aria-pressed", "true");
+  }
+
+  destroy() {
+    this.player?.free();
+    this.player = undefined;
+    this.resizeObserver.disconnect();
+    this.darkQuery.removeEventListener("change", this.onScheme);
+    clearTimeout(this.altTimer);
+    this.lab.free();
+    this.lab = undefined;
+  }
+}
+
+const OBSERVED = ["interval", "state-size", "crash-at", "sink", "alignment", "snapshots", "rate", "capacity", "detection",
+  "backpressure", "store-write", "store-read", "sla", "horizon", "seed", "scenario", "controls", "exercise", "exercises", "theme"];
+const CONFIG_ATTRIBUTES = new Set(["interval", "state-size", "crash-at", "alignment", "snapshots", "rate", "capacity", "detection",
+  "backpressure", "store-write", "store-read", "sla", "horizon", "seed"]);
+
+/// The custom element. Attributes configure it; changing one re-runs and redraws.
+export class CheckpointLabElement extends HTMLElement {
+  static observedAttributes = OBSERVED;
+
+  constructor() {
+    super();
+    this.attachShadow({ mode: "open" });
+  }
+
+  async connectedCallback() {
+    if (this.view) return;
+    await load();
+    if (!this.isConnected || this.view) return;
+    this.view = new LabView(this, this.shadowRoot);
+    this.refresh(false);
+    this.dataset.ready = "true";
+    this.dispatchEvent(new CustomEvent("checkpointlab-ready", { bubbles: true, composed: true }));
+  }
+
+  disconnectedCallback() {
+    queueMicrotask(() => {
+      if (!this.isConnected && this.view) {
+        this.view.destroy();
+        this.view = undefined;
+      }
+    });
+  }
+
+  attributeChangedCallback() {
+    if (this.view) this.refresh(true);
+  }
+
+  /// The config the attributes and mount options describe (throws an Error naming a bad one).
+  describedConfig() {
+    const view = this.view;
+    const scenarioName = view.options.scenario || this.getAttribute("scenario") || "lesson";
+    const scenario = SCENARIOS[scenarioName];
+    if (!scenario) throw new Error(`scenario: must be one of ${Object.keys(SCENARIOS).join(", ")} (got ${JSON.stringify(scenarioName)})`);
+    const attributes = {};
+    for (const name of this.getAttributeNames()) if (CONFIG_ATTRIBUTES.has(name)) attributes[name] = this.getAttribute(name);
+    const config = { ...scenario.settings, ...parseAttributes(attributes) };
+    for (const [k, v] of Object.entries(view.options)) if (!VIEW_OPTIONS.includes(k)) config[k] = v;
+    return { config, scenarioName };
+  }
+
+  /// Applies the attributes and options and re-runs; throws an Error naming a bad setting.
+  apply(cause) {
+    const view = this.view;
+    const { config, scenarioName } = this.describedConfig();
+    const sink = view.options.sink || this.getAttribute("sink");
+    if (sink && !SINKS.some(([value]) => value === sink)) {
+      throw new Error(`sink: must be one of ${SINKS.map(([v]) => v).join(", ")} (got ${JSON.stringify(sink)})`);
+    }
+    const theme = view.options.theme || this.getAttribute("theme");
+    if (theme && !["light", "dark", "auto"].includes(theme)) {
+      throw new Error(`theme: must be light, dark or auto (got ${JSON.stringify(theme)})`);
+    }
+    view.lab.run(config);
+    view.scenario.set(scenarioName);
+    if (sink) view.c.sink.set(sink);
+    view.showControls(view.options.controls ?? this.getAttribute("controls"));
+    view.applySettings(config);
+    view.run({ ...view.settings(), ...view.extra }, cause ? "attribute" : undefined);
+  }
+
+  /// Like apply(), but shows a bad setting as a message inside the component.
+  refresh(cause) {
+    try {
+      this.apply(cause);
+    } catch (e) {
+      this.view.error.textContent = String(e.message || e);
+    }
+  }
+
+  /// The report of the current run, as a plain object.
+  report() {
+    return this.view?.lab.report();
+  }
+
+  /// The headline figures of the current run.
+  summary() {
+    return this.view?.summary;
+  }
+}
+
+if (!customElements.get("checkpoint-lab")) customElements.define("checkpoint-lab", CheckpointLabElement);
+
+function checkOptions(options) {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new Error("options: must be an object, like { interval_ms: 30000, sink: \"upsert\" }");
+  }
+  return options;
+}
+
+/// Mounts a lab into `element`. Returns a handle with set(options), report() and destroy().
+/// Options take the keys simulate() takes plus sink, controls, theme, scenario and exercise.
+export async function mount(element, options) {
+  if (!(element instanceof Element)) throw new Error("element: must be a DOM element");
+  const first = checkOptions(options);
+  await load();
+  const lab = document.createElement("checkpoint-lab");
+  element.append(lab);
+  await lab.connectedCallback();
+  const handle = {
+    element: lab,
+    /// Applies options and re-runs; throws an Error naming a bad field and keeps the last good run.
+    set(next) {
+      const opts = checkOptions(next);
+      const previous = lab.view.options;
+      lab.view.options = { ...previous, ...opts };
+      try {
+        lab.apply(true);
+      } catch (e) {
+        lab.view.options = previous;
+        lab.refresh(false);
+        throw e instanceof Error ? e : new Error(String(e));
+      }
+      return handle;
+    },
+    report: () => lab.report(),
+    summary: () => lab.summary(),
+    destroy() {
+      lab.remove();
+      lab.view?.destroy();
+      lab.view = undefined;
+    },
+  };
+  if (Object.keys(first).length) handle.set(first);
+  return handle;
+}
