@@ -174,6 +174,27 @@ export declare function defaultConfig(): Promise<Config>;
 export declare function mount(element: Element, options?: MountOptions): Promise<LabHandle>;
 export declare function wasmMemoryBytes(): Promise<number>;
 
+/** An exercise, as authors write it (README: "Writing exercises"). */
+export interface Exercise {
+  id: string;
+  title: string;
+  prompt: string;
+  kind: "number" | "choice" | "set";
+  start?: Partial<Config>;
+  check: string;
+  answer?: string | null;
+  unit?: string | null;
+  choices?: { id: string; label: string }[];
+  solution?: Partial<Config>;
+  controls?: string | null;
+  hints?: string[];
+  feedback: { right: string; wrong: string };
+  explanation: string;
+}
+/** Validates and adds exercises; throws an Error naming the exercise and the field. */
+export declare function registerExercises(list: Exercise[]): Promise<string[]>;
+export declare function exerciseIds(): Promise<string[]>;
+
 declare global {
   interface HTMLElementTagNameMap { "checkpoint-lab": CheckpointLabElement }
   interface HTMLElementEventMap {

@@ -1,7 +1,10 @@
 // <checkpoint-lab>: the lesson component. Ships in pkg/ as checkpoint-lab.js next to the wasm
 // glue; a page needs nothing else. Everything it shows lives in its shadow root, text goes in
 // through textContent only, and styles come from checkpoint-lab.css beside this module.
-import init, { Lab, Player, defaults, parseAttributes, simulate as simulateWasm } from "./checkpoint_lab.js";
+import init, {
+  Lab, Player, defaults, parseAttributes, simulate as simulateWasm,
+  builtinExercises, validateExercises, checkExercise, revealExercise,
+} from "./checkpoint_lab.js";
 
 const S = 1e3, MIN = 60e3, MB = 1e6, GB = 1e9;
 const INTERVALS_MS = [1 * S, 2 * S, 3 * S, 5 * S, 10 * S, 15 * S, 20 * S, 30 * S, 45 * S, 1 * MIN, 1.5 * MIN, 2 * MIN, 3 * MIN, 5 * MIN, 7.5 * MIN, 10 * MIN];
@@ -34,10 +37,31 @@ export const SCENARIOS = {
 const VIEW_OPTIONS = ["sink", "controls", "theme", "scenario", "exercise", "exercises", "window", "product"];
 
 let ready;
+/// Exercises by id: the built-in ones, then any a page registers.
+const catalogue = new Map();
+
 /// Loads the WebAssembly module once per page.
 export function load() {
-  ready ??= init({ module_or_path: new URL("./checkpoint_lab_bg.wasm", import.meta.url) });
+  ready ??= init({ module_or_path: new URL("./checkpoint_lab_bg.wasm", import.meta.url) }).then((wasm) => {
+    for (const exercise of builtinExercises()) catalogue.set(exercise.id, exercise);
+    return wasm;
+  });
   return ready;
+}
+
+/// Adds exercises written by a lesson author (an array of exercise objects). Throws an Error
+/// naming the exercise and the field if one is malformed; returns their ids.
+export async function registerExercises(list) {
+  await load();
+  const checked = validateExercises(list);
+  for (const exercise of checked) catalogue.set(exercise.id, exercise);
+  return checked.map((e) => e.id);
+}
+
+/// The ids of every exercise known on this page.
+export async function exerciseIds() {
+  await load();
+  return [...catalogue.keys()];
 }
 
 /// Bytes of wasm linear memory in use (for the page benchmark).
@@ -405,8 +429,150 @@ class LabView {
   }
 }
 
+
+/// The exercise panel: prompt, answer, check, hint, reveal, feedback and progress.
+class ExercisePanel {
+  constructor(view, ids) {
+    this.view = view;
+    this.ids = ids;
+    this.index = 0;
+    this.state = new Map();
+  }
+
+  get exercise() {
+    return catalogue.get(this.ids[this.index]);
+  }
+
+  progress(id) {
+    if (!this.state.has(id)) this.state.set(id, { attempts: 0, hints: 0, solved: false, revealed: false });
+    return this.state.get(id);
+  }
+
+  show() {
+    const view = this.view;
+    const ex = this.exercise;
+    const p = this.progress(ex.id);
+    const panel = view.exercisePanel;
+    panel.removeAttribute("hidden");
+    const solvedCount = [...this.state.values()].filter((s) => s.solved).length;
+    const children = [
+      el("p", { class: "progress" }, `Exercise ${this.index + 1} of ${this.ids.length} · ${solvedCount} solved`),
+      el("h3", {}, ex.title),
+      el("p", { class: "prompt" }, ex.prompt),
+    ];
+    this.input = undefined;
+    if (ex.kind === "number") {
+      const id = `${view.id}-answer`;
+      this.input = el("input", { id, type: "number", step: "any", inputmode: "decimal", "data-exercise": "answer" });
+      children.push(el("p", {}, el("label", { for: id }, "Your answer "), this.input, ex.unit ? ` ${ex.unit}` : ""));
+    } else if (ex.kind === "choice") {
+      const fieldset = el("fieldset", {}, el("legend", {}, "Choose one"));
+      for (const choice of ex.choices) {
+        const id = `${view.id}-choice-${choice.id}`;
+        fieldset.append(el("div", { class: "choice" },
+          el("input", { type: "radio", name: `${view.id}-choice`, id, value: choice.id, "data-exercise": "choice" }), " ",
+          el("label", { for: id }, choice.label)));
+      }
+      children.push(fieldset);
+    } else {
+      children.push(el("p", {}, "Set the controls below, then check your settings."));
+    }
+    const button = (label, action, onClick) => {
+      const b = el("button", { type: "button", "data-exercise": action }, label);
+      b.addEventListener("click", onClick);
+      return b;
+    };
+    const buttons = el("div", { class: "buttons" },
+      button("Check", "check", () => this.check()),
+      button("Hint", "hint", () => { p.hints = Math.min(p.hints + 1, ex.hints.length); this.show(); }),
+      button("Reveal the answer", "reveal", () => this.reveal()));
+    if (this.ids.length > 1) {
+      buttons.append(
+        button("Previous", "previous", () => this.go(this.index - 1)),
+        button("Next", "next", () => this.go(this.index + 1)));
+    }
+    children.push(buttons);
+    if (p.hints > 0) children.push(el("ul", { class: "hints" }, ...ex.hints.slice(0, p.hints).map((h) => el("li", {}, h))));
+    this.feedback = el("p", { class: `feedback${p.verdict ? (p.verdict.correct ? " right" : " wrong") : ""}`, role: "status", "data-exercise": "feedback" }, p.verdict ? p.verdict.feedback : "");
+    children.push(this.feedback);
+    if (p.revealText) children.push(el("p", { class: "revealed", "data-exercise": "revealed" }, `Answer: ${p.revealText}`));
+    if (p.solved || p.revealed) children.push(el("p", { class: "explanation", "data-exercise": "explanation" }, ex.explanation));
+    panel.replaceChildren(...children);
+    // Until a prediction is made, the figures that give it away stay hidden.
+    view.root.classList.toggle("predicting", ex.kind !== "set" && !(p.solved || p.revealed));
+  }
+
+  /// Loads exercise `index`: its start settings and the controls it uses.
+  go(index) {
+    if (index < 0 || index >= this.ids.length) return;
+    this.index = index;
+    const ex = this.exercise;
+    const view = this.view;
+    view.applySettings(ex.start || {});
+    view.showControls(ex.kind === "set" ? ex.controls || "interval state-size crash-at advanced" : "");
+    view.update();
+    this.show();
+  }
+
+  response() {
+    const ex = this.exercise;
+    if (ex.kind === "number") {
+      const text = this.input.value.trim();
+      return text === "" ? NaN : Number(text);
+    }
+    if (ex.kind === "choice") {
+      const picked = this.view.exercisePanel.querySelector("input[type=radio]:checked");
+      return picked ? picked.value : undefined;
+    }
+    return this.view.config();
+  }
+
+  check() {
+    const ex = this.exercise;
+    const p = this.progress(ex.id);
+    const answer = this.response();
+    if (answer === undefined || (typeof answer === "number" && !Number.isFinite(answer))) {
+      this.feedback.textContent = ex.kind === "number" ? "Type a number first." : "Pick an answer first.";
+      this.feedback.className = "feedback wrong";
+      return;
+    }
+    let verdict;
+    try {
+      verdict = checkExercise(ex, answer);
+    } catch (e) {
+      this.feedback.textContent = String(e.message || e);
+      this.feedback.className = "feedback wrong";
+      return;
+    }
+    p.attempts += 1;
+    p.verdict = verdict;
+    if (verdict.correct) p.solved = true;
+    const kept = this.input?.value;
+    const choice = ex.kind === "choice" ? answer : undefined;
+    this.show();
+    if (this.input && kept !== undefined) this.input.value = kept;
+    if (choice) this.view.exercisePanel.querySelector(`input[value="${CSS.escape(choice)}"]`).checked = true;
+    this.view.host.dispatchEvent(new CustomEvent("checkpointlab-exercise", {
+      bubbles: true, composed: true, detail: { id: ex.id, correct: verdict.correct, attempts: p.attempts },
+    }));
+  }
+
+  reveal() {
+    const ex = this.exercise;
+    const p = this.progress(ex.id);
+    const shown = revealExercise(ex);
+    p.revealed = true;
+    p.revealText = shown.text;
+    if (shown.settings) {
+      this.view.applySettings({ ...(ex.start || {}), ...shown.settings });
+      this.view.update();
+    }
+    this.show();
+  }
+}
+
 const OBSERVED = ["interval", "state-size", "crash-at", "sink", "alignment", "snapshots", "rate", "capacity", "detection",
-  "backpressure", "store-write", "store-read", "sla", "horizon", "seed", "scenario", "controls", "exercise", "exercises", "theme"];
+  "backpressure", "store-write", "store-read", "sla", "horizon", "seed", "scenario", "controls", "exercise", "exercises", "exercises-src", "theme"];
 const CONFIG_ATTRIBUTES = new Set(["interval", "state-size", "crash-at", "alignment", "snapshots", "rate", "capacity", "detection",
   "backpressure", "store-write", "store-read", "sla", "horizon", "seed"]);
 
@@ -422,9 +588,21 @@ export class CheckpointLabElement extends HTMLElement {
   async connectedCallback() {
     if (this.view) return;
     await load();
+    const src = this.getAttribute("exercises-src");
+    let loadError;
+    if (src) {
+      try {
+        const response = await fetch(new URL(src, document.baseURI));
+        if (!response.ok) throw new Error(`exercises-src: ${src} answered ${response.status}`);
+        await registerExercises(await response.json());
+      } catch (e) {
+        loadError = e;
+      }
+    }
     if (!this.isConnected || this.view) return;
     this.view = new LabView(this, this.shadowRoot);
     this.refresh(false);
+    if (loadError) this.view.error.textContent = String(loadError.message || loadError);
     this.dataset.ready = "true";
     this.dispatchEvent(new CustomEvent("checkpointlab-ready", { bubbles: true, composed: true }));
   }
@@ -467,12 +645,38 @@ export class CheckpointLabElement extends HTMLElement {
     if (theme && !["light", "dark", "auto"].includes(theme)) {
       throw new Error(`theme: must be light, dark or auto (got ${JSON.stringify(theme)})`);
     }
+    const exercises = this.exerciseIds();
     view.lab.run(config);
     view.scenario.set(scenarioName);
     if (sink) view.c.sink.set(sink);
     view.showControls(view.options.controls ?? this.getAttribute("controls"));
     view.applySettings(config);
     view.run({ ...view.settings(), ...view.extra }, cause ? "attribute" : undefined);
+    const key = exercises.join(" ");
+    if (!exercises.length) {
+      view.panel = undefined;
+      view.exercisePanel.setAttribute("hidden", "");
+      view.root.classList.remove("predicting");
+    } else if (view.panelKey !== key) {
+      view.panelKey = key;
+      view.panel = new ExercisePanel(view, exercises);
+      view.panel.go(0);
+    }
+  }
+
+  /// The exercises the attributes or options select; throws naming an unknown id.
+  exerciseIds() {
+    const view = this.view;
+    const one = view.options.exercise ?? this.getAttribute("exercise");
+    const many = view.options.exercises ?? this.getAttribute("exercises");
+    let ids = [];
+    if (many === "all") ids = [...catalogue.keys()];
+    else if (many) ids = many.split(/[\s,]+/).filter(Boolean);
+    if (one) ids = [one, ...ids.filter((id) => id !== one)];
+    for (const id of ids) {
+      if (!catalogue.has(id)) throw new Error(`exercise: unknown exercise ${JSON.stringify(id)}; known: ${[...catalogue.keys()].join(", ")}`);
+    }
+    return ids;
   }
 
   /// Like apply(), but shows a bad setting as a message inside the component.

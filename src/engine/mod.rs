@@ -4,6 +4,7 @@
 pub mod checkpoint;
 pub mod clock;
 pub mod config;
+pub mod exercise;
 pub mod model;
 pub mod operators;
 pub mod report;

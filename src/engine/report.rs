@@ -98,6 +98,8 @@ pub struct SinkFigures {
     pub rows: u64,
     /// Rows repeating an earlier row's (product_id, window_start, order_count).
     pub duplicate_rows: u64,
+    /// Distinct (product_id, window_start) keys among the rows: rows == keys means one row per key.
+    pub keys: u64,
     /// Writes that replaced a key's running total with a smaller one (upsert).
     pub regressions: u64,
     /// Rows written but aborted with their transaction (transactional).
@@ -220,6 +222,13 @@ fn same_rows(a: &[Row], b: &[Row]) -> bool {
     sorted(a) == sorted(b)
 }
 
+fn distinct_keys(rows: &[Row]) -> u64 {
+    let mut keys: Vec<(u64, u32)> = rows.iter().map(|r| (r.window_start_ms, r.product_id)).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys.len() as u64
+}
+
 /// Longest gap without fresher data and the worst staleness, from (visible_at, boundary) pairs.
 fn freshness(start_ms: u64, end_ms: u64, visible: impl Iterator<Item = (u64, u64)>) -> (u64, u64) {
     let (mut newest, mut last_advance) = (start_ms, start_ms);
@@ -269,6 +278,7 @@ fn sink_figures(outcome: &Outcome) -> SinkReport {
         },
         rows: rows.len() as u64,
         duplicate_rows: duplicate_rows(rows),
+        keys: distinct_keys(rows),
         regressions: if design == SinkDesign::Upsert { run.sinks.upsert.regressions() } else { 0 },
         aborted_rows: if design == SinkDesign::Transactional { run.sinks.transactional.aborted_rows() } else { 0 },
         silent_ms: fresh.0,

@@ -13,6 +13,7 @@ use web_sys::HtmlCanvasElement;
 use crate::charts::{self, Theme, View};
 use crate::engine::clock::ClockTime;
 use crate::engine::config::FieldValue;
+use crate::engine::exercise::{Exercise, Response};
 use crate::engine::{self, Config, Outcome, Report, SinkDesign};
 
 #[wasm_bindgen(start)]
@@ -79,6 +80,56 @@ pub fn parse_attributes(attributes: JsValue) -> Result<JsValue, JsError> {
         Reflect::set(&result, &JsValue::from_str(&key), &js).map_err(|_| JsError::new("could not build the config"))?;
     }
     Ok(result.into())
+}
+
+fn exercise_from_js(value: &JsValue) -> Result<Exercise, JsError> {
+    let json: serde_json::Value =
+        serde_wasm_bindgen::from_value(value.clone()).map_err(|e| JsError::new(&format!("exercise: {e}")))?;
+    Exercise::from_value(&json, 0).map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// The lesson's built-in exercises, as plain objects.
+#[wasm_bindgen(js_name = builtinExercises)]
+pub fn builtin_exercises() -> Result<JsValue, JsError> {
+    to_js(&Exercise::builtin())
+}
+
+/// Validates a list of exercises written by an author; returns them, or throws an Error naming
+/// the exercise and the field.
+#[wasm_bindgen(js_name = validateExercises)]
+pub fn validate_exercises(list: JsValue) -> Result<JsValue, JsError> {
+    if !js_sys::Array::is_array(&list) {
+        return Err(JsError::new("exercises: must be an array of exercise objects"));
+    }
+    let json: serde_json::Value =
+        serde_wasm_bindgen::from_value(list).map_err(|e| JsError::new(&format!("exercises: {e}")))?;
+    let exercises = Exercise::list_from_json(&json.to_string()).map_err(|e| JsError::new(&e.to_string()))?;
+    to_js(&exercises)
+}
+
+/// Checks a student's response with the engine: a number, a choice id, or the settings object.
+#[wasm_bindgen(js_name = checkExercise)]
+pub fn check_exercise(exercise: JsValue, response: JsValue) -> Result<JsValue, JsError> {
+    let exercise = exercise_from_js(&exercise)?;
+    let response = if let Some(n) = response.as_f64() {
+        Response::Number(n)
+    } else if let Some(id) = response.as_string() {
+        Response::Choice(id)
+    } else if response.is_object() {
+        let json: serde_json::Value =
+            serde_wasm_bindgen::from_value(response).map_err(|e| JsError::new(&format!("settings: {e}")))?;
+        Response::Settings(json.as_object().cloned().unwrap_or_default())
+    } else {
+        return Err(JsError::new("answer: must be a number, a choice id or the settings"));
+    };
+    to_js(&exercise.verdict(&response).map_err(|e| JsError::new(&e.to_string()))?)
+}
+
+/// What "reveal" shows for an exercise.
+#[wasm_bindgen(js_name = revealExercise)]
+pub fn reveal_exercise(exercise: JsValue) -> Result<JsValue, JsError> {
+    let exercise = exercise_from_js(&exercise)?;
+    to_js(&exercise.reveal().map_err(|e| JsError::new(&e.to_string()))?)
 }
 
 /// Runs a scenario and returns the whole report as a plain object.

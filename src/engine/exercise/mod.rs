@@ -1,0 +1,372 @@
+//! Exercises: predict a number, choose an answer, or set the sliders so that a condition holds.
+//! An exercise is data (JSON); its check is an expression over the engine's report and the
+//! settings, so every verdict comes from a simulation, never from a stored answer.
+
+pub mod expr;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::fmt;
+
+use super::config::{Config, FieldValue};
+use super::units::format_count;
+
+/// Every field of an exercise, and those it must have.
+pub const FIELDS: [&str; 14] = [
+    "id",
+    "title",
+    "prompt",
+    "kind",
+    "start",
+    "check",
+    "answer",
+    "unit",
+    "choices",
+    "solution",
+    "controls",
+    "hints",
+    "feedback",
+    "explanation",
+];
+const REQUIRED: [&str; 7] = ["id", "title", "prompt", "kind", "check", "feedback", "explanation"];
+
+/// The built-in exercises of the lesson.
+pub const BUILTIN_JSON: &str = include_str!("builtin.json");
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// Predict a number; `answer` computes the reference from the report.
+    Number,
+    /// Choose one of `choices`; the check decides which ones are right.
+    Choice,
+    /// Set the controls so that the check holds; `solution` is one setting that does.
+    Set,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Choice {
+    pub id: String,
+    pub label: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Feedback {
+    pub right: String,
+    pub wrong: String,
+}
+
+/// One exercise, as authors write it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Exercise {
+    pub id: String,
+    pub title: String,
+    pub prompt: String,
+    pub kind: Kind,
+    /// Settings the exercise starts from (config keys, as `simulate` takes them).
+    #[serde(default)]
+    pub start: Map<String, Value>,
+    /// True when the student's answer is right. Names: report fields, settings, and `answer`
+    /// (number) or `choice` (the chosen id).
+    pub check: String,
+    /// Number kind: the reference answer, computed from the report of the start settings.
+    #[serde(default)]
+    pub answer: Option<String>,
+    /// Number kind: the unit shown beside the input.
+    #[serde(default)]
+    pub unit: Option<String>,
+    #[serde(default)]
+    pub choices: Vec<Choice>,
+    /// Set kind: settings (on top of `start`) that satisfy the check, shown on reveal.
+    #[serde(default)]
+    pub solution: Map<String, Value>,
+    /// Set kind: which controls the student uses, e.g. "interval".
+    #[serde(default)]
+    pub controls: Option<String>,
+    #[serde(default)]
+    pub hints: Vec<String>,
+    pub feedback: Feedback,
+    pub explanation: String,
+}
+
+/// A malformed exercise: names the exercise and the field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExerciseError {
+    pub exercise: String,
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for ExerciseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "exercise {:?}: {}: {}", self.exercise, self.field, self.message)
+    }
+}
+
+impl std::error::Error for ExerciseError {}
+
+/// What the student answered.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Response {
+    Number(f64),
+    Choice(String),
+    /// The settings the student set (config keys), on top of the exercise's start.
+    Settings(Map<String, Value>),
+}
+
+/// The engine's verdict on a response.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Verdict {
+    pub correct: bool,
+    pub feedback: String,
+}
+
+/// What "reveal" shows: the answer in words and, for set exercises, the settings to apply.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Reveal {
+    pub text: String,
+    pub settings: Option<Map<String, Value>>,
+    pub choices: Vec<String>,
+}
+
+fn to_fields(settings: &Map<String, Value>) -> Vec<(String, FieldValue)> {
+    settings
+        .iter()
+        .map(|(k, v)| {
+            let value = match v {
+                Value::Number(n) => FieldValue::Number(n.as_f64().unwrap_or(f64::NAN)),
+                Value::String(s) => FieldValue::Text(s.clone()),
+                Value::Null => FieldValue::Null,
+                Value::Bool(_) => FieldValue::Other("boolean".into()),
+                Value::Array(_) => FieldValue::Other("array".into()),
+                Value::Object(_) => FieldValue::Other("object".into()),
+            };
+            (k.clone(), value)
+        })
+        .collect()
+}
+
+impl Exercise {
+    fn error(&self, field: &str, message: impl Into<String>) -> ExerciseError {
+        ExerciseError { exercise: self.id.clone(), field: field.to_string(), message: message.into() }
+    }
+
+    /// Reads one exercise from JSON, naming the exercise (its id, or its position) on error.
+    pub fn from_value(value: &Value, position: usize) -> Result<Exercise, ExerciseError> {
+        let name = value.get("id").and_then(Value::as_str).map_or_else(|| format!("#{}", position + 1), str::to_string);
+        let fail =
+            |field: &str, message: String| ExerciseError { exercise: name.clone(), field: field.into(), message };
+        let object = value.as_object().ok_or_else(|| fail("format", "must be a JSON object".into()))?;
+        for key in object.keys() {
+            if !FIELDS.contains(&key.as_str()) {
+                return Err(fail(key, format!("unknown field; the fields are {}", FIELDS.join(", "))));
+            }
+        }
+        for key in REQUIRED {
+            if !object.contains_key(key) {
+                return Err(fail(key, "is required".into()));
+            }
+        }
+        if !matches!(object.get("kind").and_then(Value::as_str), Some("number" | "choice" | "set")) {
+            return Err(fail("kind", format!("must be \"number\", \"choice\" or \"set\" (got {})", object["kind"])));
+        }
+        for key in FIELDS {
+            if let Some(v) = object.get(key) {
+                let shape_ok = match key {
+                    "start" | "solution" | "feedback" => v.is_object(),
+                    "choices" | "hints" => v.is_array(),
+                    "answer" | "unit" | "controls" => v.is_string() || v.is_null(),
+                    _ => v.is_string(),
+                };
+                if !shape_ok {
+                    return Err(fail(key, format!("has the wrong type ({v})")));
+                }
+            }
+        }
+        let exercise: Exercise = serde_json::from_value(value.clone()).map_err(|e| fail("format", e.to_string()))?;
+        exercise.validate()?;
+        Ok(exercise)
+    }
+
+    /// Reads a JSON array of exercises.
+    pub fn list_from_json(text: &str) -> Result<Vec<Exercise>, ExerciseError> {
+        let value: Value = serde_json::from_str(text).map_err(|e| ExerciseError {
+            exercise: "(file)".into(),
+            field: "format".into(),
+            message: e.to_string(),
+        })?;
+        let items = value.as_array().ok_or_else(|| ExerciseError {
+            exercise: "(file)".into(),
+            field: "format".into(),
+            message: "must be a JSON array of exercises".into(),
+        })?;
+        let list = items.iter().enumerate().map(|(i, v)| Exercise::from_value(v, i)).collect::<Result<Vec<_>, _>>()?;
+        for (i, e) in list.iter().enumerate() {
+            if list[..i].iter().any(|other| other.id == e.id) {
+                return Err(e.error("id", "is used by another exercise"));
+            }
+        }
+        Ok(list)
+    }
+
+    /// The built-in exercises.
+    pub fn builtin() -> Vec<Exercise> {
+        Exercise::list_from_json(BUILTIN_JSON).expect("the built-in exercises are valid (tested)")
+    }
+
+    /// The settings the exercise starts from.
+    pub fn start_config(&self) -> Result<Config, ExerciseError> {
+        Config::from_fields(&to_fields(&self.start)).map_err(|e| self.error(&format!("start.{}", e.field), e.message))
+    }
+
+    fn config_with(&self, settings: &Map<String, Value>) -> Result<Config, ExerciseError> {
+        let mut merged = self.start.clone();
+        merged.extend(settings.iter().map(|(k, v)| (k.clone(), v.clone())));
+        Config::from_fields(&to_fields(&merged)).map_err(|e| self.error(e.field, e.message))
+    }
+
+    /// Checks the shape and that the reference answer passes its own check.
+    pub fn validate(&self) -> Result<(), ExerciseError> {
+        let id_ok =
+            !self.id.is_empty() && self.id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+        if !id_ok {
+            return Err(self.error("id", "must be lower-case letters, digits and dashes"));
+        }
+        for (field, text) in [("title", &self.title), ("prompt", &self.prompt), ("explanation", &self.explanation)] {
+            if text.trim().is_empty() {
+                return Err(self.error(field, "must not be empty"));
+            }
+        }
+        expr::parse(&self.check).map_err(|e| self.error("check", e))?;
+        self.start_config()?;
+        match self.kind {
+            Kind::Number => {
+                let answer =
+                    self.answer.as_deref().ok_or_else(|| self.error("answer", "a number exercise needs one"))?;
+                expr::parse(answer).map_err(|e| self.error("answer", e))?;
+                let reference = self.reference_number()?;
+                if !self.verdict(&Response::Number(reference))?.correct {
+                    return Err(self.error("check", format!("the reference answer {reference} does not pass it")));
+                }
+            }
+            Kind::Choice => {
+                if self.choices.len() < 2 {
+                    return Err(self.error("choices", "a choice exercise needs at least two"));
+                }
+                for (i, c) in self.choices.iter().enumerate() {
+                    if self.choices[..i].iter().any(|o| o.id == c.id) {
+                        return Err(self.error("choices", format!("the id {:?} is used twice", c.id)));
+                    }
+                }
+                if self.right_choices()?.is_empty() {
+                    return Err(self.error("check", "no choice passes it"));
+                }
+            }
+            Kind::Set => {
+                if self.solution.is_empty() {
+                    return Err(self.error("solution", "a set exercise needs settings that pass the check"));
+                }
+                if !self.verdict(&Response::Settings(self.solution.clone()))?.correct {
+                    return Err(self.error("check", "the solution does not pass it"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The scope the check sees: the report (without its series) with the settings at top level.
+    fn scope(&self, config: &Config) -> Result<Value, ExerciseError> {
+        let report = super::simulate(config).map_err(|e| self.error(e.field, e.message))?;
+        let mut scope = serde_json::to_value(&report).map_err(|e| self.error("report", e.to_string()))?;
+        let object = scope.as_object_mut().expect("the report is an object");
+        object.remove("series");
+        object.remove("timeline");
+        if let Value::Object(settings) =
+            serde_json::to_value(config).map_err(|e| self.error("config", e.to_string()))?
+        {
+            for (k, v) in settings {
+                object.insert(k, v);
+            }
+        }
+        Ok(scope)
+    }
+
+    fn evaluate(&self, field: &str, source: &str, scope: &Value) -> Result<expr::Val, ExerciseError> {
+        let parsed = expr::parse(source).map_err(|e| self.error(field, e))?;
+        expr::eval(&parsed, scope).map_err(|e| self.error(field, e))
+    }
+
+    /// Number kind: the reference answer computed by the engine.
+    pub fn reference_number(&self) -> Result<f64, ExerciseError> {
+        let scope = self.scope(&self.start_config()?)?;
+        let source = self.answer.as_deref().unwrap_or("null");
+        match self.evaluate("answer", source, &scope)? {
+            expr::Val::Number(n) => Ok(n),
+            other => Err(self.error("answer", format!("must compute a number, got {other:?}"))),
+        }
+    }
+
+    /// Choice kind: the ids of the choices that pass the check.
+    pub fn right_choices(&self) -> Result<Vec<String>, ExerciseError> {
+        let mut scope = self.scope(&self.start_config()?)?;
+        let mut right = Vec::new();
+        for choice in &self.choices {
+            scope["choice"] = Value::String(choice.id.clone());
+            if self.evaluate("check", &self.check, &scope)? == expr::Val::Bool(true) {
+                right.push(choice.id.clone());
+            }
+        }
+        Ok(right)
+    }
+
+    /// Checks a response with the engine.
+    pub fn verdict(&self, response: &Response) -> Result<Verdict, ExerciseError> {
+        let mut scope = match response {
+            Response::Settings(settings) => self.scope(&self.config_with(settings)?)?,
+            _ => self.scope(&self.start_config()?)?,
+        };
+        match (self.kind, response) {
+            (Kind::Number, Response::Number(n)) if n.is_finite() => scope["answer"] = Value::from(*n),
+            (Kind::Number, _) => return Err(self.error("answer", "give a number")),
+            (Kind::Choice, Response::Choice(id)) if self.choices.iter().any(|c| &c.id == id) => {
+                scope["choice"] = Value::String(id.clone())
+            }
+            (Kind::Choice, _) => return Err(self.error("choice", "pick one of the choices")),
+            (Kind::Set, Response::Settings(_)) => {}
+            (Kind::Set, _) => return Err(self.error("settings", "set the controls and check")),
+        }
+        let correct = match self.evaluate("check", &self.check, &scope)? {
+            expr::Val::Bool(b) => b,
+            other => return Err(self.error("check", format!("must be true or false, got {other:?}"))),
+        };
+        let feedback = if correct { &self.feedback.right } else { &self.feedback.wrong };
+        Ok(Verdict { correct, feedback: feedback.clone() })
+    }
+
+    /// The answer, for "reveal".
+    pub fn reveal(&self) -> Result<Reveal, ExerciseError> {
+        Ok(match self.kind {
+            Kind::Number => {
+                let n = self.reference_number()?;
+                let unit = self.unit.as_deref().map_or(String::new(), |u| format!(" {u}"));
+                let shown =
+                    if n.fract() == 0.0 && n.abs() < 1e15 { format_count(n.abs() as u64) } else { format!("{n:.1}") };
+                Reveal { text: format!("{shown}{unit}"), settings: None, choices: Vec::new() }
+            }
+            Kind::Choice => {
+                let right = self.right_choices()?;
+                let labels: Vec<&str> =
+                    self.choices.iter().filter(|c| right.contains(&c.id)).map(|c| c.label.as_str()).collect();
+                Reveal { text: labels.join("; "), settings: None, choices: right }
+            }
+            Kind::Set => Reveal {
+                text: "These settings pass the check; they are now set.".into(),
+                settings: Some(self.solution.clone()),
+                choices: Vec::new(),
+            },
+        })
+    }
+}

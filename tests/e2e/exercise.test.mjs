@@ -1,0 +1,83 @@
+// Exercises in the component: a wrong answer, then the right one, with feedback, the explanation
+// and the checkpointlab-exercise event; a set-the-slider exercise checked by the engine; and an
+// author's exercise registered from a page module.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { serve, launch, open, ROOT } from "./harness.mjs";
+
+/// The README's complete example for authors, served as the lesson page's exercise file.
+function readmeExercises() {
+  const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+  return readme.split("## Writing exercises")[1].split("```json\n")[1].split("```")[0];
+}
+
+const page = (body, script = "") => `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'">
+<title>exercise</title><script type="module" src="/pkg/checkpoint-lab.js"></script>
+<script type="module" src="/tests/e2e/fixture/record-exercises.js"></script>${script}</head><body>${body}</body></html>`;
+
+let server, base, browser;
+before(async () => {
+  ({ server, base } = await serve({
+    "/predict.html": page(`<checkpoint-lab exercise="replay-15s-after-barrier"></checkpoint-lab>`),
+    "/set.html": page(`<checkpoint-lab exercises="largest-interval-10k sla-rule"></checkpoint-lab>`),
+    "/author.html": page(`<checkpoint-lab exercises-src="/author-exercises.json" exercise="replay-at-10-02-10"></checkpoint-lab>`),
+    "/author-exercises.json": readmeExercises(),
+  }));
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+const ready = { ready: "checkpoint-lab[data-ready=true]" };
+const events = (p) => p.evaluate(() => window.__exerciseEvents);
+
+test("a prediction: wrong, then right, with feedback and events", async () => {
+  const { page: p, errors } = await open(browser, `${base}/predict.html`, ready);
+  assert.match(await p.textContent("[data-exercise=answer] >> xpath=../.."), /How many events/);
+  assert.equal(await p.isVisible("[data-figure=replayed_events]"), false, "the figure that gives the answer away is hidden");
+  await p.fill("[data-exercise=answer]", "12345");
+  await p.click("[data-exercise=check]");
+  assert.match(await p.textContent("[data-exercise=feedback]"), /Not quite/);
+  assert.deepEqual(await events(p), [{ id: "replay-15s-after-barrier", correct: false, attempts: 1 }]);
+  await p.click("[data-exercise=hint]");
+  assert.match(await p.textContent(".hints"), /last completed checkpoint/);
+  await p.fill("[data-exercise=answer]", "30000");
+  await p.click("[data-exercise=check]");
+  assert.match(await p.textContent("[data-exercise=feedback]"), /Right/);
+  assert.match(await p.textContent("[data-exercise=explanation]"), /1,060,000/);
+  assert.deepEqual((await events(p))[1], { id: "replay-15s-after-barrier", correct: true, attempts: 2 });
+  assert.equal(await p.isVisible("[data-figure=replayed_events]"), true, "solved: the figures show");
+  assert.deepEqual(errors, []);
+});
+
+test("set the slider: the engine checks the student's settings", async () => {
+  const { page: p, errors } = await open(browser, `${base}/set.html`, ready);
+  assert.match(await p.textContent(".exercise .progress"), /Exercise 1 of 2/);
+  await p.click("[data-exercise=check]");
+  assert.equal((await events(p))[0].correct, false, "30 s replays 60,000: over the budget");
+  await p.focus("[data-control=interval]");
+  for (let i = 0; i < 4; i++) await p.keyboard.press("ArrowLeft"); // 30 s → 5 s
+  await p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  assert.equal(await p.$eval("[data-control=interval]", (e) => e.getAttribute("aria-valuetext")), "5 s");
+  await p.click("[data-exercise=check]");
+  assert.equal((await events(p))[1].correct, true);
+  await p.click("[data-exercise=next]");
+  assert.match(await p.textContent(".exercise h3"), /interval rule/);
+  await p.click("[data-exercise=reveal]");
+  assert.equal(await p.$eval("[data-control=interval]", (e) => e.getAttribute("aria-valuetext")), "10 s", "reveal applies the solution");
+  assert.deepEqual(errors, []);
+});
+
+test("the README's exercise for authors, loaded with exercises-src", async () => {
+  const { page: p, errors } = await open(browser, `${base}/author.html`, ready);
+  assert.match(await p.textContent(".exercise h3"), /A later crash/);
+  await p.fill("[data-exercise=answer]", "20000");
+  await p.click("[data-exercise=check]");
+  assert.deepEqual(await events(p), [{ id: "replay-at-10-02-10", correct: true, attempts: 1 }]);
+  assert.deepEqual(errors, []);
+});
