@@ -1,7 +1,8 @@
 //! Checkpoint Lab: an interactive lesson on restarting a stream. `engine` simulates the job,
-//! `charts` draws its report with plotters, and `web` (WebAssembly only) puts both on a page.
+//! `charts` draws its report with plotters, `cli` is the command line, and `web` (WebAssembly only) puts both on a page.
 
 pub mod charts;
+pub mod cli;
 pub mod engine;
 
 #[cfg(target_arch = "wasm32")]

@@ -72,13 +72,18 @@ fn the_report_crosses_the_boundary_as_a_plain_object() {
 #[wasm_bindgen_test]
 fn bad_input_throws_an_error_naming_the_field_and_the_lab_stays_usable() {
     let mut lab = Lab::new();
-    let cases: [(&str, JsValue, &str); 6] = [
+    let cases: [(&str, JsValue, &str); 11] = [
         ("interval_ms", JsValue::from_f64(f64::NAN), "interval_ms"),
+        ("interval_ms", JsValue::from_f64(f64::INFINITY), "interval_ms"),
         ("interval_ms", JsValue::from_f64(-5.0), "interval_ms"),
         ("state_bytes", JsValue::from_f64(1.5), "state_bytes"),
+        ("state_bytes", JsValue::from_f64(2f64.powi(60)), "state_bytes"),
         ("partitions", JsValue::from_str("twelve"), "partitions"),
+        ("interval_ms", JsValue::NULL, "interval_ms"),
+        ("interval_ms", JsValue::from_f64(0.0), "between 100 ms and 1 h"),
         ("crash_at_ms", JsValue::from_f64(1.0), "crash_at_ms"),
         ("no_such_setting", JsValue::from_f64(1.0), "unknown field"),
+        ("rate_per_s", JsValue::TRUE, "rate_per_s"),
     ];
     for (key, value, needle) in cases {
         let error = lab.run(config(&[(key, value)])).map(|_| ()).unwrap_err();
@@ -86,6 +91,16 @@ fn bad_input_throws_an_error_naming_the_field_and_the_lab_stays_usable() {
         let message = error.dyn_ref::<js_sys::Error>().expect("a thrown Error").message().as_string().unwrap();
         assert!(message.contains(needle), "{key}: {message}");
     }
+    // Over the memory budget: refused before anything is allocated, not a trap.
+    let huge = config(&[
+        ("rate_per_s", JsValue::from_f64(1e6)),
+        ("capacity_per_s", JsValue::from_f64(2e6)),
+        ("horizon_ms", JsValue::from_f64(86_400_000.0)),
+        ("products", JsValue::from_f64(100_000.0)),
+    ]);
+    let error: JsValue = simulate(huge).unwrap_err().into();
+    let message = error.dyn_ref::<js_sys::Error>().unwrap().message().as_string().unwrap();
+    assert!(message.contains("horizon_ms") && message.contains("budget"), "{message}");
     let summary = lab.run(JsValue::UNDEFINED).unwrap();
     assert_eq!(get(&summary, "replayed_events").as_f64(), Some(30_000.0));
 }
@@ -115,4 +130,20 @@ fn the_browser_build_reproduces_the_native_reports() {
         let line = format!("{name} {:016x}", digest(&json));
         assert!(recorded.lines().any(|l| l == line), "{name}: the wasm report differs from the native one ({line})");
     }
+}
+
+#[wasm_bindgen_test]
+fn exercises_are_checked_by_the_engine_in_the_browser() {
+    use checkpoint_lab::web::{builtin_exercises, check_exercise, validate_exercises};
+    let all = builtin_exercises().unwrap();
+    let first = js_sys::Array::from(&all).get(0);
+    assert_eq!(get(&first, "id").as_string().as_deref(), Some("replay-15s-after-barrier"));
+    let right = check_exercise(first.clone(), JsValue::from_f64(30_000.0)).unwrap();
+    assert_eq!(get(&right, "correct").as_bool(), Some(true));
+    let wrong = check_exercise(first, JsValue::from_f64(60_000.0)).unwrap();
+    assert_eq!(get(&wrong, "correct").as_bool(), Some(false));
+    let bad = js_sys::Array::of1(&config(&[("id", JsValue::from_str("broken"))]));
+    let error: JsValue = validate_exercises(bad.into()).unwrap_err().into();
+    let message = error.dyn_ref::<js_sys::Error>().unwrap().message().as_string().unwrap();
+    assert!(message.contains("\"broken\"") && message.contains("title"), "{message}");
 }

@@ -13,7 +13,7 @@ pub mod sinks;
 pub mod source;
 pub mod units;
 
-pub use config::{Alignment, Config, ConfigError, Snapshots};
+pub use config::{Alignment, Config, ConfigError, Snapshots, MEMORY_BUDGET_BYTES};
 pub use report::{Outcome, Report};
 pub use sim::Sim;
 pub use sinks::SinkDesign;

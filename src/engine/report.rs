@@ -456,6 +456,8 @@ fn build(outcome: &Outcome) -> Report {
     let caught_up_reason = recovery.and_then(|r| {
         if r.caught_up_at_ms.is_some() {
             None
+        } else if r.interrupted {
+            Some("a later crash cut this recovery short".to_string())
         } else if r.restored_at_ms.is_none() {
             Some("the restore had not finished by the end of the horizon".to_string())
         } else if config.capacity_per_s <= config.rate_per_s {

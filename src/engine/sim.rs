@@ -281,9 +281,23 @@ impl Sim {
         self.is_running() && self.caught_up
     }
 
+    /// True once every recovery has either caught up or been cut short by a later crash.
+    pub fn all_recovered(&self) -> bool {
+        self.recoveries.iter().all(|r| r.interrupted || r.caught_up_at_ms.is_some())
+    }
+
     /// Forgets the crashes still scheduled (for a failure-free companion run).
     pub fn cancel_crashes(&mut self) {
         self.crashes.clear();
+    }
+
+    /// Changes the checkpoint interval from now on: the next trigger comes one new interval from now.
+    pub fn set_interval(&mut self, interval_ms: u64) -> Result<(), ConfigError> {
+        let config = Config { interval_ms, ..self.config.clone() };
+        config.validate()?;
+        self.config = config;
+        self.next_trigger_ms = self.now_ms + interval_ms;
+        Ok(())
     }
 
     /// Schedules a crash at `at_ms` (ms since midnight), in addition to the configured one.

@@ -28,7 +28,7 @@ pub fn run_past_recovery(config: &Config) -> (Sim, Sim) {
     let mut until = config.end_ms();
     let limit = until + 3_600_000;
     crashed.run_until(until);
-    while !crashed.recoveries.iter().all(|r| r.caught_up_at_ms.is_some()) {
+    while !crashed.all_recovered() {
         assert!(until < limit, "no catch-up within an hour past the horizon: {config:?}");
         until += 1_000;
         crashed.run_until(until);

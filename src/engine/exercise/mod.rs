@@ -156,6 +156,40 @@ impl Exercise {
 
     /// Reads one exercise from JSON, naming the exercise (its id, or its position) on error.
     pub fn from_value(value: &Value, position: usize) -> Result<Exercise, ExerciseError> {
+        let exercise = Exercise::parse_unvalidated(value, position)?;
+        exercise.validate()?;
+        Ok(exercise)
+    }
+
+    /// Reads a JSON array of exercises and checks their shape and expressions, without running
+    /// the simulations that `validate` runs.
+    pub fn parse_list_unvalidated(text: &str) -> Result<Vec<Exercise>, ExerciseError> {
+        let value: Value = serde_json::from_str(text).map_err(|e| ExerciseError {
+            exercise: "(file)".into(),
+            field: "format".into(),
+            message: e.to_string(),
+        })?;
+        let items = value.as_array().ok_or_else(|| ExerciseError {
+            exercise: "(file)".into(),
+            field: "format".into(),
+            message: "must be a JSON array of exercises".into(),
+        })?;
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let e = Exercise::parse_unvalidated(v, i)?;
+                expr::parse(&e.check).map_err(|m| e.error("check", m))?;
+                if let Some(answer) = &e.answer {
+                    expr::parse(answer).map_err(|m| e.error("answer", m))?;
+                }
+                Ok(e)
+            })
+            .collect()
+    }
+
+    /// Reads one exercise's fields, checking names, required fields and types.
+    fn parse_unvalidated(value: &Value, position: usize) -> Result<Exercise, ExerciseError> {
         let name = value.get("id").and_then(Value::as_str).map_or_else(|| format!("#{}", position + 1), str::to_string);
         let fail =
             |field: &str, message: String| ExerciseError { exercise: name.clone(), field: field.into(), message };
@@ -186,9 +220,7 @@ impl Exercise {
                 }
             }
         }
-        let exercise: Exercise = serde_json::from_value(value.clone()).map_err(|e| fail("format", e.to_string()))?;
-        exercise.validate()?;
-        Ok(exercise)
+        serde_json::from_value(value.clone()).map_err(|e| fail("format", e.to_string()))
     }
 
     /// Reads a JSON array of exercises.

@@ -1,0 +1,132 @@
+//! Hostile input: every command-line flag rejects garbage with one line naming the flag and exit
+//! code 2; a scenario too big for the memory budget is refused before anything is allocated; and
+//! settings the model cannot honour are reported plainly, never a panic or a hang.
+
+use std::process::Command;
+
+use checkpoint_lab::engine::{self, Config, MEMORY_BUDGET_BYTES};
+
+fn cli(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_checkpoint-lab")).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+/// Bad values for each flag: (flag, value).
+const BAD: &[(&str, &str)] = &[
+    ("--partitions", "0"),
+    ("--partitions", "many"),
+    ("--partitions", "-3"),
+    ("--rate", "0"),
+    ("--rate", "1e99"),
+    ("--window", "7"),
+    ("--window", "0s"),
+    ("--emit-every", "7s"),
+    ("--interval", "0s"),
+    ("--interval", "forever"),
+    ("--interval", "5h"),
+    ("--alignment", "sideways"),
+    ("--snapshots", "partial"),
+    ("--backpressure", "1h"),
+    ("--record-size", "lots"),
+    ("--state-size", "2XB"),
+    ("--state-size", "0B"),
+    ("--store-write", "1GB"),
+    ("--store-write", "0B/s"),
+    ("--store-read", "fast"),
+    ("--sync-pause", "-1s"),
+    ("--detection", "never"),
+    ("--restart-delay", "2d"),
+    ("--capacity", "0"),
+    ("--start-time", "25:00:00"),
+    ("--start-offset", "x"),
+    ("--start-checkpoint", "-1"),
+    ("--crash-at", "10:61:00"),
+    ("--crash-at", "09:59:59"),
+    ("--crash-at", "yesterday"),
+    ("--horizon", "0s"),
+    ("--horizon", "2d"),
+    ("--products", "0"),
+    ("--retry-rate", "0.9"),
+    ("--retry-rate", "NaN"),
+    ("--retention", "0s"),
+    ("--latency-sla", "1ms"),
+    ("--seed", "-1"),
+];
+
+#[test]
+fn every_flag_rejects_garbage_with_one_line_and_exit_code_2() {
+    for (flag, value) in BAD {
+        let (code, stdout, stderr) = cli(&["simulate", flag, value]);
+        assert_eq!(code, 2, "{flag} {value}: exit code (stderr {stderr:?})");
+        assert!(stdout.is_empty(), "{flag} {value}: nothing on stdout");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{flag} {value}: one line, got {stderr:?}");
+        assert!(stderr.contains(flag), "{flag} {value}: the line names the flag: {stderr:?}");
+        assert!(!stderr.contains("panicked"), "{flag} {value}: {stderr}");
+    }
+    let (code, _, stderr) = cli(&["simulate", "--no-such-flag"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--no-such-flag"));
+    let (code, _, stderr) = cli(&["sink-rows", "--design", "spreadsheet"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--design"));
+}
+
+#[test]
+fn range_errors_say_the_allowed_range() {
+    let (_, _, stderr) = cli(&["simulate", "--interval", "0s"]);
+    assert_eq!(stderr.trim(), "error: --interval must be between 100 ms and 1 h (got 0 ms)");
+    let (_, _, stderr) = cli(&["simulate", "--crash-at", "09:59:59"]);
+    assert!(stderr.contains("between 10:00:00.001 and 10:09:59.999"), "{stderr}");
+}
+
+#[test]
+fn the_cli_prints_the_table_json_and_csv() {
+    let (code, stdout, _) = cli(&["simulate"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("10:00:45") && stdout.contains("30,000 events since checkpoint 42"));
+    let (code, stdout, _) = cli(&["simulate", "--json", "--interval", "5s"]);
+    assert_eq!(code, 0);
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["interval_replay_events"], 10_000);
+    let (code, stdout, _) = cli(&["sink-rows", "--design", "dedupe-view", "--csv"]);
+    assert_eq!(code, 0);
+    let mut lines = stdout.lines();
+    assert_eq!(lines.next(), Some("product_id,window_start,order_count,emitted_at"));
+    assert_eq!(lines.count(), 200, "one row per (product, window): 100 products, two windows");
+}
+
+#[test]
+fn a_scenario_over_the_memory_budget_is_refused_up_front() {
+    let config = Config {
+        rate_per_s: 1_000_000,
+        capacity_per_s: 2_000_000,
+        horizon_ms: 24 * 3_600_000,
+        products: 100_000,
+        ..Config::default()
+    };
+    assert!(config.estimated_memory_bytes() > MEMORY_BUDGET_BYTES);
+    let err = engine::simulate(&config).unwrap_err();
+    assert_eq!(err.field, "horizon_ms");
+    assert!(err.message.contains("budget"), "{}", err.message);
+    let (code, _, stderr) =
+        cli(&["simulate", "--rate", "1000000", "--capacity", "2000000", "--horizon", "24h", "--products", "100000"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--horizon") && stderr.contains("budget"), "{stderr}");
+}
+
+#[test]
+fn settings_the_model_cannot_honour_are_reported_plainly() {
+    // Capacity at the input rate: the backlog never shrinks.
+    let report = engine::simulate(&Config { capacity_per_s: 2_000, ..Config::default() }).unwrap();
+    assert!(report.caught_up_at.is_none());
+    assert!(report.caught_up_reason.as_deref().unwrap().contains("capacity"));
+    assert!(report.warnings.iter().any(|w| w.contains("never catches up")));
+    // A crash at the very last millisecond: the restore has not finished.
+    let report = engine::simulate(&Config { crash_at_ms: Some(36_599_999), ..Config::default() }).unwrap();
+    assert!(report.restored_at.is_none());
+    assert!(report.caught_up_reason.as_deref().unwrap().contains("restore"));
+}
