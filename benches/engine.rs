@@ -40,6 +40,16 @@ fn benches(c: &mut Criterion) {
         group.throughput(Throughput::Elements(events_of(config)));
         group.bench_function(*name, |b| b.iter(|| engine::run(black_box(config)).unwrap()));
     }
+    // Dragging the crash-time slider: the failure-free run of the previous setting is reused.
+    let previous = engine::run(&Config::default()).unwrap();
+    let moved = Config { crash_at_ms: Some(36_197_000), ..Config::default() };
+    group.throughput(Throughput::Elements(engine::run_reusing(&moved, Some(&previous)).unwrap().run.processed_events));
+    group.bench_function("crash at 10:03:17, reusing the failure-free run", |b| {
+        b.iter(|| engine::run_reusing(black_box(&moved), Some(&previous)).unwrap())
+    });
+    // Building the report from a finished run (figures, sink comparisons, crash table).
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("report of the default scenario", |b| b.iter(|| black_box(&previous).report()));
     for (name, config) in [("floor: generate and count, default", Config::default()), ("floor: one hour", one_hour())] {
         let events = floor(&config);
         group.throughput(Throughput::Elements(events));

@@ -66,3 +66,18 @@ fn recorded_digests_match_this_build() {
     let recorded = std::fs::read_to_string(path).unwrap_or_default();
     assert_eq!(recorded, lines, "the engine's output changed: rerun with UPDATE_DIGESTS=1 and commit tests/fixtures");
 }
+
+#[test]
+fn reusing_the_failure_free_run_gives_the_same_report() {
+    let first = engine::run(&Config::default()).unwrap();
+    for crash_at_ms in [36_031_000, 36_130_500, 36_400_000] {
+        let config = Config { crash_at_ms: Some(crash_at_ms), ..Config::default() };
+        let fresh = serde_json::to_string(&engine::run(&config).unwrap().report()).unwrap();
+        let reused = serde_json::to_string(&engine::run_reusing(&config, Some(&first)).unwrap().report()).unwrap();
+        assert!(fresh == reused, "crash at {crash_at_ms}: reusing the failure-free run changed the report");
+    }
+    // Another interval is another scenario: nothing is reused, and the result is still right.
+    let other = Config { interval_ms: 5_000, ..Config::default() };
+    let reused = engine::run_reusing(&other, Some(&first)).unwrap().report();
+    assert_eq!(reused, engine::simulate(&other).unwrap());
+}

@@ -33,6 +33,22 @@ pub fn run(config: &Config) -> Result<Outcome, ConfigError> {
     Ok(Outcome { run: sim, failure_free })
 }
 
+/// Like [`run`], but when `previous` ran the same scenario with another crash time, its
+/// failure-free run is reused instead of simulated again: dragging the crash-time slider only
+/// simulates the crashed run. The outcome is the same as `run(config)`.
+pub fn run_reusing(config: &Config, previous: Option<&Outcome>) -> Result<Outcome, ConfigError> {
+    let reusable = previous.filter(|p| {
+        let same = Config { crash_at_ms: config.crash_at_ms, ..p.run.config.clone() };
+        same == *config && config.crash_at_ms.is_some()
+    });
+    let Some(previous) = reusable else { return run(config) };
+    let mut sim = Sim::new(config)?;
+    sim.run_to_end();
+    let mut truth = previous.truth().clone();
+    truth.config.crash_at_ms = config.crash_at_ms;
+    Ok(Outcome { run: sim, failure_free: Some(truth) })
+}
+
 /// Runs a scenario and returns its report.
 pub fn simulate(config: &Config) -> Result<Report, ConfigError> {
     Ok(run(config)?.report())

@@ -204,7 +204,8 @@ impl Lab {
     /// Runs `config`; returns the headline figures. On error the previous run stays in place.
     pub fn run(&mut self, config: JsValue) -> Result<JsValue, JsError> {
         let config = config_from_js(&config)?;
-        let outcome = engine::run(&config).map_err(|e| JsError::new(&e.to_string()))?;
+        // Moving only the crash time reuses the previous failure-free run.
+        let outcome = engine::run_reusing(&config, self.outcome.as_ref()).map_err(|e| JsError::new(&e.to_string()))?;
         let report = outcome.report();
         let summary = to_js(&report.summary())?;
         self.outcome = Some(outcome);
