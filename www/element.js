@@ -284,7 +284,7 @@ class LabView {
 
   /// Shows only the named controls ("interval state-size crash-at advanced actions").
   showControls(list) {
-    const shown = new Set(list ? list.split(/[\s,]+/).filter(Boolean) : ALL_CONTROLS);
+    const shown = new Set(list == null ? ALL_CONTROLS : list.split(/[\s,]+/).filter(Boolean));
     const toggle = (node, on) => (on ? node.removeAttribute("hidden") : node.setAttribute("hidden", ""));
     toggle(this.c.interval.row, shown.has("interval"));
     toggle(this.c.state.row, shown.has("state-size"));
@@ -464,14 +464,18 @@ class ExercisePanel {
     if (ex.kind === "number") {
       const id = `${view.id}-answer`;
       this.input = el("input", { id, type: "number", step: "any", inputmode: "decimal", "data-exercise": "answer" });
+      // The draft survives redraws of the panel (a hint, a check).
+      this.input.value = p.draft ?? "";
+      this.input.addEventListener("input", () => { p.draft = this.input.value; });
       children.push(el("p", {}, el("label", { for: id }, "Your answer "), this.input, ex.unit ? ` ${ex.unit}` : ""));
     } else if (ex.kind === "choice") {
       const fieldset = el("fieldset", {}, el("legend", {}, "Choose one"));
       for (const choice of ex.choices) {
         const id = `${view.id}-choice-${choice.id}`;
-        fieldset.append(el("div", { class: "choice" },
-          el("input", { type: "radio", name: `${view.id}-choice`, id, value: choice.id, "data-exercise": "choice" }), " ",
-          el("label", { for: id }, choice.label)));
+        const radio = el("input", { type: "radio", name: `${view.id}-choice`, id, value: choice.id, "data-exercise": "choice" });
+        radio.checked = p.choice === choice.id;
+        radio.addEventListener("change", () => { p.choice = choice.id; });
+        fieldset.append(el("div", { class: "choice" }, radio, " ", el("label", { for: id }, choice.label)));
       }
       children.push(fieldset);
     } else {
@@ -487,9 +491,11 @@ class ExercisePanel {
       button("Hint", "hint", () => { p.hints = Math.min(p.hints + 1, ex.hints.length); this.show(); }),
       button("Reveal the answer", "reveal", () => this.reveal()));
     if (this.ids.length > 1) {
-      buttons.append(
-        button("Previous", "previous", () => this.go(this.index - 1)),
-        button("Next", "next", () => this.go(this.index + 1)));
+      const previous = button("Previous", "previous", () => this.go(this.index - 1));
+      const next = button("Next", "next", () => this.go(this.index + 1));
+      if (this.index === 0) previous.disabled = true;
+      if (this.index === this.ids.length - 1) next.disabled = true;
+      buttons.append(previous, next);
     }
     children.push(buttons);
     if (p.hints > 0) children.push(el("ul", { class: "hints" }, ...ex.hints.slice(0, p.hints).map((h) => el("li", {}, h))));
@@ -547,11 +553,7 @@ class ExercisePanel {
     p.attempts += 1;
     p.verdict = verdict;
     if (verdict.correct) p.solved = true;
-    const kept = this.input?.value;
-    const choice = ex.kind === "choice" ? answer : undefined;
     this.show();
-    if (this.input && kept !== undefined) this.input.value = kept;
-    if (choice) this.view.exercisePanel.querySelector(`input[value="${CSS.escape(choice)}"]`).checked = true;
     this.view.host.dispatchEvent(new CustomEvent("checkpointlab-exercise", {
       bubbles: true, composed: true, detail: { id: ex.id, correct: verdict.correct, attempts: p.attempts },
     }));

@@ -129,6 +129,24 @@ test("presets, reset, warnings and the text alternatives", async () => {
   assert.deepEqual(errors, []);
 });
 
+test("Play moves a time cursor through the crash and recovery", async () => {
+  const { page, errors } = await open(browser, `${base}/index.html`);
+  const before = (await chartPixels(page)).replay.h;
+  await page.click("[data-action=play]");
+  assert.equal(await page.getAttribute("[data-action=play]", "aria-pressed"), "true");
+  await page.waitForTimeout(400);
+  const moving = (await chartPixels(page)).replay.h;
+  assert.notEqual(moving, before, "the cursor is drawn");
+  await page.waitForTimeout(300);
+  assert.notEqual((await chartPixels(page)).replay.h, moving, "and it moves");
+  await page.click("[data-action=play]");
+  assert.equal(await page.textContent("[data-action=play]"), "Play");
+  const paused = (await chartPixels(page)).replay.h;
+  await page.waitForTimeout(300);
+  assert.equal((await chartPixels(page)).replay.h, paused, "paused: the cursor stays");
+  assert.deepEqual(errors, []);
+});
+
 test("screenshots at 1280 and 360 px, light and dark", async () => {
   for (const [width, scheme] of [[1280, "light"], [360, "light"], [1280, "dark"]]) {
     const { page, errors } = await open(browser, `${base}/index.html`, { width, colorScheme: scheme });
