@@ -1,28 +1,10 @@
 //! Determinism: the same configuration gives the same report, and the native build's report
 //! digests are recorded in tests/fixtures so the wasm tests can check the browser build against them.
 
-use checkpoint_lab::engine::{self, Alignment, Config, Snapshots};
+mod common;
 
-/// The scenarios whose report digests both builds must agree on.
-pub fn scenarios() -> Vec<(&'static str, Config)> {
-    vec![
-        ("default", Config::default()),
-        (
-            "unaligned-backpressure",
-            Config { alignment: Alignment::Unaligned, backpressure_ms: 2_000, ..Config::default() },
-        ),
-        (
-            "incremental-retries",
-            Config { snapshots: Snapshots::Incremental, retry_rate: 0.02, seed: 7, ..Config::default() },
-        ),
-        ("tiny-interval", Config { interval_ms: 1_000, crash_at_ms: Some(36_031_500), ..Config::default() }),
-    ]
-}
-
-/// FNV-1a over the report's JSON: small, stable and the same on every platform.
-fn digest(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-}
+use checkpoint_lab::engine::{self, Config};
+use common::{digest, digest_scenarios as scenarios};
 
 #[test]
 fn the_same_configuration_twice_gives_the_same_report() {

@@ -3,8 +3,11 @@
 //! field, and the browser build's reports match the digests the native build recorded.
 #![cfg(target_arch = "wasm32")]
 
-use checkpoint_lab::engine::{self, Alignment, Config, Snapshots};
+mod common;
+
+use checkpoint_lab::engine;
 use checkpoint_lab::web::{defaults, simulate, Lab};
+use common::{digest, digest_scenarios};
 use js_sys::{Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
@@ -105,27 +108,10 @@ fn bad_input_throws_an_error_naming_the_field_and_the_lab_stays_usable() {
     assert_eq!(get(&summary, "replayed_events").as_f64(), Some(30_000.0));
 }
 
-/// The same FNV-1a digest as tests/determinism.rs.
-fn digest(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-}
-
 #[wasm_bindgen_test]
 fn the_browser_build_reproduces_the_native_reports() {
     let recorded = include_str!("fixtures/report-digests.txt");
-    let scenarios = [
-        ("default", Config::default()),
-        (
-            "unaligned-backpressure",
-            Config { alignment: Alignment::Unaligned, backpressure_ms: 2_000, ..Config::default() },
-        ),
-        (
-            "incremental-retries",
-            Config { snapshots: Snapshots::Incremental, retry_rate: 0.02, seed: 7, ..Config::default() },
-        ),
-        ("tiny-interval", Config { interval_ms: 1_000, crash_at_ms: Some(36_031_500), ..Config::default() }),
-    ];
-    for (name, config) in scenarios {
+    for (name, config) in digest_scenarios() {
         let json = serde_json::to_string(&engine::simulate(&config).unwrap()).unwrap();
         let line = format!("{name} {:016x}", digest(&json));
         assert!(recorded.lines().any(|l| l == line), "{name}: the wasm report differs from the native one ({line})");

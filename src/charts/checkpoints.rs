@@ -4,7 +4,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{clock_label, draw_legend, LegendEntry, Swatch, TextAlternative, View};
+use super::{draw_legend, time_chart, vertical_line, Frame, LegendEntry, Swatch, TextAlternative, View};
 use crate::engine::report::Report;
 use crate::engine::sim::TimelineKind;
 use crate::engine::units::{format_bytes, format_count, format_duration_ms};
@@ -20,30 +20,20 @@ pub fn draw<DB: DrawingBackend>(
     view: &View,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = view.theme.palette();
-    area.fill(&pal.background)?;
-    let start_ms = report.config.start_time_ms;
     let horizon_s = report.config.horizon_ms as f64 / 1000.0;
     let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
-    let mut chart = ChartBuilder::on(area)
-        .caption(if view.compact { SHORT_TITLE } else { TITLE }, text(15.0))
-        .margin(view.px(8.0))
-        .margin_right(view.px(24.0))
-        .x_label_area_size(view.px(34.0))
-        .y_label_area_size(view.px(40.0))
-        .build_cartesian_2d(view.time_axis(horizon_s), 0f64..4.0)?;
-    chart
-        .configure_mesh()
-        .x_desc(X_LABEL)
-        .y_desc(Y_LABEL)
-        .disable_y_mesh()
-        .y_labels(0)
-        .x_label_formatter(&|x| clock_label(start_ms, *x))
-        .label_style(text(11.0))
-        .axis_desc_style(text(12.0))
-        .axis_style(pal.foreground)
-        .bold_line_style(pal.grid)
-        .light_line_style(pal.background)
-        .draw()?;
+    let frame = Frame {
+        title: if view.compact { SHORT_TITLE } else { TITLE },
+        x_desc: X_LABEL,
+        x: view.time_axis(horizon_s),
+        start_ms: report.config.start_time_ms,
+        y_max: 4.0,
+        y_desc: Y_LABEL,
+        y_label_px: 40.0,
+        y_labels: 0,
+        y_format: &|_| String::new(),
+    };
+    let mut chart = time_chart(area, frame, view)?;
     let taken = &report.checkpoints[1..];
     let label_every = (taken.len() / 12).max(1);
     for (i, c) in taken.iter().enumerate() {
@@ -81,17 +71,11 @@ pub fn draw<DB: DrawingBackend>(
         LegendEntry::new("completed", pal.green, Swatch::Mark),
     ];
     if let Some(crash) = &report.crash {
-        chart.draw_series(std::iter::once(PathElement::new(
-            vec![(crash.at.s, 0.0), (crash.at.s, 4.0)],
-            pal.vermillion.stroke_width(view.px(2.0)),
-        )))?;
+        vertical_line(&mut chart, crash.at.s, pal.vermillion, 2.0, view)?;
         legend.push(LegendEntry::new(format!("crash at {}", crash.at.at), pal.vermillion, Swatch::Mark));
     }
     if let Some(cursor) = view.cursor_s {
-        chart.draw_series(std::iter::once(PathElement::new(
-            vec![(cursor, 0.0), (cursor, 4.0)],
-            pal.foreground.stroke_width(view.px(1.0)),
-        )))?;
+        vertical_line(&mut chart, cursor, pal.foreground, 1.0, view)?;
     }
     draw_legend(&chart.plotting_area().strip_coord_spec(), &legend, view)?;
     area.present()

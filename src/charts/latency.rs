@@ -5,7 +5,10 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{clock_label, draw_legend, seconds_label, LegendEntry, Swatch, TextAlternative, View};
+use super::{
+    clock_label, draw_legend, seconds_label, time_chart, vertical_line, Frame, LegendEntry, Swatch, TextAlternative,
+    View,
+};
 use crate::engine::report::Report;
 use crate::engine::sinks::SinkDesign;
 use crate::engine::units::format_duration_ms;
@@ -22,32 +25,21 @@ pub fn draw<DB: DrawingBackend>(
     view: &View,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = view.theme.palette();
-    area.fill(&pal.background)?;
-    let start_ms = report.config.start_time_ms;
     let horizon_s = report.config.horizon_ms as f64 / 1000.0;
     let peak = report.series.iter().map(|s| s.staleness_ms.transactional.max(s.staleness_ms.upsert)).max().unwrap_or(0);
     let y_max = (peak as f64 / 1000.0 * 1.15).max(5.0);
-    let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
-    let mut chart = ChartBuilder::on(area)
-        .caption(if view.compact { SHORT_TITLE } else { TITLE }, text(15.0))
-        .margin(view.px(8.0))
-        .margin_right(view.px(24.0))
-        .x_label_area_size(view.px(34.0))
-        .y_label_area_size(view.px(52.0))
-        .build_cartesian_2d(view.time_axis(horizon_s), 0f64..y_max)?;
-    chart
-        .configure_mesh()
-        .x_desc(X_LABEL)
-        .y_desc(Y_LABEL)
-        .y_labels(5)
-        .x_label_formatter(&|x| clock_label(start_ms, *x))
-        .y_label_formatter(&|y| format!("{y:.0}"))
-        .label_style(text(11.0))
-        .axis_desc_style(text(12.0))
-        .axis_style(pal.foreground)
-        .bold_line_style(pal.grid)
-        .light_line_style(pal.background)
-        .draw()?;
+    let frame = Frame {
+        title: if view.compact { SHORT_TITLE } else { TITLE },
+        x_desc: X_LABEL,
+        x: view.time_axis(horizon_s),
+        start_ms: report.config.start_time_ms,
+        y_max,
+        y_desc: Y_LABEL,
+        y_label_px: 52.0,
+        y_labels: 5,
+        y_format: &|y| format!("{y:.0}"),
+    };
+    let mut chart = time_chart(area, frame, view)?;
     let immediate_bold = highlight != SinkDesign::Transactional;
     let width = |bold: bool| view.px(if bold { 3.0 } else { 1.5 });
     let series = |pick: fn(&crate::engine::sim::SinkStaleness) -> u64| {
@@ -60,10 +52,7 @@ pub fn draw<DB: DrawingBackend>(
         LegendEntry::new("transactional (visible at commit)", pal.orange, Swatch::Line),
     ];
     if let Some(crash) = &report.crash {
-        chart.draw_series(std::iter::once(PathElement::new(
-            vec![(crash.at.s, 0.0), (crash.at.s, y_max)],
-            pal.vermillion.stroke_width(view.px(2.0)),
-        )))?;
+        vertical_line(&mut chart, crash.at.s, pal.vermillion, 2.0, view)?;
         legend.push(LegendEntry::new(format!("crash at {}", crash.at.at), pal.vermillion, Swatch::Mark));
     }
     let sla_s = report.config.latency_sla_ms as f64 / 1000.0;
@@ -77,10 +66,7 @@ pub fn draw<DB: DrawingBackend>(
         legend.push(LegendEntry::new(format!("latency SLA {}", seconds_label(sla_s)), pal.purple, Swatch::Dashed));
     }
     if let Some(cursor) = view.cursor_s {
-        chart.draw_series(std::iter::once(PathElement::new(
-            vec![(cursor, 0.0), (cursor, y_max)],
-            pal.foreground.stroke_width(view.px(1.0)),
-        )))?;
+        vertical_line(&mut chart, cursor, pal.foreground, 1.0, view)?;
     }
     draw_legend(&chart.plotting_area().strip_coord_spec(), &legend, view)?;
     area.present()

@@ -292,3 +292,75 @@ impl plotters::coord::ranged1d::Ranged for LogSecondsAxis {
         self.from..self.to
     }
 }
+
+/// What distinguishes one time chart's frame from another's.
+pub struct Frame<'t> {
+    pub title: &'t str,
+    pub x_desc: &'t str,
+    pub x: TimeAxis,
+    pub start_ms: u64,
+    pub y_max: f64,
+    pub y_desc: &'t str,
+    /// Width of the y label area in CSS pixels.
+    pub y_label_px: f64,
+    pub y_labels: usize,
+    pub y_format: &'t dyn Fn(&f64) -> String,
+}
+
+/// A chart over the scenario clock, as every time chart is drawn.
+pub type TimeChart<'a, DB> = plotters::chart::ChartContext<
+    'a,
+    DB,
+    plotters::coord::cartesian::Cartesian2d<TimeAxis, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// Fills the background and draws the title, the clock axis, the y axis and the grid.
+pub fn time_chart<'a, DB: plotters::prelude::DrawingBackend>(
+    area: &'a plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    frame: Frame,
+    view: &View,
+) -> Result<TimeChart<'a, DB>, plotters::prelude::DrawingAreaErrorKind<DB::ErrorType>> {
+    use plotters::prelude::*;
+    let pal = view.theme.palette();
+    area.fill(&pal.background)?;
+    let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
+    let mut chart = ChartBuilder::on(area)
+        .caption(frame.title, text(15.0))
+        .margin(view.px(8.0))
+        .margin_right(view.px(24.0))
+        .x_label_area_size(view.px(34.0))
+        .y_label_area_size(view.px(frame.y_label_px))
+        .build_cartesian_2d(frame.x, 0f64..frame.y_max)?;
+    let start_ms = frame.start_ms;
+    chart
+        .configure_mesh()
+        .x_desc(frame.x_desc)
+        .y_desc(frame.y_desc)
+        .y_labels(frame.y_labels)
+        .x_label_formatter(&|x| clock_label(start_ms, *x))
+        .y_label_formatter(frame.y_format)
+        .label_style(text(11.0))
+        .axis_desc_style(text(12.0))
+        .axis_style(pal.foreground)
+        .bold_line_style(pal.grid)
+        .light_line_style(pal.background)
+        .draw()?;
+    Ok(chart)
+}
+
+/// A full-height vertical line at `x` seconds (the crash, the animation's cursor).
+pub fn vertical_line<DB: plotters::prelude::DrawingBackend>(
+    chart: &mut TimeChart<'_, DB>,
+    x: f64,
+    color: RGBColor,
+    width_css: f64,
+    view: &View,
+) -> Result<(), plotters::prelude::DrawingAreaErrorKind<DB::ErrorType>> {
+    use plotters::prelude::*;
+    let top = chart.y_range().end;
+    chart.draw_series(std::iter::once(PathElement::new(
+        vec![(x, 0.0), (x, top)],
+        color.stroke_width(view.px(width_css)),
+    )))?;
+    Ok(())
+}

@@ -5,7 +5,9 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{clock_label, draw_legend, LegendEntry, Swatch, TextAlternative, TimeAxis, View};
+use super::{
+    clock_label, draw_legend, time_chart, vertical_line, Frame, LegendEntry, Swatch, TextAlternative, TimeAxis, View,
+};
 use crate::engine::clock::ClockTime;
 use crate::engine::report::Outcome;
 use crate::engine::sinks::Row;
@@ -108,39 +110,29 @@ pub fn draw<DB: DrawingBackend>(
     view: &View,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = view.theme.palette();
-    area.fill(&pal.background)?;
     let config = &outcome.run.config;
     let start_ms = config.start_time_ms;
     let d = data(outcome, window_start_ms, product);
     let (from_s, to_s) = x_range(outcome, window_start_ms);
     let in_view = |t: f64| t >= from_s && t <= to_s;
     let y_max = d.appended.iter().filter(|p| in_view(p.0)).map(|p| p.1).max().unwrap_or(1) as f64 * 1.12 + 1.0;
-    let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
     let title = if view.compact {
         format!("Product {product}, window {}", ClockTime(window_start_ms))
     } else {
         format!("{TITLE}: product {product}, window {}", ClockTime(window_start_ms))
     };
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, text(15.0))
-        .margin(view.px(8.0))
-        .margin_right(view.px(24.0))
-        .x_label_area_size(view.px(34.0))
-        .y_label_area_size(view.px(56.0))
-        .build_cartesian_2d(TimeAxis::between(from_s, to_s, if view.compact { 4.0 } else { 8.0 }), 0f64..y_max)?;
-    chart
-        .configure_mesh()
-        .x_desc(X_LABEL)
-        .y_desc(Y_LABEL)
-        .y_labels(5)
-        .x_label_formatter(&|x| clock_label(start_ms, *x))
-        .y_label_formatter(&|y| format_count(y.max(0.0).round() as u64))
-        .label_style(text(11.0))
-        .axis_desc_style(text(12.0))
-        .axis_style(pal.foreground)
-        .bold_line_style(pal.grid)
-        .light_line_style(pal.background)
-        .draw()?;
+    let frame = Frame {
+        title: &title,
+        x_desc: X_LABEL,
+        x: TimeAxis::between(from_s, to_s, if view.compact { 4.0 } else { 8.0 }),
+        start_ms,
+        y_max,
+        y_desc: Y_LABEL,
+        y_label_px: 56.0,
+        y_labels: 5,
+        y_format: &|y| format_count(y.max(0.0).round() as u64),
+    };
+    let mut chart = time_chart(area, frame, view)?;
     let clip = |points: Vec<(f64, f64)>| -> Vec<(f64, f64)> {
         points.into_iter().map(|(t, v)| (t.clamp(from_s, to_s), v)).collect()
     };
@@ -173,10 +165,7 @@ pub fn draw<DB: DrawingBackend>(
         LegendEntry::new("transactional reader", pal.orange, Swatch::Line),
     ];
     if let Some(cursor) = view.cursor_s.filter(|c| in_view(*c)) {
-        chart.draw_series(std::iter::once(PathElement::new(
-            vec![(cursor, 0.0), (cursor, y_max)],
-            pal.foreground.stroke_width(view.px(1.0)),
-        )))?;
+        vertical_line(&mut chart, cursor, pal.foreground, 1.0, view)?;
     }
     draw_legend(&chart.plotting_area().strip_coord_spec(), &legend, view)?;
     area.present()

@@ -4,7 +4,7 @@
 
 use checkpoint_lab::engine::clock::parse_clock;
 use checkpoint_lab::engine::sinks::Row;
-use checkpoint_lab::engine::{Config, Sim};
+use checkpoint_lab::engine::{Alignment, Config, Sim, Snapshots};
 
 /// Milliseconds since midnight of a clock text like "10:00:45".
 pub fn at(text: &str) -> u64 {
@@ -53,4 +53,25 @@ pub fn extra_rows(a: &[Row], b: &[Row]) -> Vec<(u32, u64, u32)> {
     }
     assert_eq!(j, b.len(), "every failure-free row must also be in the crashed run's table");
     extra
+}
+
+/// The scenarios whose report digests the native and the browser builds must agree on.
+pub fn digest_scenarios() -> Vec<(&'static str, Config)> {
+    vec![
+        ("default", Config::default()),
+        (
+            "unaligned-backpressure",
+            Config { alignment: Alignment::Unaligned, backpressure_ms: 2_000, ..Config::default() },
+        ),
+        (
+            "incremental-retries",
+            Config { snapshots: Snapshots::Incremental, retry_rate: 0.02, seed: 7, ..Config::default() },
+        ),
+        ("tiny-interval", Config { interval_ms: 1_000, crash_at_ms: Some(36_031_500), ..Config::default() }),
+    ]
+}
+
+/// FNV-1a over a report's JSON: small, stable and the same on every platform.
+pub fn digest(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }

@@ -132,6 +132,15 @@ pub struct Reveal {
     pub choices: Vec<String>,
 }
 
+/// Reads an exercise file: a JSON array of exercise objects.
+fn json_array(text: &str) -> Result<Vec<Value>, ExerciseError> {
+    let file_error = |message: String| ExerciseError { exercise: "(file)".into(), field: "format".into(), message };
+    match serde_json::from_str(text).map_err(|e| file_error(e.to_string()))? {
+        Value::Array(items) => Ok(items),
+        _ => Err(file_error("must be a JSON array of exercises".into())),
+    }
+}
+
 fn to_fields(settings: &Map<String, Value>) -> Vec<(String, FieldValue)> {
     settings
         .iter()
@@ -164,16 +173,7 @@ impl Exercise {
     /// Reads a JSON array of exercises and checks their shape and expressions, without running
     /// the simulations that `validate` runs.
     pub fn parse_list_unvalidated(text: &str) -> Result<Vec<Exercise>, ExerciseError> {
-        let value: Value = serde_json::from_str(text).map_err(|e| ExerciseError {
-            exercise: "(file)".into(),
-            field: "format".into(),
-            message: e.to_string(),
-        })?;
-        let items = value.as_array().ok_or_else(|| ExerciseError {
-            exercise: "(file)".into(),
-            field: "format".into(),
-            message: "must be a JSON array of exercises".into(),
-        })?;
+        let items = json_array(text)?;
         items
             .iter()
             .enumerate()
@@ -225,16 +225,7 @@ impl Exercise {
 
     /// Reads a JSON array of exercises.
     pub fn list_from_json(text: &str) -> Result<Vec<Exercise>, ExerciseError> {
-        let value: Value = serde_json::from_str(text).map_err(|e| ExerciseError {
-            exercise: "(file)".into(),
-            field: "format".into(),
-            message: e.to_string(),
-        })?;
-        let items = value.as_array().ok_or_else(|| ExerciseError {
-            exercise: "(file)".into(),
-            field: "format".into(),
-            message: "must be a JSON array of exercises".into(),
-        })?;
+        let items = json_array(text)?;
         let list = items.iter().enumerate().map(|(i, v)| Exercise::from_value(v, i)).collect::<Result<Vec<_>, _>>()?;
         for (i, e) in list.iter().enumerate() {
             if list[..i].iter().any(|other| other.id == e.id) {
