@@ -170,6 +170,7 @@ export declare class CheckpointLabElement extends HTMLElement {
 export declare const SCENARIOS: Record<ScenarioName, { label: string; settings: Partial<Config> }>;
 export declare function load(): Promise<unknown>;
 export declare function simulate(config?: Partial<Config>): Promise<Report>;
+export declare function defaults(): Promise<Config>;
 export declare function defaultConfig(): Promise<Config>;
 export declare function mount(element: Element, options?: MountOptions): Promise<LabHandle>;
 export declare function wasmMemoryBytes(): Promise<number>;

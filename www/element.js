@@ -2,7 +2,7 @@
 // glue; a page needs nothing else. Everything it shows lives in its shadow root, text goes in
 // through textContent only, and styles come from checkpoint-lab.css beside this module.
 import init, {
-  Lab, Player, defaults, parseAttributes, simulate as simulateWasm,
+  Lab, Player, defaults as wasmDefaults, parseAttributes, simulate as simulateWasm,
   builtinExercises, validateExercises, checkExercise, revealExercise,
 } from "./checkpoint_lab.js";
 
@@ -77,10 +77,13 @@ export async function simulate(config) {
 }
 
 /// The default settings (the lesson's worked example).
-export async function defaultConfig() {
+export async function defaults() {
   await load();
-  return defaults();
+  return wasmDefaults();
 }
+
+/// The same as defaults(), under a name that cannot be mistaken for a variable.
+export const defaultConfig = defaults;
 
 // ---------- formatting for people ----------
 const count = (n) => Math.round(n).toLocaleString("en-US");
@@ -119,7 +122,7 @@ class LabView {
     this.shadow = shadow;
     this.id = `cl${++instances}`;
     this.lab = new Lab();
-    this.base = defaults();
+    this.base = wasmDefaults();
     this.options = {};
     this.pending = false;
     this.timings = [];

@@ -122,6 +122,16 @@ test("bad input throws an Error naming the field, and the instance stays usable"
   });
   assert.equal(figure, 20000);
   assert.equal((await page.evaluate(() => window.__handle.report().config.interval_ms)), 10000);
+  // The module API on its own: defaults() and simulate(), with simulate()'s errors.
+  const api = await page.evaluate(async () => {
+    const { defaults, simulate } = await import("/pkg/checkpoint-lab.js");
+    const d = await defaults();
+    const r = await simulate({ interval_ms: 5000 });
+    let error;
+    try { await simulate({ interval_ms: "5s" }); } catch (e) { error = e instanceof Error && e.message; }
+    return { interval: d.interval_ms, replay: r.interval_replay_events, error };
+  });
+  assert.deepEqual(api, { interval: 30000, replay: 10000, error: "interval_ms: must be a number (got the string \"5s\")" });
   assert.deepEqual(await page.evaluate(() => window.__violations), []);
   assert.deepEqual(errors, []);
 });
