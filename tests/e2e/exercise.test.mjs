@@ -81,3 +81,11 @@ test("the README's exercise for authors, loaded with exercises-src", async () =>
   assert.deepEqual(await events(p), [{ id: "replay-at-10-02-10", correct: true, attempts: 1 }]);
   assert.deepEqual(errors, []);
 });
+
+test("the practice page carries every built-in exercise", async () => {
+  const { page: p, errors } = await open(browser, `${base}/exercises.html`);
+  assert.match(await p.textContent(".exercise .progress"), /Exercise 1 of 10/);
+  await p.click("[data-exercise=next]");
+  assert.match(await p.textContent(".exercise h3"), /between barrier and completion/);
+  assert.deepEqual(errors, []);
+});
