@@ -39,6 +39,7 @@ for (const slider of ["interval", "state-size", "crash-at"]) {
       const before = timings.length;
       input.dispatchEvent(new Event("input", { bubbles: true }));
       await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      while (view.busy) await new Promise((r) => requestAnimationFrame(r));
       if (timings.length > before) out.push(timings[timings.length - 1]);
     }
     return out;

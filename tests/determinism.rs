@@ -63,3 +63,23 @@ fn reusing_the_failure_free_run_gives_the_same_report() {
     let reused = engine::run_reusing(&other, Some(&first)).unwrap().report();
     assert_eq!(reused, engine::simulate(&other).unwrap());
 }
+
+#[test]
+fn a_run_advanced_in_slices_gives_the_same_report() {
+    for (name, config) in scenarios() {
+        let whole = serde_json::to_string(&engine::simulate(&config).unwrap()).unwrap();
+        let mut runner = engine::Runner::new(&config, None).unwrap();
+        let mut last = 0.0;
+        let mut slices = 0;
+        while !runner.advance(7_919) {
+            let progress = runner.progress();
+            assert!(progress >= last && progress <= 1.0, "{name}: progress {progress} after {last}");
+            last = progress;
+            slices += 1;
+        }
+        assert!(slices > 10, "{name}: {slices} slices");
+        assert_eq!(runner.progress(), 1.0);
+        let sliced = serde_json::to_string(&runner.finish().report()).unwrap();
+        assert!(whole == sliced, "{name}: slicing the run changed the report");
+    }
+}

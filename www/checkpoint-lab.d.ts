@@ -163,6 +163,8 @@ export interface LabHandle {
 }
 
 export declare class CheckpointLabElement extends HTMLElement {
+  /** True while a run is being computed over several frames. */
+  readonly busy: boolean;
   report(): Report | undefined;
   summary(): Summary | undefined;
 }

@@ -24,6 +24,8 @@ const CHARTS = [
   ["checkpoints", "Checkpoint timeline"],
 ];
 const ALL_CONTROLS = ["interval", "state-size", "crash-at", "advanced", "actions"];
+/// Engine time per frame for runs started by the student: the page never blocks for longer.
+const FRAME_BUDGET_MS = 24;
 
 /// Named scenarios: the settings each changes from the lesson's default.
 export const SCENARIOS = {
@@ -226,11 +228,12 @@ class LabView {
     }
     this.crashTable = el("table", { class: "crash-table", "data-table": "crash" });
     this.error = el("p", { class: "error", role: "alert" });
+    this.progressBar = el("progress", { class: "running", max: "1", value: "0", hidden: "", "aria-label": "Simulating" });
     this.exercisePanel = el("section", { class: "exercise", hidden: "" });
 
     const css = el("link", { rel: "stylesheet", href: new URL("./checkpoint-lab.css", import.meta.url).href });
     this.root = el("div", { class: "lab" },
-      this.exercisePanel, main, this.advanced, this.actions, this.error, figures, this.warnings,
+      this.exercisePanel, main, this.advanced, this.actions, this.error, this.progressBar, figures, this.warnings,
       el("h3", {}, "A crash, second by second"), this.crashTable,
       el("h3", {}, "Charts"), chartList);
     this.shadow.replaceChildren(css, this.root);
@@ -241,10 +244,17 @@ class LabView {
     this.scenario.input.addEventListener("change", () => { this.applySettings(SCENARIOS[this.scenario.get()].settings); this.update("input"); });
     this.reset.addEventListener("click", () => { this.scenario.set("lesson"); this.applySettings({}); this.cursorS = undefined; this.update("input"); });
     this.play.addEventListener("click", () => this.togglePlay());
-    this.resizeObserver = new ResizeObserver(() => this.schedule());
+    // A new width only needs the charts redrawn (at the new size), not a new run.
+    this.lastWidth = 0;
+    this.resizeObserver = new ResizeObserver((entries) => {
+      const width = Math.round(entries[entries.length - 1].contentRect.width);
+      if (width === this.lastWidth) return;
+      this.lastWidth = width;
+      requestAnimationFrame(() => this.summary && this.lab && this.drawCharts());
+    });
     this.resizeObserver.observe(this.root);
     this.darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
-    this.onScheme = () => this.schedule();
+    this.onScheme = () => this.summary && this.drawCharts();
     this.darkQuery.addEventListener("change", this.onScheme);
   }
 
@@ -355,12 +365,63 @@ class LabView {
     this.crashTable.replaceChildren(el("thead", {}, head), el("tbody", {}, ...body));
   }
 
-  /// Runs `config` (throws on bad input, leaving the previous run in place), then redraws.
+  /// Runs `config` at once (throws on bad input, leaving the previous run in place), then redraws.
   run(config, cause) {
-    const { c } = this;
-    for (const control of Object.values(c)) control.show?.();
-    this.lab.select(c.sink.get(), Number(c.window.get()), Number(c.product.get()));
+    for (const control of Object.values(this.c)) control.show?.();
+    this.lab.select(this.c.sink.get(), Number(this.c.window.get()), Number(this.c.product.get()));
     const summary = this.lab.run(config);
+    this.generation = (this.generation || 0) + 1; // drops a sliced run still going
+    this.busy = false;
+    this.showProgress(null);
+    this.finishRun(summary, config, cause);
+    return summary;
+  }
+
+  /// Runs `config` in slices of at most FRAME_BUDGET_MS per frame, so no task blocks the page;
+  /// a newer run drops this one. Throws on bad input before anything changes.
+  startRun(config, cause, started = performance.now()) {
+    for (const control of Object.values(this.c)) control.show?.();
+    this.lab.select(this.c.sink.get(), Number(this.c.window.get()), Number(this.c.product.get()));
+    this.lab.begin(config);
+    const generation = (this.generation = (this.generation || 0) + 1);
+    this.busy = true;
+    const step = () => {
+      if (generation !== this.generation || !this.lab) return;
+      let result;
+      try {
+        result = this.lab.advance(FRAME_BUDGET_MS);
+      } catch (e) {
+        this.error.textContent = String(e.message || e);
+        this.busy = false;
+        return;
+      }
+      if (!result.done) {
+        this.showProgress(result.progress);
+        requestAnimationFrame(step);
+        return;
+      }
+      this.showProgress(null);
+      this.busy = false;
+      this.finishRun(result.summary, config, cause);
+      this.timings.push(performance.now() - started);
+    };
+    // The first slice waits for the next frame: the frame this was called in may already have
+    // spent its budget on the run this one replaces.
+    requestAnimationFrame(step);
+  }
+
+  showProgress(fraction) {
+    if (fraction == null) {
+      this.progressBar.setAttribute("hidden", "");
+    } else {
+      this.progressBar.removeAttribute("hidden");
+      this.progressBar.value = fraction;
+      this.progressBar.textContent = `${Math.round(fraction * 100)}%`;
+    }
+  }
+
+  /// Shows a finished run: figures, charts, the crash table, the change event.
+  finishRun(summary, config, cause) {
     this.summary = summary;
     this.showFigures(summary);
     this.drawCharts();
@@ -372,15 +433,12 @@ class LabView {
       this.host.dispatchEvent(new CustomEvent("checkpointlab-change", { bubbles: true, composed: true, detail: { ...summary, settings: config } }));
     }
     this.firstDrawnAt ??= performance.now();
-    this.onRun?.();
-    return summary;
   }
 
   /// Re-runs from the controls; shows an error in the component instead of throwing.
   update(cause, started = performance.now()) {
     try {
-      this.run(this.config(), cause);
-      this.timings.push(performance.now() - started);
+      this.startRun(this.config(), cause, started);
     } catch (e) {
       this.error.textContent = String(e.message || e);
     }
@@ -606,7 +664,12 @@ export class CheckpointLabElement extends HTMLElement {
     }
     if (!this.isConnected || this.view) return;
     this.view = new LabView(this, this.shadowRoot);
-    this.refresh(false);
+    // The first picture is drawn at once, so "ready" means drawn.
+    try {
+      this.apply(false, { sync: true });
+    } catch (e) {
+      this.view.error.textContent = String(e.message || e);
+    }
     if (loadError) this.view.error.textContent = String(loadError.message || loadError);
     this.dataset.ready = "true";
     this.dispatchEvent(new CustomEvent("checkpointlab-ready", { bubbles: true, composed: true }));
@@ -639,7 +702,7 @@ export class CheckpointLabElement extends HTMLElement {
   }
 
   /// Applies the attributes and options and re-runs; throws an Error naming a bad setting.
-  apply(cause) {
+  apply(cause, { sync = false } = {}) {
     const view = this.view;
     const { config, scenarioName } = this.describedConfig();
     const sink = view.options.sink || this.getAttribute("sink");
@@ -651,12 +714,14 @@ export class CheckpointLabElement extends HTMLElement {
       throw new Error(`theme: must be light, dark or auto (got ${JSON.stringify(theme)})`);
     }
     const exercises = this.exerciseIds();
-    view.lab.run(config);
+    view.lab.begin(config); // checks every field before anything changes
     view.scenario.set(scenarioName);
     if (sink) view.c.sink.set(sink);
     view.showControls(view.options.controls ?? this.getAttribute("controls"));
     view.applySettings(config);
-    view.run({ ...view.settings(), ...view.extra }, cause ? "attribute" : undefined);
+    const settled = { ...view.settings(), ...view.extra };
+    if (sync) view.run(settled, cause ? "attribute" : undefined);
+    else view.startRun(settled, cause ? "attribute" : undefined);
     const key = exercises.join(" ");
     if (!exercises.length) {
       view.panel = undefined;
@@ -702,6 +767,11 @@ export class CheckpointLabElement extends HTMLElement {
   summary() {
     return this.view?.summary;
   }
+
+  /// True while a run is being computed over several frames.
+  get busy() {
+    return Boolean(this.view?.busy);
+  }
 }
 
 if (!customElements.get("checkpoint-lab")) customElements.define("checkpoint-lab", CheckpointLabElement);
@@ -731,7 +801,7 @@ export async function mount(element, options) {
       const previous = lab.view.options;
       lab.view.options = { ...previous, ...opts };
       try {
-        lab.apply(true);
+        lab.apply(true, { sync: true });
       } catch (e) {
         lab.view.options = previous;
         lab.refresh(false);

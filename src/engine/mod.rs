@@ -18,35 +18,119 @@ pub use report::{Outcome, Report};
 pub use sim::Sim;
 pub use sinks::SinkDesign;
 
-/// Runs a scenario to its horizon, together with its failure-free companion (the same run with
-/// the crash cancelled, forked at the crash instant so the shared prefix is simulated once).
+/// A run that can be advanced a slice of virtual time at a time, so a page can spread a long
+/// simulation over several frames and drop it when a newer setting arrives. The crashed run and
+/// its failure-free companion (the same run with the crash cancelled, forked at the crash
+/// instant so the shared prefix is simulated once) are advanced in turn.
+#[derive(Clone, Debug)]
+pub struct Runner {
+    run: Sim,
+    failure_free: Option<Sim>,
+    stage: Stage,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    /// The run, up to the crash, where the failure-free companion forks off.
+    UpToCrash(u64),
+    /// The failure-free companion, to the end.
+    FailureFree,
+    /// The run, to the end.
+    Run,
+    Done,
+}
+
+impl Runner {
+    /// Starts a run. When `previous` ran the same scenario with another crash time, its
+    /// failure-free run is reused instead of simulated again (moving only the crash time).
+    pub fn new(config: &Config, previous: Option<&Outcome>) -> Result<Runner, ConfigError> {
+        let run = Sim::new(config)?;
+        let reusable = previous.filter(|p| {
+            let same = Config { crash_at_ms: config.crash_at_ms, ..p.run.config.clone() };
+            same == *config && config.crash_at_ms.is_some()
+        });
+        Ok(match (reusable, config.crash_at_ms) {
+            (Some(previous), _) => {
+                let mut truth = previous.truth().clone();
+                truth.config.crash_at_ms = config.crash_at_ms;
+                Runner { run, failure_free: Some(truth), stage: Stage::Run }
+            }
+            (None, Some(crash_at)) => Runner { run, failure_free: None, stage: Stage::UpToCrash(crash_at) },
+            (None, None) => Runner { run, failure_free: None, stage: Stage::Run },
+        })
+    }
+
+    /// Advances by up to `slice_ms` of virtual time; returns true once the run is complete.
+    pub fn advance(&mut self, slice_ms: u64) -> bool {
+        let end = self.run.config.end_ms();
+        match self.stage {
+            Stage::UpToCrash(crash_at) => {
+                self.run.run_until(crash_at.min(self.run.now_ms().saturating_add(slice_ms)));
+                if self.run.now_ms() >= crash_at {
+                    let mut truth = self.run.clone();
+                    truth.cancel_crashes();
+                    self.failure_free = Some(truth);
+                    self.stage = Stage::FailureFree;
+                }
+            }
+            Stage::FailureFree => {
+                let truth = self.failure_free.as_mut().expect("forked at the crash");
+                truth.run_until(end.min(truth.now_ms().saturating_add(slice_ms)));
+                if truth.now_ms() >= end {
+                    truth.run_to_end();
+                    self.stage = Stage::Run;
+                }
+            }
+            Stage::Run => {
+                self.run.run_until(end.min(self.run.now_ms().saturating_add(slice_ms)));
+                if self.run.now_ms() >= end {
+                    self.run.run_to_end();
+                    self.stage = Stage::Done;
+                }
+            }
+            Stage::Done => {}
+        }
+        self.stage == Stage::Done
+    }
+
+    /// How far along the run is, from 0 to 1, in simulated time.
+    pub fn progress(&self) -> f64 {
+        let config = &self.run.config;
+        let horizon = config.horizon_ms as f64;
+        let start = config.start_time_ms;
+        let done = |sim: &Sim| sim.now_ms().saturating_sub(start) as f64;
+        let crash_part = config.crash_at_ms.map_or(0.0, |c| horizon - c.saturating_sub(start) as f64);
+        let total = horizon + crash_part;
+        let finished = match self.stage {
+            Stage::UpToCrash(_) => done(&self.run),
+            Stage::FailureFree => {
+                let truth = self.failure_free.as_ref().expect("forked");
+                done(&self.run) + done(truth) - (horizon - crash_part)
+            }
+            Stage::Run if self.failure_free.is_some() && crash_part > 0.0 => crash_part + done(&self.run),
+            Stage::Run => done(&self.run) * total / horizon,
+            Stage::Done => total,
+        };
+        (finished / total).clamp(0.0, 1.0)
+    }
+
+    /// The finished outcome (advance until it returns true first).
+    pub fn finish(mut self) -> Outcome {
+        while !self.advance(u64::MAX) {}
+        Outcome { run: self.run, failure_free: self.failure_free }
+    }
+}
+
+/// Runs a scenario to its horizon, together with its failure-free companion.
 pub fn run(config: &Config) -> Result<Outcome, ConfigError> {
-    let mut sim = Sim::new(config)?;
-    let failure_free = config.crash_at_ms.map(|crash_at| {
-        sim.run_until(crash_at);
-        let mut truth = sim.clone();
-        truth.cancel_crashes();
-        truth.run_to_end();
-        truth
-    });
-    sim.run_to_end();
-    Ok(Outcome { run: sim, failure_free })
+    Ok(Runner::new(config, None)?.finish())
 }
 
 /// Like [`run`], but when `previous` ran the same scenario with another crash time, its
 /// failure-free run is reused instead of simulated again: dragging the crash-time slider only
 /// simulates the crashed run. The outcome is the same as `run(config)`.
 pub fn run_reusing(config: &Config, previous: Option<&Outcome>) -> Result<Outcome, ConfigError> {
-    let reusable = previous.filter(|p| {
-        let same = Config { crash_at_ms: config.crash_at_ms, ..p.run.config.clone() };
-        same == *config && config.crash_at_ms.is_some()
-    });
-    let Some(previous) = reusable else { return run(config) };
-    let mut sim = Sim::new(config)?;
-    sim.run_to_end();
-    let mut truth = previous.truth().clone();
-    truth.config.crash_at_ms = config.crash_at_ms;
-    Ok(Outcome { run: sim, failure_free: Some(truth) })
+    Ok(Runner::new(config, previous)?.finish())
 }
 
 /// Runs a scenario and returns its report.

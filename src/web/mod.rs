@@ -153,6 +153,10 @@ pub const CHARTS: [&str; 5] = ["replay", "latency", "tradeoff", "checkpoints", "
 #[wasm_bindgen]
 pub struct Lab {
     outcome: Option<Outcome>,
+    /// A run being advanced frame by frame (`begin` / `advance`).
+    pending: Option<engine::Runner>,
+    /// The pending run has finished; the next `advance` builds its report.
+    finishing: bool,
     report: Option<Report>,
     highlight: SinkDesign,
     window_start_ms: Option<u64>,
@@ -169,7 +173,15 @@ impl Default for Lab {
 impl Lab {
     #[wasm_bindgen(constructor)]
     pub fn new() -> Lab {
-        Lab { outcome: None, report: None, highlight: SinkDesign::AppendOnly, window_start_ms: None, product: 0 }
+        Lab {
+            outcome: None,
+            pending: None,
+            finishing: false,
+            report: None,
+            highlight: SinkDesign::AppendOnly,
+            window_start_ms: None,
+            product: 0,
+        }
     }
 
     /// Chooses the sink to highlight and the (window, product) the sink chart shows; a window of
@@ -211,6 +223,52 @@ impl Lab {
         self.outcome = Some(outcome);
         self.report = Some(report);
         Ok(summary)
+    }
+
+    /// Starts a run that `advance` moves forward in slices; a newer `begin` drops an older run.
+    /// Throws an Error naming a bad field, and then nothing changes.
+    pub fn begin(&mut self, config: JsValue) -> Result<(), JsError> {
+        let config = config_from_js(&config)?;
+        let runner = engine::Runner::new(&config, self.outcome.as_ref()).map_err(|e| JsError::new(&e.to_string()))?;
+        self.pending = Some(runner);
+        self.finishing = false;
+        Ok(())
+    }
+
+    /// Advances the run started by `begin` for about `budget_ms` of real time. Returns
+    /// `{ done: false, progress }` or, once finished, `{ done: true, summary }`.
+    pub fn advance(&mut self, budget_ms: f64) -> Result<JsValue, JsError> {
+        const SLICE_MS: u64 = 2_000;
+        let runner = self.pending.as_mut().ok_or_else(|| JsError::new("begin a run first"))?;
+        let clock = web_sys::window().and_then(|w| w.performance());
+        let now = || clock.as_ref().map_or(0.0, |p| p.now());
+        let started = now();
+        let budget = if budget_ms.is_finite() && budget_ms > 0.0 { budget_ms } else { 0.0 };
+        loop {
+            let finished = runner.advance(SLICE_MS);
+            // Building the report takes a while too: it gets a frame of its own.
+            if finished && self.finishing {
+                self.finishing = false;
+                let outcome = self.pending.take().expect("a pending run").finish();
+                let report = outcome.report();
+                let summary = report.summary();
+                self.outcome = Some(outcome);
+                self.report = Some(report);
+                return to_js(&Progress { done: true, progress: 1.0, summary: Some(summary) });
+            }
+            if finished {
+                self.finishing = true;
+                return to_js(&Progress { done: false, progress: 1.0, summary: None });
+            }
+            if now() - started >= budget {
+                return to_js(&Progress { done: false, progress: runner.progress(), summary: None });
+            }
+        }
+    }
+
+    /// Drops a run started by `begin`.
+    pub fn cancel(&mut self) {
+        self.pending = None;
     }
 
     fn current(&self) -> Result<&Report, JsError> {
@@ -310,6 +368,13 @@ impl Lab {
             .collect();
         to_js(&rows)
     }
+}
+
+#[derive(Serialize)]
+struct Progress {
+    done: bool,
+    progress: f64,
+    summary: Option<crate::engine::report::Summary>,
 }
 
 #[derive(Serialize)]

@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { serve, launch, open, shotPath, ROOT } from "./harness.mjs";
+import { serve, launch, open, settled, shotPath, ROOT } from "./harness.mjs";
 
 /// The first ```html block of the README section "Embed it in a lesson page".
 function readmeExample() {
@@ -39,9 +39,7 @@ function state(page) {
   }));
 }
 
-async function frames(page) {
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-}
+const frames = settled;
 
 test("two instances render under a hostile stylesheet and a strict CSP, and change independently", async () => {
   const { page, errors } = await open(browser, base + FIXTURE);

@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { serve, launch, open, ROOT } from "./harness.mjs";
+import { serve, launch, open, settled, ROOT } from "./harness.mjs";
 
 /// The README's complete example for authors, served as the lesson page's exercise file.
 function readmeExercises() {
@@ -62,13 +62,15 @@ test("set the slider: the engine checks the student's settings", async () => {
   assert.equal((await events(p))[0].correct, false, "30 s replays 60,000: over the budget");
   await p.focus("[data-control=interval]");
   for (let i = 0; i < 4; i++) await p.keyboard.press("ArrowLeft"); // 30 s → 5 s
-  await p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await settled(p);
   assert.equal(await p.$eval("[data-control=interval]", (e) => e.getAttribute("aria-valuetext")), "5 s");
   await p.click("[data-exercise=check]");
   assert.equal((await events(p))[1].correct, true);
   await p.click("[data-exercise=next]");
+  await settled(p);
   assert.match(await p.textContent(".exercise h3"), /interval rule/);
   await p.click("[data-exercise=reveal]");
+  await settled(p);
   assert.equal(await p.$eval("[data-control=interval]", (e) => e.getAttribute("aria-valuetext")), "10 s", "reveal applies the solution");
   assert.deepEqual(errors, []);
 });

@@ -73,3 +73,9 @@ export function shotPath(name) {
   fs.mkdirSync(SHOTS, { recursive: true });
   return path.join(SHOTS, name);
 }
+
+/// Waits until every lab on the page has finished its run and painted a frame.
+export async function settled(page) {
+  await page.waitForFunction(() => [...document.querySelectorAll("checkpoint-lab")].every((lab) => !lab.busy), null, { timeout: 20000 });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}

@@ -3,7 +3,7 @@
 // page reads at 1280 and 360 px wide without console errors.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { serve, launch, open, shotPath } from "./harness.mjs";
+import { serve, launch, open, settled, shotPath } from "./harness.mjs";
 
 let server, base, browser;
 before(async () => {
@@ -44,7 +44,7 @@ async function press(page, selector, key, times) {
   await page.focus(selector);
   for (let i = 0; i < times; i++) {
     await page.keyboard.press(key);
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await settled(page);
   }
 }
 
@@ -93,7 +93,7 @@ test("each slider changes the figures and the charts it affects", async () => {
   await page.mouse.down();
   for (let i = 1; i <= 10; i++) await page.mouse.move(box.x + box.width * (0.1 + i * 0.03), box.y + box.height / 2);
   await page.mouse.up();
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await settled(page);
   assert.notEqual((await figures(page)).replayed_events, before.replayed_events, "dragging the crash time re-runs");
   assert.deepEqual(errors, []);
 });
@@ -114,8 +114,10 @@ test("the crash table is the engine's table for the current settings", async () 
 test("presets, reset, warnings and the text alternatives", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
   await page.selectOption("[data-control=scenario]", "slow-store");
+  await settled(page);
   assert.match(await page.textContent(".warnings"), /cannot absorb/);
   await page.click("[data-action=reset]");
+  await settled(page);
   assert.equal(await page.textContent(".warnings"), "");
   assert.equal((await figures(page)).replayed_events, "30,000");
   await page.click("details.alt >> nth=0");
@@ -144,6 +146,27 @@ test("Play moves a time cursor through the crash and recovery", async () => {
   const paused = (await chartPixels(page)).replay.h;
   await page.waitForTimeout(300);
   assert.equal((await chartPixels(page)).replay.h, paused, "paused: the cursor stays");
+  assert.deepEqual(errors, []);
+});
+
+test("no frozen page: heavy settings run in slices, and a newer value cancels an older run", async () => {
+  const { page, errors } = await open(browser, `${base}/index.html`);
+  await page.click(".advanced summary");
+  await press(page, "[data-control=rate]", "End", 1); // 20,000 events/s
+  await press(page, "[data-control=capacity]", "End", 1); // 40,000 events/s
+  await page.evaluate(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => window.__longTasks.push(...list.getEntries().map((e) => e.duration))).observe({ type: "longtask" });
+  });
+  // Drag the interval quickly: each value starts a run that the next one replaces.
+  await page.focus("[data-control=interval]");
+  for (let i = 0; i < 4; i++) await page.keyboard.press("ArrowLeft"); // 30 s → 5 s
+  await settled(page);
+  const f = await figures(page);
+  assert.equal(f.interval_replay_events, "100,000", "the last value wins: 5 s × 20,000 events/s");
+  await press(page, "[data-control=crash-at]", "ArrowRight", 30);
+  const longest = await page.evaluate(() => Math.max(0, ...window.__longTasks));
+  assert.ok(longest < 50, `no main-thread task over 50 ms (longest ${longest.toFixed(0)} ms)`);
   assert.deepEqual(errors, []);
 });
 
