@@ -54,7 +54,7 @@ const size = (file) => {
   return [raw.length, zlib.gzipSync(raw, { level: 9 }).length];
 };
 const [wasmRaw, wasmGz] = size("pkg/checkpoint_lab_bg.wasm");
-const js = ["pkg/checkpoint_lab.js", "www/app.js"].map(size);
+const js = ["pkg/checkpoint_lab.js", "pkg/checkpoint-lab.js", "pkg/checkpoint-lab.css"].map(size);
 const jsRaw = js.reduce((a, b) => a + b[0], 0), jsGz = js.reduce((a, b) => a + b[1], 0);
 
 console.log("| measure | p50 | p95 | max |");
@@ -62,7 +62,7 @@ console.log("|---|---|---|---|");
 for (const r of rows) console.log(`| ${r.join(" | ")} |`);
 console.log(`| navigation → first chart drawn | ${fmt(first)} | | |`);
 console.log(`| wasm bytes (raw / gzip) | ${wasmRaw.toLocaleString("en-US")} | ${wasmGz.toLocaleString("en-US")} | |`);
-console.log(`| JS bytes (raw / gzip) | ${jsRaw.toLocaleString("en-US")} | ${jsGz.toLocaleString("en-US")} | |`);
-console.log(`| wasm + JS gzipped | ${((wasmGz + jsGz) / 1024).toFixed(0)} KB | | |`);
+console.log(`| JS and CSS bytes (raw / gzip) | ${jsRaw.toLocaleString("en-US")} | ${jsGz.toLocaleString("en-US")} | |`);
+console.log(`| wasm + JS + CSS gzipped | ${((wasmGz + jsGz) / 1024).toFixed(0)} KB | | |`);
 console.log(`| wasm memory after the default run | ${(memory / 1e6).toFixed(1)} MB | | |`);
 if (errors.length) { console.error(errors); process.exit(1); }

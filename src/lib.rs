@@ -2,6 +2,7 @@
 //! `charts` draws its report with plotters, `cli` is the command line, and `web` (WebAssembly only) puts both on a page.
 
 pub mod charts;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
 pub mod engine;
 
