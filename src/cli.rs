@@ -11,7 +11,7 @@ use crate::engine::units::{
     format_bytes, format_count, format_duration_ms, parse_bytes, parse_bytes_per_s, parse_duration_ms,
 };
 use crate::engine::{self, Alignment, Config, Report, SinkDesign, Snapshots};
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
 #[command(
@@ -333,7 +333,15 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    // Building the command description is most of the work of parsing; it is built once.
+    thread_local! {
+        static COMMAND: std::cell::RefCell<clap::Command> = std::cell::RefCell::new(Cli::command());
+    }
+    let parsed = COMMAND.with(|command| {
+        let matches = command.borrow_mut().try_get_matches_from_mut(args)?;
+        Cli::from_arg_matches(&matches)
+    });
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => return Ok(Parsed::Text(e.to_string())),
         Err(e) => {
