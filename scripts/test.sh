@@ -27,7 +27,7 @@ run fmt cargo fmt --check
 step "clippy (native)"
 run clippy cargo clippy --all-targets --locked -- -D warnings
 step "clippy (wasm32)"
-run clippy-wasm cargo clippy --target wasm32-unknown-unknown --lib --test web --locked -- -D warnings
+run clippy-wasm cargo clippy --target wasm32-unknown-unknown --lib --bins --tests --locked -- -D warnings
 step "cargo test (native)"
 run native cargo test --locked
 step "wasm-bindgen tests, headless Chrome"
