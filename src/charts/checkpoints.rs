@@ -4,7 +4,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{draw_legend, time_chart, vertical_line, Frame, LegendEntry, Swatch, TextAlternative, View};
+use super::{finish_time_chart, time_chart, Frame, LegendEntry, Swatch, TextAlternative, View};
 use crate::engine::report::Report;
 use crate::engine::sim::TimelineKind;
 use crate::engine::units::{format_bytes, format_count, format_duration_ms};
@@ -64,21 +64,13 @@ pub fn draw<DB: DrawingBackend>(
             pal.vermillion.stroke_width(view.px(2.0)),
         )))?;
     }
-    let mut legend = vec![
+    let legend = vec![
         LegendEntry::new("alignment", pal.yellow, Swatch::Block),
         LegendEntry::new("sync pause", pal.vermillion, Swatch::Block),
         LegendEntry::new("upload", pal.blue, Swatch::Block),
         LegendEntry::new("completed", pal.green, Swatch::Mark),
     ];
-    if let Some(crash) = &report.crash {
-        vertical_line(&mut chart, crash.at.s, pal.vermillion, 2.0, view)?;
-        legend.push(LegendEntry::new(format!("crash at {}", crash.at.at), pal.vermillion, Swatch::Mark));
-    }
-    if let Some(cursor) = view.cursor_s {
-        vertical_line(&mut chart, cursor, pal.foreground, 1.0, view)?;
-    }
-    draw_legend(&chart.plotting_area().strip_coord_spec(), &legend, view)?;
-    area.present()
+    finish_time_chart(area, chart, report.crash.as_ref(), legend, view)
 }
 
 pub fn text_alternative(report: &Report) -> TextAlternative {

@@ -6,8 +6,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{
-    clock_label, draw_legend, seconds_label, time_chart, vertical_line, Frame, LegendEntry, Swatch, TextAlternative,
-    View,
+    clock_label, finish_time_chart, seconds_label, time_chart, Frame, LegendEntry, Swatch, TextAlternative, View,
 };
 use crate::engine::report::Report;
 use crate::engine::sinks::SinkDesign;
@@ -51,10 +50,6 @@ pub fn draw<DB: DrawingBackend>(
         LegendEntry::new("append-only, upsert, dedupe view", pal.blue, Swatch::Line),
         LegendEntry::new("transactional (visible at commit)", pal.orange, Swatch::Line),
     ];
-    if let Some(crash) = &report.crash {
-        vertical_line(&mut chart, crash.at.s, pal.vermillion, 2.0, view)?;
-        legend.push(LegendEntry::new(format!("crash at {}", crash.at.at), pal.vermillion, Swatch::Mark));
-    }
     let sla_s = report.config.latency_sla_ms as f64 / 1000.0;
     if sla_s < y_max {
         chart.draw_series(DashedLineSeries::new(
@@ -65,11 +60,7 @@ pub fn draw<DB: DrawingBackend>(
         ))?;
         legend.push(LegendEntry::new(format!("latency SLA {}", seconds_label(sla_s)), pal.purple, Swatch::Dashed));
     }
-    if let Some(cursor) = view.cursor_s {
-        vertical_line(&mut chart, cursor, pal.foreground, 1.0, view)?;
-    }
-    draw_legend(&chart.plotting_area().strip_coord_spec(), &legend, view)?;
-    area.present()
+    finish_time_chart(area, chart, report.crash.as_ref(), legend, view)
 }
 
 pub fn text_alternative(report: &Report) -> TextAlternative {

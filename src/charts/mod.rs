@@ -364,3 +364,23 @@ pub fn vertical_line<DB: plotters::prelude::DrawingBackend>(
     )))?;
     Ok(())
 }
+
+/// What every time chart ends with: the crash line, the animation's cursor and the legend.
+pub fn finish_time_chart<DB: plotters::prelude::DrawingBackend>(
+    area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    mut chart: TimeChart<'_, DB>,
+    crash: Option<&crate::engine::report::CrashSummary>,
+    mut legend: Vec<LegendEntry>,
+    view: &View,
+) -> Result<(), plotters::prelude::DrawingAreaErrorKind<DB::ErrorType>> {
+    let pal = view.theme.palette();
+    if let Some(crash) = crash {
+        vertical_line(&mut chart, crash.at.s, pal.vermillion, 2.0, view)?;
+        legend.push(LegendEntry::new(format!("crash at {}", crash.at.at), pal.vermillion, Swatch::Mark));
+    }
+    if let Some(cursor) = view.cursor_s {
+        vertical_line(&mut chart, cursor, pal.foreground, 1.0, view)?;
+    }
+    draw_legend(&chart.plotting_area().strip_coord_spec(), &legend, view)?;
+    area.present()
+}

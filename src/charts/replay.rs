@@ -5,7 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{
-    clock_label, count_label, draw_legend, time_chart, vertical_line, Frame, LegendEntry, Swatch, TextAlternative, View,
+    clock_label, count_label, finish_time_chart, time_chart, Frame, LegendEntry, Swatch, TextAlternative, View,
 };
 use crate::engine::report::Report;
 use crate::engine::sim::Phase;
@@ -109,19 +109,11 @@ pub fn draw<DB: DrawingBackend>(
     // The lag line.
     let lag_style = pal.blue.stroke_width(view.px(2.0));
     chart.draw_series(LineSeries::new(report.series.iter().map(|s| (s.t_s as f64, s.lag_events as f64)), lag_style))?;
-    let mut legend = vec![
+    let legend = vec![
         LegendEntry::new("consumer lag", pal.blue, Swatch::Line),
         LegendEntry::new("checkpoint completed", pal.green, Swatch::Mark),
     ];
-    if let Some(crash) = &report.crash {
-        vertical_line(&mut chart, crash.at.s, pal.vermillion, 2.0, view)?;
-        legend.push(LegendEntry::new(format!("crash at {}", crash.at.at), pal.vermillion, Swatch::Mark));
-    }
-    if let Some(cursor) = view.cursor_s {
-        vertical_line(&mut chart, cursor, pal.foreground, 1.0, view)?;
-    }
-    draw_legend(&chart.plotting_area().strip_coord_spec(), &legend, view)?;
-    area.present()
+    finish_time_chart(area, chart, report.crash.as_ref(), legend, view)
 }
 
 /// The chart as words and a table.
