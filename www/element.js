@@ -768,9 +768,9 @@ export class CheckpointLabElement extends HTMLElement {
     return this.view?.summary;
   }
 
-  /// True while a run is being computed over several frames.
+  /// True while a change is waiting for its frame or its run is being computed.
   get busy() {
-    return Boolean(this.view?.busy);
+    return Boolean(this.view?.busy || this.view?.pending);
   }
 }
 

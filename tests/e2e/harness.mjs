@@ -76,6 +76,10 @@ export function shotPath(name) {
 
 /// Waits until every lab on the page has finished its run and painted a frame.
 export async function settled(page) {
-  await page.waitForFunction(() => [...document.querySelectorAll("checkpoint-lab")].every((lab) => !lab.busy), null, { timeout: 20000 });
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const frames = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const idle = () => page.waitForFunction(() => [...document.querySelectorAll("checkpoint-lab")].every((lab) => !lab.busy), null, { timeout: 20000 });
+  // Input events reach the page before their frame: let them start, then wait for the runs.
+  await frames();
+  await idle();
+  await frames();
 }
