@@ -10,7 +10,7 @@ use crate::engine::sinks::CSV_HEADER;
 use crate::engine::units::{
     format_bytes, format_count, format_duration_ms, parse_bytes, parse_bytes_per_s, parse_duration_ms,
 };
-use crate::engine::{self, Alignment, Config, Report, SinkDesign, Snapshots};
+use crate::engine::{self, Alignment, Config, Mode, Report, SinkDesign, Snapshots};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
@@ -53,6 +53,12 @@ enum DesignArg {
     Upsert,
     Transactional,
     DedupeView,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ModeArg {
+    Barrier,
+    MicroBatch,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -119,7 +125,10 @@ struct Scenario {
     /// Emit running totals each time event time passes a multiple of this, e.g. 1s
     #[arg(long, allow_hyphen_values = true, default_value = "1s", value_parser = parse_duration_ms)]
     emit_every: u64,
-    /// Checkpoint interval, e.g. 30s [100ms..1h]
+    /// Barrier checkpoints (Flink) or micro-batches with an offset log and a commit log (Spark)
+    #[arg(long, allow_hyphen_values = true, value_enum, default_value = "barrier")]
+    mode: ModeArg,
+    /// Checkpoint interval, or the trigger interval in micro-batch mode, e.g. 30s [100ms..1h]
     #[arg(long, allow_hyphen_values = true, default_value = "30s", value_parser = parse_duration_ms)]
     interval: u64,
     /// Barrier alignment
@@ -198,6 +207,10 @@ impl Scenario {
             retention_ms: self.retention.0,
             window_ms: self.window,
             emit_every_ms: self.emit_every,
+            mode: match self.mode {
+                ModeArg::Barrier => Mode::Barrier,
+                ModeArg::MicroBatch => Mode::MicroBatch,
+            },
             interval_ms: self.interval,
             alignment: match self.alignment {
                 AlignmentArg::Aligned => Alignment::Aligned,
@@ -238,6 +251,7 @@ fn flag_of(field: &str) -> &'static str {
         "window_ms" => "--window",
         "emit_every_ms" => "--emit-every",
         "interval_ms" => "--interval",
+        "mode" => "--mode",
         "backpressure_ms" => "--backpressure",
         "record_bytes" => "--record-size",
         "state_bytes" => "--state-size",

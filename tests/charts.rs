@@ -31,7 +31,7 @@ fn views() -> [View; 2] {
 fn replay_chart() {
     let report = engine::simulate(&Config::default()).unwrap();
     for view in views() {
-        let out = svg(|a| charts::replay::draw(a, &report, &view).unwrap());
+        let out = svg(|a| charts::replay::draw(a, &report, None, &view).unwrap());
         assert_has(
             &out,
             &[
@@ -58,7 +58,7 @@ fn replay_chart() {
 fn latency_chart() {
     let report = engine::simulate(&Config::default()).unwrap();
     for view in views() {
-        let out = svg(|a| charts::latency::draw(a, &report, SinkDesign::Transactional, &view).unwrap());
+        let out = svg(|a| charts::latency::draw(a, &report, SinkDesign::Transactional, None, &view).unwrap());
         assert_has(
             &out,
             &[
@@ -76,7 +76,7 @@ fn latency_chart() {
 fn tradeoff_chart() {
     let config = Config::default();
     for view in views() {
-        let out = svg(|a| charts::tradeoff::draw(a, &config, &view).unwrap());
+        let out = svg(|a| charts::tradeoff::draw(a, &config, None, &view).unwrap());
         assert_has(
             &out,
             &[

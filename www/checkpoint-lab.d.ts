@@ -11,6 +11,9 @@ export interface Config {
   retention_ms: number | null;
   window_ms: number;
   emit_every_ms: number;
+  /** Barrier checkpoints (Flink) or micro-batches with an offset log and a commit log (Spark). */
+  mode: "barrier" | "micro_batch";
+  /** Checkpoint interval, or the trigger interval in micro-batch mode. */
   interval_ms: number;
   alignment: "aligned" | "unaligned";
   snapshots: "full" | "incremental";
@@ -45,6 +48,8 @@ export interface Checkpoint {
   duration_ms: number;
   alignment_ms: number;
   sync_ms: number;
+  /** Micro-batch mode: reading and processing the batch (0 in barrier mode). */
+  processing_ms: number;
   upload_ms: number;
   attempt: number;
 }
@@ -121,6 +126,11 @@ export interface Report {
   steady_state: SteadyState;
   series: Sample[];
   timeline: { at: string; at_s: number; kind: string; checkpoint?: number; offset?: number }[];
+  /** Micro-batch mode: every offset-log entry in order (empty in barrier mode). */
+  offset_log: {
+    batch_id: number; planned_at_ms: number; boundary_ms: number; written_at_ms: number;
+    start_offset: number; end_offset: number; end_offsets: number[];
+  }[];
   warnings: string[];
 }
 

@@ -115,6 +115,12 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/// A short name for a setting, as the charts' legends write it.
+function settingLabel(config) {
+  const mode = config.mode === "micro_batch" ? "micro-batch" : "barrier";
+  return `${mode} ${duration(config.interval_ms)}, ${bytes(config.state_bytes)}`;
+}
+
 let instances = 0;
 
 /// One lab inside a shadow root: its own engine handle, controls, charts and state.
@@ -137,9 +143,10 @@ class LabView {
     const id = `${this.id}-${name}`;
     const input = el("input", { id, type: "range", min: "0", max: String(values.length - 1), step: "1", "data-control": name });
     const out = el("output", { for: id, class: "readout" });
-    const row = el("div", { class: "control" }, el("label", { for: id }, label), input, out);
+    const labelEl = el("label", { for: id }, label);
+    const row = el("div", { class: "control" }, labelEl, input, out);
     const control = {
-      row, input,
+      row, input, labelEl,
       get: () => values[Number(input.value)],
       set: (v) => { input.value = String(nearest(values, v)); control.show(); },
       show: () => {
@@ -165,6 +172,7 @@ class LabView {
     const start = base.start_time_ms;
     const horizonS = base.horizon_ms / 1000;
     const c = (this.c = {});
+    c.mode = this.select("mode", "Restart design", [["barrier", "barrier checkpoints (Flink)"], ["micro_batch", "micro-batches (Spark)"]]);
     c.interval = this.slider("interval", "Checkpoint interval", INTERVALS_MS, duration);
     c.state = this.slider("state-size", "State size", STATE_BYTES, bytes);
     const crashValues = Array.from({ length: horizonS - 1 }, (_, i) => i + 1);
@@ -184,7 +192,7 @@ class LabView {
     }
     c.product = this.select("product", "Product shown", Array.from({ length: 10 }, (_, i) => [i, `product ${i}`]));
 
-    const main = el("div", { class: "controls" }, c.interval.row, c.state.row, c.crash.row);
+    const main = el("div", { class: "controls" }, c.mode.row, c.interval.row, c.state.row, c.crash.row);
     this.advanced = el("details", { class: "advanced" }, el("summary", {}, "More settings"),
       el("div", { class: "controls" }, c.sink.row, c.alignment.row, c.backpressure.row, c.snapshots.row, c.rate.row,
         c.capacity.row, c.detection.row, c.storeWrite.row, c.sla.row, c.window.row, c.product.row));
@@ -197,9 +205,12 @@ class LabView {
     this.mainControls = main;
 
     const figures = el("ul", { class: "figures", "aria-label": "Headline figures" });
+    this.pinnedFigures = {};
     const figure = (key, label) => {
       const value = el("span", { class: "value", "data-figure": key });
-      figures.append(el("li", {}, value, el("span", { class: "label" }, label)));
+      const pinned = el("span", { class: "pinned", "data-figure-a": key, hidden: "" });
+      figures.append(el("li", {}, value, el("span", { class: "label" }, label), pinned));
+      this.pinnedFigures[key] = pinned;
       return value;
     };
     this.f = {
@@ -215,6 +226,12 @@ class LabView {
       this.dupes[key] = figure(`${key}.duplicate_rows`, `duplicate rows, ${name}`);
     }
     this.warnings = el("div", { class: "warnings", role: "status", "aria-live": "polite" });
+    this.pinButton = el("button", { type: "button", "data-action": "pin" }, "Pin these settings as A");
+    this.unpinButton = el("button", { type: "button", "data-action": "unpin", hidden: "" }, "Stop comparing");
+    this.compareStatus = el("span", { class: "compare-status", "data-compare": "status" },
+      "Pin the current settings, then change them: the charts and figures show A and B side by side.");
+    this.compareBar = el("div", { class: "compare" }, this.pinButton, this.unpinButton, this.compareStatus);
+    this.exportPanel = this.buildExport();
     this.charts = {};
     const chartList = el("div", { class: "charts" });
     for (const [name, title] of CHARTS) {
@@ -233,9 +250,9 @@ class LabView {
 
     const css = el("link", { rel: "stylesheet", href: new URL("./checkpoint-lab.css", import.meta.url).href });
     this.root = el("div", { class: "lab" },
-      this.exercisePanel, main, this.advanced, this.actions, this.error, this.progressBar, figures, this.warnings,
+      this.exercisePanel, main, this.advanced, this.actions, this.error, this.progressBar, this.compareBar, figures, this.warnings,
       el("h3", {}, "A crash, second by second"), this.crashTable,
-      el("h3", {}, "Charts"), chartList);
+      el("h3", {}, "Charts"), chartList, this.exportPanel);
     this.shadow.replaceChildren(css, this.root);
 
     for (const control of Object.values(c)) {
@@ -244,6 +261,8 @@ class LabView {
     this.scenario.input.addEventListener("change", () => { this.applySettings(SCENARIOS[this.scenario.get()].settings); this.update("input"); });
     this.reset.addEventListener("click", () => { this.scenario.set("lesson"); this.applySettings({}); this.cursorS = undefined; this.update("input"); });
     this.play.addEventListener("click", () => this.togglePlay());
+    this.pinButton.addEventListener("click", () => this.pin());
+    this.unpinButton.addEventListener("click", () => this.unpin());
     // A new width only needs the charts redrawn (at the new size), not a new run.
     this.lastWidth = 0;
     this.resizeObserver = new ResizeObserver((entries) => {
@@ -262,6 +281,7 @@ class LabView {
   settings() {
     const { c, base } = this;
     return {
+      mode: c.mode.get(),
       interval_ms: c.interval.get(),
       state_bytes: c.state.get(),
       crash_at_ms: this.crashNone ? null : base.start_time_ms + c.crash.get() * 1000,
@@ -280,6 +300,7 @@ class LabView {
   applySettings(values) {
     const { c, base } = this;
     const v = { ...base, ...values };
+    c.mode.set(v.mode);
     c.interval.set(v.interval_ms);
     c.state.set(v.state_bytes);
     this.crashNone = v.crash_at_ms === null;
@@ -346,6 +367,14 @@ class LabView {
     table.replaceChildren(el("thead", {}, head), el("tbody", {}, ...rows));
   }
 
+  /// Names and enables the controls that mean something in the chosen restart design.
+  showMode() {
+    const batches = this.c.mode.get() === "micro_batch";
+    this.c.interval.labelEl.textContent = batches ? "Trigger interval" : "Checkpoint interval";
+    this.c.alignment.input.disabled = batches;
+    this.c.backpressure.input.disabled = batches;
+  }
+
   showFigures(s) {
     const { f, dupes } = this;
     f.replayed_events.textContent = count(s.replayed_events);
@@ -356,6 +385,95 @@ class LabView {
     f.pause_overhead.textContent = `${(s.pause_overhead * 100).toFixed(2)}%`;
     for (const key of Object.keys(dupes)) dupes[key].textContent = count(s.duplicate_rows[key]);
     this.warnings.replaceChildren(...s.warnings.map((w) => el("p", { class: "warning" }, w)));
+    this.showComparison(s);
+  }
+
+  // ----- comparing two settings -----
+  pin() {
+    if (!this.summary) return;
+    this.lab.pin();
+    this.pinned = this.lab.pinned();
+    this.pinButton.textContent = "Pin these settings as A instead";
+    this.unpinButton.removeAttribute("hidden");
+    this.showComparison(this.summary);
+    this.drawCharts();
+  }
+
+  unpin() {
+    this.lab.unpin();
+    this.pinned = undefined;
+    this.pinButton.textContent = "Pin these settings as A";
+    this.unpinButton.setAttribute("hidden", "");
+    this.showComparison(this.summary);
+    this.drawCharts();
+  }
+
+  /// Under each headline figure: A's value and B − A, while a comparison is on.
+  showComparison(b) {
+    const pinned = this.pinned;
+    for (const node of Object.values(this.pinnedFigures)) node.toggleAttribute("hidden", !pinned);
+    if (!pinned) {
+      this.compareStatus.textContent = "Pin the current settings, then change them: the charts and figures show A and B side by side.";
+      return;
+    }
+    const a = pinned.summary;
+    this.compareStatus.textContent = `A (dashed grey): ${settingLabel(pinned.config)}. B: the settings now.`;
+    const signed = (d, show) => (d > 0 ? `+${show(d)}` : d < 0 ? `−${show(-d)}` : "±0");
+    const rows = [
+      ["replayed_events", a.replayed_events, b.replayed_events, count],
+      ["interval_replay_events", a.interval_replay_events, b.interval_replay_events, count],
+      ["worst_case_replay_events", a.worst_case_replay_events, b.worst_case_replay_events, count],
+      ["recovery_s", a.recovery_s, b.recovery_s, (v) => `${Math.round(v)} s`],
+      ["store_write_bytes_per_min", a.store_write_bytes_per_min, b.store_write_bytes_per_min, (v) => `${bytes(v)}/min`],
+      ["pause_overhead", a.pause_overhead, b.pause_overhead, (v) => `${(v * 100).toFixed(2)}%`],
+    ];
+    for (const key of ["append_only", "upsert", "transactional", "dedupe_view"]) {
+      rows.push([`${key}.duplicate_rows`, a.duplicate_rows[key], b.duplicate_rows[key], count]);
+    }
+    for (const [key, va, vb, show] of rows) {
+      const shownA = va == null ? "never" : show(va);
+      const diff = va == null || vb == null ? (va === vb ? "±0" : "n/a") : signed(vb - va, show);
+      this.pinnedFigures[key].textContent = `A ${shownA} · B−A ${diff}`;
+    }
+  }
+
+  // ----- export to real engine settings -----
+  buildExport() {
+    const block = (name, title) => {
+      const pre = el("pre", { class: "export-text", "data-export": name, tabindex: "0" });
+      const copy = el("button", { type: "button", "data-copy": name }, `Copy the ${title} settings`);
+      const status = el("span", { class: "copy-status", role: "status" });
+      copy.addEventListener("click", () => this.copy(pre, status));
+      return { pre, section: el("div", { class: "export-block" }, el("h4", {}, title), pre, el("div", { class: "buttons" }, copy, status)) };
+    };
+    this.exportFlink = block("flink", "Flink");
+    this.exportSpark = block("spark", "Spark");
+    return el("details", { class: "export", "data-panel": "export" },
+      el("summary", {}, "Use these settings in Flink or Spark"),
+      el("p", {}, "The settings above as a Flink configuration and as a Spark Structured Streaming query."),
+      this.exportFlink.section, this.exportSpark.section);
+  }
+
+  showExport() {
+    const text = this.lab.export();
+    this.exportFlink.pre.textContent = text.flink;
+    this.exportSpark.pre.textContent = text.spark;
+  }
+
+  async copy(pre, status) {
+    const text = pre.textContent;
+    try {
+      await navigator.clipboard.writeText(text);
+      status.textContent = "Copied.";
+    } catch {
+      // No clipboard permission: select the text so Ctrl+C copies it.
+      const range = document.createRange();
+      range.selectNodeContents(pre);
+      const selection = this.shadow.getSelection?.() || document.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+      status.textContent = "Selected: press Ctrl+C (⌘C) to copy.";
+    }
   }
 
   showCrashTable() {
@@ -368,6 +486,7 @@ class LabView {
   /// Runs `config` at once (throws on bad input, leaving the previous run in place), then redraws.
   run(config, cause) {
     for (const control of Object.values(this.c)) control.show?.();
+    this.showMode();
     this.lab.select(this.c.sink.get(), Number(this.c.window.get()), Number(this.c.product.get()));
     const summary = this.lab.run(config);
     this.generation = (this.generation || 0) + 1; // drops a sliced run still going
@@ -381,6 +500,7 @@ class LabView {
   /// a newer run drops this one. Throws on bad input before anything changes.
   startRun(config, cause, started = performance.now()) {
     for (const control of Object.values(this.c)) control.show?.();
+    this.showMode();
     this.lab.select(this.c.sink.get(), Number(this.c.window.get()), Number(this.c.product.get()));
     this.lab.begin(config);
     const generation = (this.generation = (this.generation || 0) + 1);
@@ -423,9 +543,11 @@ class LabView {
   /// Shows a finished run: figures, charts, the crash table, the change event.
   finishRun(summary, config, cause) {
     this.summary = summary;
+    this.showMode();
     this.showFigures(summary);
     this.drawCharts();
     this.showCrashTable();
+    this.showExport();
     this.error.textContent = "";
     clearTimeout(this.altTimer);
     this.altTimer = setTimeout(() => { for (const [name] of CHARTS) this.fillAlternative(name); }, 250);
@@ -634,9 +756,9 @@ class ExercisePanel {
   }
 }
 
-const OBSERVED = ["interval", "state-size", "crash-at", "sink", "alignment", "snapshots", "rate", "capacity", "detection",
+const OBSERVED = ["mode", "interval", "state-size", "crash-at", "sink", "alignment", "snapshots", "rate", "capacity", "detection",
   "backpressure", "store-write", "store-read", "sla", "horizon", "seed", "scenario", "controls", "exercise", "exercises", "exercises-src", "theme"];
-const CONFIG_ATTRIBUTES = new Set(["interval", "state-size", "crash-at", "alignment", "snapshots", "rate", "capacity", "detection",
+const CONFIG_ATTRIBUTES = new Set(["mode", "interval", "state-size", "crash-at", "alignment", "snapshots", "rate", "capacity", "detection",
   "backpressure", "store-write", "store-read", "sla", "horizon", "seed"]);
 
 /// The custom element. Attributes configure it; changing one re-runs and redraws.

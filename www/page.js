@@ -4,7 +4,7 @@
 import "../pkg/checkpoint-lab.js";
 
 const lab = document.querySelector("checkpoint-lab");
-const SHARED = ["interval", "state-size", "crash-at", "alignment", "snapshots", "rate", "capacity", "detection", "backpressure", "store-write", "sla", "sink", "scenario"];
+const SHARED = ["mode", "interval", "state-size", "crash-at", "alignment", "snapshots", "rate", "capacity", "detection", "backpressure", "store-write", "sla", "sink", "scenario"];
 
 const params = new URLSearchParams(location.hash.slice(1));
 for (const [name, value] of params) if (SHARED.includes(name)) lab.setAttribute(name, value);
@@ -19,6 +19,7 @@ function clock(ms) {
 lab.addEventListener("checkpointlab-change", (event) => {
   const s = event.detail.settings;
   const out = new URLSearchParams();
+  if (s.mode !== "barrier") out.set("mode", s.mode);
   out.set("interval", seconds(s.interval_ms));
   out.set("state-size", `${s.state_bytes / 1e6}MB`);
   out.set("crash-at", s.crash_at_ms == null ? "none" : clock(s.crash_at_ms));

@@ -8,11 +8,14 @@ use super::{finish_time_chart, time_chart, Frame, LegendEntry, Swatch, TextAlter
 use crate::engine::report::Report;
 use crate::engine::sim::TimelineKind;
 use crate::engine::units::{format_bytes, format_count, format_duration_ms};
+use crate::engine::Mode;
 
 pub const SHORT_TITLE: &str = "Checkpoint timeline";
 pub const TITLE: &str = "Checkpoint timeline: alignment, sync pause, upload";
 pub const X_LABEL: &str = "scenario clock";
 pub const Y_LABEL: &str = "checkpoints";
+pub const BATCH_TITLE: &str = "Batch timeline: offset log, processing, state store, commit log";
+pub const BATCH_SHORT_TITLE: &str = "Batch timeline";
 
 pub fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -22,13 +25,20 @@ pub fn draw<DB: DrawingBackend>(
     let pal = view.theme.palette();
     let horizon_s = report.config.horizon_ms as f64 / 1000.0;
     let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
+    let micro_batch = report.config.mode == Mode::MicroBatch;
+    let title = match (micro_batch, view.compact) {
+        (false, false) => TITLE,
+        (false, true) => SHORT_TITLE,
+        (true, false) => BATCH_TITLE,
+        (true, true) => BATCH_SHORT_TITLE,
+    };
     let frame = Frame {
-        title: if view.compact { SHORT_TITLE } else { TITLE },
+        title,
         x_desc: X_LABEL,
         x: view.time_axis(horizon_s),
         start_ms: report.config.start_time_ms,
         y_max: 4.0,
-        y_desc: Y_LABEL,
+        y_desc: if micro_batch { "batches" } else { Y_LABEL },
         y_label_px: 40.0,
         y_labels: 0,
         y_format: &|_| String::new(),
@@ -43,7 +53,14 @@ pub fn draw<DB: DrawingBackend>(
         let a = b + c.alignment_ms as f64 / 1000.0;
         let s = a + c.sync_ms as f64 / 1000.0;
         let done = c.completed_at.s;
-        for (from, to, color) in [(b, a, pal.yellow), (a, s, pal.vermillion), (s, done, pal.blue)] {
+        // Micro-batch: processing ends where the state store write starts.
+        let processed = done - c.upload_ms as f64 / 1000.0;
+        let (p_from, p_to) =
+            if micro_batch { (processed - c.processing_ms as f64 / 1000.0, processed) } else { (s, s) };
+        let upload_from = if micro_batch { processed } else { s };
+        for (from, to, color) in
+            [(b, a, pal.yellow), (a, s, pal.vermillion), (p_from, p_to, pal.sky), (upload_from, done, pal.blue)]
+        {
             if to > from {
                 chart.draw_series(std::iter::once(Rectangle::new([(from, y0), (to, y1)], color.mix(0.85).filled())))?;
             }
@@ -64,16 +81,28 @@ pub fn draw<DB: DrawingBackend>(
             pal.vermillion.stroke_width(view.px(2.0)),
         )))?;
     }
-    let legend = vec![
-        LegendEntry::new("alignment", pal.yellow, Swatch::Block),
-        LegendEntry::new("sync pause", pal.vermillion, Swatch::Block),
-        LegendEntry::new("upload", pal.blue, Swatch::Block),
-        LegendEntry::new("completed", pal.green, Swatch::Mark),
-    ];
+    let legend = if micro_batch {
+        vec![
+            LegendEntry::new("offset log write", pal.vermillion, Swatch::Block),
+            LegendEntry::new("processing", pal.sky, Swatch::Block),
+            LegendEntry::new("state store write", pal.blue, Swatch::Block),
+            LegendEntry::new("commit log", pal.green, Swatch::Mark),
+        ]
+    } else {
+        vec![
+            LegendEntry::new("alignment", pal.yellow, Swatch::Block),
+            LegendEntry::new("sync pause", pal.vermillion, Swatch::Block),
+            LegendEntry::new("upload", pal.blue, Swatch::Block),
+            LegendEntry::new("completed", pal.green, Swatch::Mark),
+        ]
+    };
     finish_time_chart(area, chart, report.crash.as_ref(), legend, view)
 }
 
 pub fn text_alternative(report: &Report) -> TextAlternative {
+    if report.config.mode == Mode::MicroBatch {
+        return batch_text_alternative(report);
+    }
     let taken = &report.checkpoints[1..];
     let summary = match taken.first() {
         Some(c) => format!(
@@ -106,6 +135,45 @@ pub fn text_alternative(report: &Report) -> TextAlternative {
     TextAlternative {
         summary,
         columns: ["id", "barrier", "alignment", "sync", "upload", "completed", "offset", "size"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    }
+}
+
+fn batch_text_alternative(report: &Report) -> TextAlternative {
+    let taken = &report.checkpoints[1..];
+    let summary = match taken.first() {
+        Some(c) => format!(
+            "{} batches committed. A batch takes {} from its trigger to its commit-log entry: {} writing the \
+             offset log, {} processing and {} writing {} to the state store.",
+            taken.len(),
+            format_duration_ms(c.duration_ms),
+            format_duration_ms(c.sync_ms),
+            format_duration_ms(c.processing_ms),
+            format_duration_ms(c.upload_ms),
+            format_bytes(c.size_bytes as f64)
+        ),
+        None => "No batch committed within the horizon.".to_string(),
+    };
+    let rows = taken
+        .iter()
+        .map(|c| {
+            vec![
+                c.id.to_string(),
+                c.barrier_at.at.clone(),
+                format_duration_ms(c.sync_ms),
+                format_duration_ms(c.processing_ms),
+                format_duration_ms(c.upload_ms),
+                c.completed_at.at.clone(),
+                format_count(c.offset),
+                format_bytes(c.size_bytes as f64),
+            ]
+        })
+        .collect();
+    TextAlternative {
+        summary,
+        columns: ["batch", "planned", "offset log", "processing", "state store", "committed", "end offset", "size"]
             .map(String::from)
             .to_vec(),
         rows,

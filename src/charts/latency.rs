@@ -6,7 +6,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{
-    clock_label, finish_time_chart, seconds_label, time_chart, Frame, LegendEntry, Swatch, TextAlternative, View,
+    clock_label, finish_time_chart, pinned_label, pinned_line, seconds_label, time_chart, Frame, LegendEntry, Swatch,
+    TextAlternative, View,
 };
 use crate::engine::report::Report;
 use crate::engine::sinks::SinkDesign;
@@ -21,11 +22,18 @@ pub fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     report: &Report,
     highlight: SinkDesign,
+    pinned: Option<&Report>,
     view: &View,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = view.theme.palette();
     let horizon_s = report.config.horizon_ms as f64 / 1000.0;
-    let peak = report.series.iter().map(|s| s.staleness_ms.transactional.max(s.staleness_ms.upsert)).max().unwrap_or(0);
+    let peak = report
+        .series
+        .iter()
+        .chain(pinned.iter().flat_map(|a| a.series.iter()))
+        .map(|s| s.staleness_ms.transactional.max(s.staleness_ms.upsert))
+        .max()
+        .unwrap_or(0);
     let y_max = (peak as f64 / 1000.0 * 1.15).max(5.0);
     let frame = Frame {
         title: if view.compact { SHORT_TITLE } else { TITLE },
@@ -41,15 +49,31 @@ pub fn draw<DB: DrawingBackend>(
     let mut chart = time_chart(area, frame, view)?;
     let immediate_bold = highlight != SinkDesign::Transactional;
     let width = |bold: bool| view.px(if bold { 3.0 } else { 1.5 });
-    let series = |pick: fn(&crate::engine::sim::SinkStaleness) -> u64| {
-        report.series.iter().map(move |s| (s.t_s as f64, pick(&s.staleness_ms) as f64 / 1000.0)).collect::<Vec<_>>()
+    let series = |r: &Report, pick: fn(&crate::engine::sim::SinkStaleness) -> u64| {
+        r.series.iter().map(move |s| (s.t_s as f64, pick(&s.staleness_ms) as f64 / 1000.0)).collect::<Vec<_>>()
     };
-    chart.draw_series(LineSeries::new(series(|s| s.transactional), pal.orange.stroke_width(width(!immediate_bold))))?;
-    chart.draw_series(LineSeries::new(series(|s| s.upsert), pal.blue.stroke_width(width(immediate_bold))))?;
+    let highlighted: fn(&crate::engine::sim::SinkStaleness) -> u64 =
+        if immediate_bold { |s| s.upsert } else { |s| s.transactional };
+    if let Some(a) = pinned {
+        pinned_line(&mut chart, series(a, highlighted), view)?;
+    }
+    chart.draw_series(LineSeries::new(
+        series(report, |s| s.transactional),
+        pal.orange.stroke_width(width(!immediate_bold)),
+    ))?;
+    chart.draw_series(LineSeries::new(series(report, |s| s.upsert), pal.blue.stroke_width(width(immediate_bold))))?;
     let mut legend = vec![
         LegendEntry::new("append-only, upsert, dedupe view", pal.blue, Swatch::Line),
         LegendEntry::new("transactional (visible at commit)", pal.orange, Swatch::Line),
     ];
+    if let Some(a) = pinned {
+        let which = if immediate_bold { "immediate sinks" } else { "transactional" };
+        legend.push(LegendEntry::new(
+            format!("{}, {which}", pinned_label(&a.config, view)),
+            pal.pinned,
+            Swatch::Dashed,
+        ));
+    }
     let sla_s = report.config.latency_sla_ms as f64 / 1000.0;
     if sla_s < y_max {
         chart.draw_series(DashedLineSeries::new(

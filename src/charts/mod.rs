@@ -33,13 +33,19 @@ pub struct Palette {
     pub purple: RGBColor,
     pub sky: RGBColor,
     pub yellow: RGBColor,
+    /// The pinned run A when two settings are compared: drawn dashed in a neutral grey.
+    pub pinned: RGBColor,
 }
 
 impl Theme {
     pub fn palette(self) -> Palette {
-        let (background, foreground, grid) = match self {
-            Theme::Light => (RGBColor(255, 255, 255), RGBColor(33, 37, 41), RGBColor(222, 226, 230)),
-            Theme::Dark => (RGBColor(24, 26, 31), RGBColor(230, 232, 235), RGBColor(60, 64, 72)),
+        let (background, foreground, grid, pinned) = match self {
+            Theme::Light => {
+                (RGBColor(255, 255, 255), RGBColor(33, 37, 41), RGBColor(222, 226, 230), RGBColor(110, 110, 110))
+            }
+            Theme::Dark => {
+                (RGBColor(24, 26, 31), RGBColor(230, 232, 235), RGBColor(60, 64, 72), RGBColor(170, 170, 170))
+            }
         };
         Palette {
             background,
@@ -52,6 +58,7 @@ impl Theme {
             purple: RGBColor(204, 121, 167),
             sky: RGBColor(86, 180, 233),
             yellow: RGBColor(240, 228, 66),
+            pinned,
         }
     }
 }
@@ -93,6 +100,49 @@ impl View {
     pub fn time_axis(&self, horizon_s: f64) -> TimeAxis {
         TimeAxis::new(horizon_s, if self.compact { 4.0 } else { 10.0 })
     }
+}
+
+/// A short name for a setting in a comparison legend: "A: barrier 30 s, 2 GB".
+pub fn setting_label(config: &crate::engine::Config) -> String {
+    let mode = match config.mode {
+        crate::engine::Mode::Barrier => "barrier",
+        crate::engine::Mode::MicroBatch => "micro-batch",
+    };
+    format!(
+        "{mode} {}, {}",
+        crate::engine::units::format_duration_ms(config.interval_ms),
+        crate::engine::units::format_bytes(config.state_bytes as f64)
+    )
+}
+
+/// The pinned run's legend name: its settings, or just "A" on a narrow canvas.
+pub fn pinned_label(config: &crate::engine::Config, view: &View) -> String {
+    if view.compact {
+        "A (pinned)".to_string()
+    } else {
+        format!("A: {}", setting_label(config))
+    }
+}
+
+/// A dashed line in the pinned run's colour.
+pub fn pinned_line<DB: plotters::prelude::DrawingBackend, X: plotters::coord::ranged1d::Ranged<ValueType = f64>>(
+    chart: &mut plotters::chart::ChartContext<
+        '_,
+        DB,
+        plotters::coord::cartesian::Cartesian2d<X, plotters::coord::types::RangedCoordf64>,
+    >,
+    points: Vec<(f64, f64)>,
+    view: &View,
+) -> Result<(), plotters::prelude::DrawingAreaErrorKind<DB::ErrorType>> {
+    use plotters::prelude::*;
+    let pal = view.theme.palette();
+    chart.draw_series(DashedLineSeries::new(
+        points,
+        view.px(7.0),
+        view.px(4.0),
+        pal.pinned.stroke_width(view.px(2.0)),
+    ))?;
+    Ok(())
 }
 
 /// A chart's text alternative: a one-paragraph summary and its data as a table.

@@ -5,7 +5,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{
-    clock_label, count_label, finish_time_chart, time_chart, Frame, LegendEntry, Swatch, TextAlternative, View,
+    clock_label, count_label, finish_time_chart, pinned_label, pinned_line, setting_label, time_chart, Frame,
+    LegendEntry, Swatch, TextAlternative, View,
 };
 use crate::engine::report::Report;
 use crate::engine::sim::Phase;
@@ -44,14 +45,30 @@ pub fn phase_spans(report: &Report) -> Vec<(Phase, f64, f64)> {
     spans
 }
 
+/// What the green marks are: completed checkpoints, or committed batches.
+pub fn completed_label(config: &crate::engine::Config) -> &'static str {
+    match config.mode {
+        crate::engine::Mode::Barrier => "checkpoint completed",
+        crate::engine::Mode::MicroBatch => "batch committed",
+    }
+}
+
 pub fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     report: &Report,
+    pinned: Option<&Report>,
     view: &View,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = view.theme.palette();
     let horizon_s = report.config.horizon_ms as f64 / 1000.0;
-    let peak = report.series.iter().map(|s| s.lag_events).max().unwrap_or(0) as f64;
+    let lag = |r: &Report| r.series.iter().map(|s| (s.t_s as f64, s.lag_events as f64)).collect::<Vec<_>>();
+    let peak = report
+        .series
+        .iter()
+        .chain(pinned.iter().flat_map(|a| a.series.iter()))
+        .map(|s| s.lag_events)
+        .max()
+        .unwrap_or(0) as f64;
     let y_max = (peak * 1.2).max(10.0);
     let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
     let frame = Frame {
@@ -106,19 +123,44 @@ pub fn draw<DB: DrawingBackend>(
     chart.draw_series(report.checkpoints.iter().skip(1).map(|c| {
         PathElement::new(vec![(c.completed_at.s, 0.0), (c.completed_at.s, tick)], pal.green.stroke_width(view.px(2.0)))
     }))?;
-    // The lag line.
+    // The lag line, over the pinned run's when two settings are compared.
+    if let Some(a) = pinned {
+        pinned_line(&mut chart, lag(a), view)?;
+    }
     let lag_style = pal.blue.stroke_width(view.px(2.0));
-    chart.draw_series(LineSeries::new(report.series.iter().map(|s| (s.t_s as f64, s.lag_events as f64)), lag_style))?;
-    let legend = vec![
-        LegendEntry::new("consumer lag", pal.blue, Swatch::Line),
-        LegendEntry::new("checkpoint completed", pal.green, Swatch::Mark),
-    ];
+    chart.draw_series(LineSeries::new(lag(report), lag_style))?;
+    let mut legend = vec![LegendEntry::new("consumer lag", pal.blue, Swatch::Line)];
+    if let Some(a) = pinned {
+        legend[0].label =
+            if view.compact { "B (now)".to_string() } else { format!("B: {}", setting_label(&report.config)) };
+        legend.push(LegendEntry::new(pinned_label(&a.config, view), pal.pinned, Swatch::Dashed));
+    }
+    legend.push(LegendEntry::new(completed_label(&report.config), pal.green, Swatch::Mark));
     finish_time_chart(area, chart, report.crash.as_ref(), legend, view)
 }
 
 /// The chart as words and a table.
 pub fn text_alternative(report: &Report) -> TextAlternative {
     let summary = match (&report.crash, &report.restored_checkpoint) {
+        (Some(crash), Some(restored)) if report.config.mode == crate::engine::Mode::MicroBatch => {
+            let recovery = match report.recovery_s {
+                Some(s) => format!(
+                    "The job is back on its trigger schedule {} after the crash.",
+                    format_duration_ms((s * 1000.0) as u64)
+                ),
+                None => "The job does not get back on its trigger schedule within the horizon.".to_string(),
+            };
+            format!(
+                "Consumer lag rises between triggers and drops as each batch is processed, until the crash at {}. \
+                 While the job is down the lag grows; the restart restores the state of batch {}, reads {} events \
+                 again, and the lag peaks at {} events before the following batches work it off. {}",
+                crash.at.at,
+                restored.id,
+                format_count(report.replayed_events),
+                format_count(report.series.iter().map(|s| s.lag_events).max().unwrap_or(0)),
+                recovery
+            )
+        }
         (Some(crash), Some(restored)) => {
             let recovery = match report.recovery_s {
                 Some(s) => {

@@ -5,7 +5,10 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{count_label, draw_legend, seconds_label, LegendEntry, LogSecondsAxis, Swatch, TextAlternative, View};
+use super::{
+    count_label, draw_legend, pinned_label, pinned_line, seconds_label, LegendEntry, LogSecondsAxis, Swatch,
+    TextAlternative, View,
+};
 use crate::engine::config::Config;
 use crate::engine::model::{steady_state, store_bound_interval_ms, SteadyState};
 use crate::engine::units::{format_bytes, format_count};
@@ -13,6 +16,7 @@ use crate::engine::units::{format_bytes, format_count};
 pub const SHORT_TITLE: &str = "Choosing the interval";
 pub const TITLE: &str = "Choosing the interval: replay and recovery against store load and pauses";
 pub const X_LABEL: &str = "checkpoint interval (log scale)";
+pub const BATCH_X_LABEL: &str = "trigger interval (log scale)";
 pub const Y_LABELS: [&str; 4] =
     ["replay (events)", "worst-case recovery (s)", "store writes (GB/min)", "pause overhead (%)"];
 
@@ -40,6 +44,7 @@ pub fn rule_interval_ms(config: &Config) -> u64 {
 pub fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     config: &Config,
+    pinned: Option<&Config>,
     view: &View,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = view.theme.palette();
@@ -48,6 +53,7 @@ pub fn draw<DB: DrawingBackend>(
     let titled = area.titled(if view.compact { SHORT_TITLE } else { TITLE }, text(14.0))?;
     let (upper, lower) = titled.split_vertically(titled.dim_in_pixel().1 / 2);
     let data = sweep(config);
+    let pinned_data = pinned.map(sweep);
     let x_range = || LogSecondsAxis::new(MIN_INTERVAL_S, MAX_INTERVAL_S, view.compact);
     let current_s = config.interval_ms as f64 / 1000.0;
     let sla_s = config.latency_sla_ms as f64 / 10_000.0;
@@ -72,7 +78,20 @@ pub fn draw<DB: DrawingBackend>(
                 data.iter().map(|s| (s.interval_ms as f64 / 1000.0, s.pause_overhead * 100.0)).collect(),
             )
         };
-        let left_max = left.iter().map(|p| p.1).fold(0.0, f64::max).max(1e-9) * 1.1;
+        // The pinned run A, on the left axis of each panel: worst-case replay, store writes.
+        let pinned_left: Option<Points> = pinned_data.as_ref().map(|d| {
+            d.iter()
+                .map(|s| {
+                    let y = if which == 0 {
+                        s.worst_case_replay_events as f64
+                    } else {
+                        s.store_write_bytes_per_min as f64 / 1e9
+                    };
+                    (s.interval_ms as f64 / 1000.0, y)
+                })
+                .collect()
+        });
+        let left_max = left.iter().chain(pinned_left.iter().flatten()).map(|p| p.1).fold(0.0, f64::max).max(1e-9) * 1.1;
         // Store load and pause overhead both fall as 1 / interval: give the right axis more headroom
         // so the two curves do not sit on top of each other.
         let headroom = if which == 0 { 1.1 } else { 1.8 };
@@ -87,7 +106,11 @@ pub fn draw<DB: DrawingBackend>(
             .set_secondary_coord(x_range(), 0f64..right_max);
         chart
             .configure_mesh()
-            .x_desc(if which == 1 { X_LABEL } else { "" })
+            .x_desc(match (which, config.mode) {
+                (1, crate::engine::Mode::Barrier) => X_LABEL,
+                (1, crate::engine::Mode::MicroBatch) => BATCH_X_LABEL,
+                _ => "",
+            })
             .y_desc(Y_LABELS[which * 2])
             .y_labels(4)
             .x_label_formatter(&|x| seconds_label(*x))
@@ -133,12 +156,17 @@ pub fn draw<DB: DrawingBackend>(
                 pal.blue.stroke_width(view.px(2.0)),
             ))?;
         }
+        if let (Some(a), Some(points)) = (pinned, pinned_left) {
+            pinned_line(&mut chart, points, view)?;
+            let x = a.interval_ms as f64 / 1000.0;
+            chart.draw_series(LineSeries::new(vertical(x), pal.pinned.stroke_width(view.px(2.0))))?;
+        }
         chart.draw_series(LineSeries::new(left, pal.blue.stroke_width(view.px(2.5))))?;
         chart.draw_secondary_series(LineSeries::new(
             right,
             (if which == 0 { pal.green } else { pal.orange }).stroke_width(view.px(2.5)),
         ))?;
-        let legend = if which == 0 {
+        let mut legend = if which == 0 {
             vec![
                 LegendEntry::new("worst-case replay", pal.blue, Swatch::Line),
                 LegendEntry::new("replay per interval", pal.blue, Swatch::Dashed),
@@ -154,9 +182,20 @@ pub fn draw<DB: DrawingBackend>(
                 LegendEntry::new("store writes", pal.blue, Swatch::Line),
                 LegendEntry::new("pause overhead (right)", pal.orange, Swatch::Line),
                 LegendEntry::new(format!("SLA / 10 = {}", seconds_label(sla_s)), pal.purple, Swatch::Dashed),
-                LegendEntry::new(format!("store bound {}", seconds_label(store_s)), pal.vermillion, Swatch::Block),
+                LegendEntry::new(
+                    match config.mode {
+                        crate::engine::Mode::Barrier => format!("store bound {}", seconds_label(store_s)),
+                        crate::engine::Mode::MicroBatch => format!("back to back below {}", seconds_label(store_s)),
+                    },
+                    pal.vermillion,
+                    Swatch::Block,
+                ),
             ]
         };
+        if let Some(a) = pinned {
+            let what = if which == 0 { "worst-case replay" } else { "store writes" };
+            legend.push(LegendEntry::new(format!("{}, {what}", pinned_label(a, view)), pal.pinned, Swatch::Dashed));
+        }
         draw_legend(&chart.plotting_area().strip_coord_spec(), &legend, view)?;
     }
     area.present()
@@ -167,12 +206,15 @@ pub fn text_alternative(config: &Config) -> TextAlternative {
     let summary = format!(
         "Longer intervals replay more after a crash and recover more slowly; shorter ones write more to the \
          store and pause more often. At the current interval of {} a crash replays up to {} events and the \
-         store takes {} a minute. The rule of a tenth of the latency SLA suggests {}; the store can absorb \
-         full snapshots no more often than every {}.",
+         store takes {} a minute. The rule of a tenth of the latency SLA suggests {}; {} {}.",
         seconds_label(config.interval_ms as f64 / 1000.0),
         format_count(current.worst_case_replay_events),
         format_bytes(current.store_write_bytes_per_min as f64),
         seconds_label(rule_interval_ms(config) as f64 / 1000.0),
+        match config.mode {
+            crate::engine::Mode::Barrier => "the store can absorb full snapshots no more often than every",
+            crate::engine::Mode::MicroBatch => "batches run back to back with a trigger interval below",
+        },
         seconds_label(store_bound_interval_ms(config) as f64 / 1000.0),
     );
     let rows = sweep(config)

@@ -59,6 +59,8 @@ pub struct CompletedCheckpoint {
     /// From barrier injection until the barrier had arrived on every input.
     pub alignment_ms: u64,
     pub sync_ms: u64,
+    /// Micro-batch mode: reading and processing the batch (zero in barrier mode).
+    pub processing_ms: u64,
     pub upload_ms: u64,
     /// Which job attempt took it.
     pub attempt: u32,

@@ -17,6 +17,27 @@ pub enum Alignment {
     Unaligned,
 }
 
+/// How the job makes its progress durable.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Continuous processing with checkpoint barriers flowing through the data (Flink).
+    #[default]
+    Barrier,
+    /// A batch per trigger interval, with an offset log and a commit log (Spark Structured Streaming).
+    MicroBatch,
+}
+
+impl Mode {
+    /// The spelling in config, attributes and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Barrier => "barrier",
+            Mode::MicroBatch => "micro_batch",
+        }
+    }
+}
+
 /// What a checkpoint uploads to the store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -47,7 +68,9 @@ pub struct Config {
     pub window_ms: u64,
     /// Running totals of changed keys are emitted each time event time passes a multiple of this.
     pub emit_every_ms: u64,
-    /// Checkpoint interval.
+    /// Barrier or micro-batch.
+    pub mode: Mode,
+    /// Checkpoint interval (barrier mode) or trigger interval (micro-batch mode).
     pub interval_ms: u64,
     pub alignment: Alignment,
     pub snapshots: Snapshots,
@@ -97,6 +120,7 @@ impl Default for Config {
             retention_ms: None,
             window_ms: 300_000,
             emit_every_ms: 1_000,
+            mode: Mode::Barrier,
             interval_ms: 30_000,
             alignment: Alignment::Aligned,
             snapshots: Snapshots::Full,
@@ -300,7 +324,7 @@ pub enum FieldValue {
 pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 
 /// Every config key, in documentation order.
-pub const FIELDS: [&str; 26] = [
+pub const FIELDS: [&str; 27] = [
     "seed",
     "partitions",
     "rate_per_s",
@@ -309,6 +333,7 @@ pub const FIELDS: [&str; 26] = [
     "retention_ms",
     "window_ms",
     "emit_every_ms",
+    "mode",
     "interval_ms",
     "alignment",
     "snapshots",
@@ -401,6 +426,18 @@ impl Config {
                 "window_ms" => config.window_ms = whole_number(field, value)?,
                 "emit_every_ms" => config.emit_every_ms = whole_number(field, value)?,
                 "interval_ms" => config.interval_ms = whole_number(field, value)?,
+                "mode" => {
+                    config.mode = match value {
+                        FieldValue::Text(t) if t == "barrier" => Mode::Barrier,
+                        FieldValue::Text(t) if t == "micro_batch" || t == "micro-batch" => Mode::MicroBatch,
+                        other => {
+                            return Err(field_error(
+                                field,
+                                format!("must be \"barrier\" or \"micro_batch\" (got {})", describe(other)),
+                            ))
+                        }
+                    }
+                }
                 "alignment" => {
                     config.alignment = match value {
                         FieldValue::Text(t) if t == "aligned" => Alignment::Aligned,
@@ -481,6 +518,7 @@ mod tests {
             ("interval_ms", FieldValue::Number(0.0), "between 100 ms and 1 h"),
             ("state_bytes", FieldValue::Number(1e15), "between 1 KB and 10 TB"),
             ("alignment", FieldValue::Text("sideways".into()), "\"aligned\" or \"unaligned\""),
+            ("mode", FieldValue::Text("continuous".into()), "\"barrier\" or \"micro_batch\""),
             ("crash_at_ms", FieldValue::Number(0.0), "inside the horizon"),
         ];
         for (field, value, needle) in cases {
@@ -494,7 +532,8 @@ mod tests {
 }
 
 /// The attributes of the `<checkpoint-lab>` element and the config key each one sets.
-pub const ATTRIBUTES: [(&str, &str); 14] = [
+pub const ATTRIBUTES: [(&str, &str); 15] = [
+    ("mode", "mode"),
     ("interval", "interval_ms"),
     ("state-size", "state_bytes"),
     ("crash-at", "crash_at_ms"),
@@ -535,7 +574,7 @@ pub fn fields_from_attributes(pairs: &[(String, String)]) -> Result<Vec<(String,
             "store-write" | "store-read" => number(parse_bytes_per_s(text).map_err(bad)?),
             "crash-at" if text.trim().eq_ignore_ascii_case("none") => FieldValue::Null,
             "crash-at" => number(parse_clock(text).map_err(|e| bad(format!("{e}, or none")))?),
-            "alignment" | "snapshots" => FieldValue::Text(text.trim().to_string()),
+            "mode" | "alignment" | "snapshots" => FieldValue::Text(text.trim().to_string()),
             _ => {
                 let n: u64 = text
                     .trim()

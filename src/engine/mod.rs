@@ -5,6 +5,7 @@ pub mod checkpoint;
 pub mod clock;
 pub mod config;
 pub mod exercise;
+pub mod export;
 pub mod model;
 pub mod operators;
 pub mod report;
@@ -13,7 +14,7 @@ pub mod sinks;
 pub mod source;
 pub mod units;
 
-pub use config::{Alignment, Config, ConfigError, Snapshots, MEMORY_BUDGET_BYTES};
+pub use config::{Alignment, Config, ConfigError, Mode, Snapshots, MEMORY_BUDGET_BYTES};
 pub use report::{Outcome, Report};
 pub use sim::Sim;
 pub use sinks::SinkDesign;

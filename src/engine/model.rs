@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::checkpoint::transfer_ms;
-use super::config::{Alignment, Config, Snapshots};
+use super::config::{Alignment, Config, Mode, Snapshots};
 
 /// The steady state of one checkpoint interval.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -33,6 +33,9 @@ pub struct SteadyState {
 
 /// The steady state of `config` with its checkpoint interval set to `interval_ms`.
 pub fn steady_state(config: &Config, interval_ms: u64) -> SteadyState {
+    if config.mode == Mode::MicroBatch {
+        return micro_batch_steady_state(config, interval_ms);
+    }
     let rate = config.rate_per_s as f64;
     let write_bw = config.store_write_bytes_per_s as f64;
     let alignment_ms = match config.alignment {
@@ -108,8 +111,75 @@ pub fn steady_state(config: &Config, interval_ms: u64) -> SteadyState {
     }
 }
 
+/// Micro-batch mode: a batch reads what arrived during one cycle, processes it at capacity and
+/// writes its state store version before the next batch may start. The cycle is the trigger
+/// interval, or the batch's own duration when that is longer (batches then run back to back).
+/// A crash just before a commit re-runs the whole batch: rate x cycle events.
+fn micro_batch_steady_state(config: &Config, interval_ms: u64) -> SteadyState {
+    let rate = config.rate_per_s as f64;
+    let capacity = config.capacity_per_s as f64;
+    let write_bw = config.store_write_bytes_per_s as f64;
+    let state = config.state_bytes as f64;
+    let window_ms = config.window_ms as f64;
+    let sync = config.sync_pause_ms as f64;
+    let upload_bytes = |cycle: f64| match config.snapshots {
+        Snapshots::Full => state,
+        Snapshots::Incremental => (state * cycle / window_ms).min(state),
+    };
+    let duration = |cycle: f64| sync + rate * cycle / capacity + upload_bytes(cycle) * 1000.0 / write_bw;
+    let mut cycle = interval_ms as f64;
+    if duration(cycle) > cycle {
+        // Solve cycle = sync + cycle x rate / capacity + upload(cycle) / bandwidth.
+        let upload_slope = match config.snapshots {
+            Snapshots::Full => 0.0,
+            Snapshots::Incremental => state * 1000.0 / (window_ms * write_bw),
+        };
+        let fixed = match config.snapshots {
+            Snapshots::Full => sync + state * 1000.0 / write_bw,
+            Snapshots::Incremental => sync,
+        };
+        let slope = rate / capacity + upload_slope;
+        cycle = if slope < 1.0 { fixed / (1.0 - slope) } else { f64::INFINITY };
+        if config.snapshots == Snapshots::Incremental && cycle >= window_ms {
+            let full_slope = rate / capacity;
+            let full_fixed = sync + state * 1000.0 / write_bw;
+            cycle = if full_slope < 1.0 { full_fixed / (1.0 - full_slope) } else { f64::INFINITY };
+        }
+    }
+    let cycle = cycle.min(1e15);
+    let size = upload_bytes(cycle) as u64;
+    let upload_ms = transfer_ms(size, config.store_write_bytes_per_s);
+    let duration_ms = duration(cycle).round() as u64;
+    let batch_events = (rate * cycle / 1000.0).round() as u64;
+    let outage_ms =
+        config.detection_ms + config.restart_delay_ms + transfer_ms(config.state_bytes, config.store_read_bytes_per_s);
+    let worst_case_recovery_ms = (config.capacity_per_s > config.rate_per_s && cycle.is_finite()).then(|| {
+        let backlog = batch_events as f64 + rate * outage_ms as f64 / 1000.0;
+        let catch_up_ms = backlog * 1000.0 / (capacity - rate);
+        outage_ms + catch_up_ms.round() as u64 + upload_ms + config.sync_pause_ms
+    });
+    SteadyState {
+        interval_ms,
+        effective_interval_ms: cycle.round() as u64,
+        store_limited: cycle.round() as u64 > interval_ms,
+        size_bytes: size,
+        alignment_ms: 0,
+        upload_ms,
+        duration_ms,
+        store_write_bytes_per_min: (size as f64 * 60_000.0 / cycle).round() as u64,
+        pause_overhead: (sync + upload_ms as f64) / cycle,
+        interval_replay_events: batch_events,
+        worst_case_replay_events: batch_events,
+        worst_case_recovery_ms,
+    }
+}
+
 /// The shortest interval whose full snapshots the store can absorb: upload time per checkpoint.
+/// In micro-batch mode: the shortest trigger interval at which batches do not run back to back.
 pub fn store_bound_interval_ms(config: &Config) -> u64 {
+    if config.mode == Mode::MicroBatch {
+        return micro_batch_steady_state(config, 1).effective_interval_ms;
+    }
     let size = match config.snapshots {
         Snapshots::Full => config.state_bytes,
         Snapshots::Incremental => 0,

@@ -4,16 +4,20 @@
 //! caught up and nothing is pending it takes the fast path: the input up to the next due instant
 //! is processed in log order in one pass, which gives the same result as millisecond steps.
 
+mod micro_batch;
+
 use std::collections::VecDeque;
 
 use serde::Serialize;
 
 use super::checkpoint::{transfer_ms, upload_bytes, CompletedCheckpoint, PendingCheckpoint, PendingStage, Snapshot};
 use super::clock::ClockTime;
-use super::config::{Alignment, Config, ConfigError};
+use super::config::{Alignment, Config, ConfigError, Mode};
 use super::operators::{window::Emission, JobShape, JobState};
 use super::sinks::{Row, Sinks};
 use super::source::SourceLog;
+
+pub use micro_batch::OffsetLogEntry;
 
 /// What the job is doing at a moment, as the charts shade it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -34,6 +38,8 @@ pub enum Phase {
     Replaying,
     /// Past the crash offset, working off the backlog that built up during the outage.
     CatchingUp,
+    /// Micro-batch mode: the last batch is committed and the next trigger has not come yet.
+    WaitingForTrigger,
 }
 
 /// One crash and the recovery that followed it.
@@ -90,6 +96,14 @@ pub enum TimelineKind {
     ReplayDone,
     CaughtUp,
     RetentionExceeded,
+    /// Micro-batch mode: the batch's end offsets are written to the offset log.
+    BatchPlanned,
+    /// Micro-batch mode: a batch without a commit entry runs again with its logged offsets.
+    BatchRerun,
+    /// Micro-batch mode: the batch's output is written to the sinks.
+    BatchOutput,
+    /// Micro-batch mode: the state store version and the commit-log entry are written.
+    BatchCommitted,
 }
 
 /// The per-second sample behind the charts.
@@ -160,6 +174,9 @@ pub struct Sim {
     pub aligning_ms: u64,
     /// Events the operators processed, replays included: the simulation's work.
     pub processed_events: u64,
+    /// Micro-batch mode: the batch in progress and the offset log.
+    batch: Option<micro_batch::BatchRun>,
+    pub offset_log: Vec<OffsetLogEntry>,
 }
 
 impl Sim {
@@ -181,13 +198,14 @@ impl Sim {
             duration_ms: 0,
             alignment_ms: 0,
             sync_ms: 0,
+            processing_ms: 0,
             upload_ms: 0,
             attempt: 1,
             position_at_completion: config.start_offset,
         };
         let snapshot = Snapshot { state: state.clone(), offsets: offsets.clone(), in_flight: Vec::new() };
         let partitions = config.partitions as usize;
-        Ok(Sim {
+        let mut sim = Sim {
             shape: JobShape::new(config),
             log,
             now_ms: start,
@@ -219,8 +237,14 @@ impl Sim {
             paused_ms: 0,
             aligning_ms: 0,
             processed_events: 0,
+            batch: None,
+            offset_log: Vec::new(),
             config: config.clone(),
-        })
+        };
+        if config.mode == Mode::MicroBatch {
+            sim.offset_log = sim.initial_offset_log();
+        }
+        Ok(sim)
     }
 
     pub fn now_ms(&self) -> u64 {
@@ -245,9 +269,20 @@ impl Sim {
     /// Two runs drained at the same instant have processed exactly the same events, so their
     /// state and sinks can be compared whatever their checkpoint schedules were.
     pub fn close_input_and_drain(&mut self) {
-        self.input_closed_at_ms = Some(self.now_ms);
-        self.next_trigger_ms = u64::MAX;
+        let closed_at_ms = self.now_ms;
+        self.input_closed_at_ms = Some(closed_at_ms);
         let limit = self.now_ms + 24 * 3_600_000;
+        if self.config.mode == Mode::MicroBatch {
+            while self.now_ms < limit {
+                self.handle_due();
+                if self.batches_drained(closed_at_ms) {
+                    return;
+                }
+                self.run_until_micro_batch(self.now_ms + 1);
+            }
+            return;
+        }
+        self.next_trigger_ms = u64::MAX;
         while self.now_ms < limit {
             self.handle_due();
             let drained = self.is_running()
@@ -308,6 +343,10 @@ impl Sim {
 
     /// Runs until the clock reads `until_ms`.
     pub fn run_until(&mut self, until_ms: u64) {
+        if self.config.mode == Mode::MicroBatch {
+            self.run_until_micro_batch(until_ms);
+            return;
+        }
         while self.now_ms < until_ms {
             self.handle_due();
             if let JobPhase::Down { restored_at_ms, .. } = self.phase {
@@ -358,7 +397,9 @@ impl Sim {
                 self.restore();
             }
         }
-        if self.is_running() {
+        if self.is_running() && self.config.mode == Mode::MicroBatch {
+            self.handle_batch_due();
+        } else if self.is_running() {
             // Checkpoint completion, then a trigger that may have waited for it.
             if let Some(PendingCheckpoint { stage: PendingStage::Uploading { completes_at_ms, .. }, .. }) =
                 &self.pending
@@ -418,7 +459,9 @@ impl Sim {
                         return if r.replay_done_at_ms.is_none() { Phase::Replaying } else { Phase::CatchingUp };
                     }
                 }
-                if now < self.pause_until_ms {
+                if self.config.mode == Mode::MicroBatch {
+                    self.batch_phase()
+                } else if now < self.pause_until_ms {
                     Phase::SyncPause
                 } else if matches!(self.pending, Some(PendingCheckpoint { stage: PendingStage::Aligning, .. })) {
                     Phase::Aligning
@@ -721,6 +764,7 @@ impl Sim {
             duration_ms: now - pending.barrier_at_ms,
             alignment_ms: snapshot_at_ms - pending.barrier_at_ms,
             sync_ms: upload_from_ms - snapshot_at_ms,
+            processing_ms: 0,
             upload_ms: now - upload_from_ms,
             attempt: self.attempt,
             position_at_completion: self.position(),
@@ -738,7 +782,7 @@ impl Sim {
     /// Crash now: in-memory state, the checkpoint in flight and open transactions are lost.
     pub fn crash(&mut self) {
         let now = self.now_ms;
-        let discarded = self.pending.take().map(|p| p.id);
+        let discarded = self.pending.take().map(|p| p.id).or_else(|| self.drop_batch_in_flight());
         if let Some(id) = discarded {
             self.mark(now, TimelineKind::CheckpointDiscarded, Some(id), None);
         }
@@ -813,7 +857,11 @@ impl Sim {
         self.phase = JobPhase::Running;
         self.attempt += 1;
         self.epoch = self.next_checkpoint_id;
-        self.next_trigger_ms = now + self.config.interval_ms;
+        self.next_trigger_ms = match self.config.mode {
+            Mode::Barrier => now + self.config.interval_ms,
+            // The restarted query runs its first batch at once.
+            Mode::MicroBatch => now,
+        };
         self.events_since_snapshot = 0;
         self.caught_up = false;
         let position = self.position();

@@ -149,6 +149,12 @@ pub fn defaults() -> Result<JsValue, JsError> {
 /// The charts a lab draws, by name.
 pub const CHARTS: [&str; 5] = ["replay", "latency", "tradeoff", "checkpoints", "sink-window"];
 
+#[derive(serde::Serialize)]
+struct Pinned<'a> {
+    config: &'a crate::engine::Config,
+    summary: crate::engine::report::Summary,
+}
+
 /// One lab on a page: the last run, kept in wasm memory, and the charts drawn from it.
 #[wasm_bindgen]
 pub struct Lab {
@@ -158,6 +164,8 @@ pub struct Lab {
     /// The pending run has finished; the next `advance` builds its report.
     finishing: bool,
     report: Option<Report>,
+    /// Setting A of a comparison: the report pinned by `pin`, drawn under the current one.
+    pinned: Option<Report>,
     highlight: SinkDesign,
     window_start_ms: Option<u64>,
     product: u32,
@@ -178,6 +186,7 @@ impl Lab {
             pending: None,
             finishing: false,
             report: None,
+            pinned: None,
             highlight: SinkDesign::AppendOnly,
             window_start_ms: None,
             product: 0,
@@ -296,9 +305,9 @@ impl Lab {
         let compact = View::is_narrow(area.dim_in_pixel().0, scale);
         let view = View { theme: if dark { Theme::Dark } else { Theme::Light }, scale, cursor_s, compact };
         let drawn = match chart {
-            "replay" => charts::replay::draw(&area, report, &view),
-            "latency" => charts::latency::draw(&area, report, self.highlight, &view),
-            "tradeoff" => charts::tradeoff::draw(&area, &report.config, &view),
+            "replay" => charts::replay::draw(&area, report, self.pinned.as_ref(), &view),
+            "latency" => charts::latency::draw(&area, report, self.highlight, self.pinned.as_ref(), &view),
+            "tradeoff" => charts::tradeoff::draw(&area, &report.config, self.pinned.as_ref().map(|a| &a.config), &view),
             "checkpoints" => charts::checkpoints::draw(&area, report, &view),
             "sink-window" => {
                 let outcome = self.outcome.as_ref().ok_or_else(|| JsError::new("run a scenario first"))?;
@@ -334,6 +343,33 @@ impl Lab {
             }
         };
         to_js(&alternative)
+    }
+
+    /// Pins the last run as setting A of a comparison; returns A's headline figures. The replay,
+    /// latency and trade-off charts then draw A under every later run (B).
+    pub fn pin(&mut self) -> Result<JsValue, JsError> {
+        let report = self.current()?.clone();
+        let summary = to_js(&report.summary())?;
+        self.pinned = Some(report);
+        Ok(summary)
+    }
+
+    /// Ends the comparison.
+    pub fn unpin(&mut self) {
+        self.pinned = None;
+    }
+
+    /// The pinned run's settings and headline figures, or null: { config, summary }.
+    pub fn pinned(&self) -> Result<JsValue, JsError> {
+        match &self.pinned {
+            Some(a) => to_js(&Pinned { config: &a.config, summary: a.summary() }),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// The last run's settings as Flink configuration and Spark code: { flink, spark }.
+    pub fn export(&self) -> Result<JsValue, JsError> {
+        to_js(&crate::engine::export::export(&self.current()?.config, self.highlight))
     }
 
     /// The headline figures of the last run.

@@ -4,7 +4,7 @@
 
 use checkpoint_lab::engine::clock::parse_clock;
 use checkpoint_lab::engine::sinks::Row;
-use checkpoint_lab::engine::{Alignment, Config, Sim, Snapshots};
+use checkpoint_lab::engine::{Alignment, Config, Mode, Sim, Snapshots};
 
 /// Milliseconds since midnight of a clock text like "10:00:45".
 pub fn at(text: &str) -> u64 {
@@ -68,6 +68,7 @@ pub fn digest_scenarios() -> Vec<(&'static str, Config)> {
             Config { snapshots: Snapshots::Incremental, retry_rate: 0.02, seed: 7, ..Config::default() },
         ),
         ("tiny-interval", Config { interval_ms: 1_000, crash_at_ms: Some(36_031_500), ..Config::default() }),
+        ("micro-batch", Config { mode: Mode::MicroBatch, crash_at_ms: Some(36_046_000), ..Config::default() }),
     ]
 }
 

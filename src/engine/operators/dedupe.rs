@@ -42,10 +42,14 @@ impl SeenIds {
         let i = first_send - self.first;
         let word = &mut self.bits[(i / 64) as usize];
         let mask = 1 << (i % 64);
-        let fresh = *word & mask == 0;
+        // Written as a branch: the branch-free form (`len += fresh as u64`) was miscompiled at
+        // opt-level 2 and above by rustc 1.95, leaving `len` at zero in release builds.
+        if *word & mask != 0 {
+            return false;
+        }
         *word |= mask;
-        self.len += u64::from(fresh);
-        fresh
+        self.len += 1;
+        true
     }
 
     /// Number of ids in the set.

@@ -167,6 +167,49 @@ impl JobState {
         }
     }
 
+    /// The output of one micro-batch whose input ends at event time `boundary_ms`: every pending
+    /// count is added to its window's total and each changed key is emitted once with its new
+    /// total; windows that end by the boundary are final and closed. The same state and the same
+    /// batch give the same emissions.
+    pub fn emit_batch(&mut self, boundary_ms: u64, shape: &JobShape, mut emit: impl FnMut(Emission)) {
+        let mut changed: Vec<(u64, u32)> = Vec::new();
+        for bucket in self.windows.buckets.iter_mut() {
+            let window = self
+                .windows
+                .windows
+                .iter_mut()
+                .find(|w| w.start_ms == bucket.window_start_ms)
+                .expect("a bucket's window stays open until the bucket is emitted");
+            for &product in &bucket.changed {
+                let slot = &mut bucket.counts[product as usize];
+                window.totals[product as usize] += *slot;
+                *slot = 0;
+                changed.push((window.start_ms, product));
+            }
+            bucket.changed.clear();
+        }
+        changed.sort_unstable();
+        changed.dedup();
+        while self.windows.buckets.front().is_some_and(|b| b.end_ms <= boundary_ms) {
+            let bucket = self.windows.buckets.pop_front().expect("checked");
+            self.spare.push(bucket.counts);
+        }
+        while self.windows.next_boundary_ms <= boundary_ms {
+            self.windows.next_boundary_ms += shape.emit_every_ms;
+        }
+        for (window_start_ms, product) in changed {
+            let window = self.windows.windows.iter().find(|w| w.start_ms == window_start_ms).expect("open");
+            emit(Emission {
+                product_id: product,
+                window_start_ms,
+                order_count: window.totals[product as usize],
+                boundary_ms,
+                is_final: window_start_ms + shape.window_ms <= boundary_ms,
+            });
+        }
+        self.windows.windows.retain(|w| w.start_ms + shape.window_ms > boundary_ms);
+    }
+
     /// The seen order ids of every open window, as log numbers of first sends.
     pub fn seen_ids(&self) -> Vec<u64> {
         self.windows.windows.iter().flat_map(|w| w.seen.iter()).collect()
