@@ -166,3 +166,34 @@ fn the_closed_form_agrees_with_full_simulations() {
         }
     }
 }
+
+#[test]
+fn comparing_draws_the_pinned_run_under_the_current_one() {
+    let a = engine::simulate(&Config::default()).unwrap();
+    let b = engine::simulate(&Config { mode: engine::Mode::MicroBatch, ..Config::default() }).unwrap();
+    let view = View::default();
+    let alone = svg(|area| charts::replay::draw(area, &b, None, &view).unwrap());
+    let both = svg(|area| charts::replay::draw(area, &b, Some(&a), &view).unwrap());
+    assert_has(&both, &["A: barrier 30 s, 2 GB", "B: micro-batch 30 s, 2 GB", "batch committed"]);
+    assert!(!alone.contains("A: barrier"));
+    // A's lag is drawn dashed: more line pieces than the chart without it.
+    assert!(both.matches("<polyline").count() > alone.matches("<polyline").count() + 10);
+    let latency = svg(|area| charts::latency::draw(area, &b, SinkDesign::Upsert, Some(&a), &view).unwrap());
+    assert_has(&latency, &["A: barrier 30 s, 2 GB, immediate sinks"]);
+    let tradeoff = svg(|area| charts::tradeoff::draw(area, &b.config, Some(&a.config), &view).unwrap());
+    assert_has(&tradeoff, &["A: barrier 30 s, 2 GB, worst-case replay", "A: barrier 30 s, 2 GB, store writes"]);
+    assert_has(&tradeoff, &[charts::tradeoff::BATCH_X_LABEL, "back to back below"]);
+    let compact = View { compact: true, ..view };
+    assert_has(&svg(|area| charts::replay::draw(area, &b, Some(&a), &compact).unwrap()), &["A (pinned)", "B (now)"]);
+}
+
+#[test]
+fn the_batch_timeline_in_micro_batch_mode() {
+    let report = engine::simulate(&Config { mode: engine::Mode::MicroBatch, ..Config::default() }).unwrap();
+    let out = svg(|area| charts::checkpoints::draw(area, &report, &View::default()).unwrap());
+    assert_has(&out, &[charts::checkpoints::BATCH_TITLE, "offset log write", "processing", "state store write"]);
+    let alt = charts::checkpoints::text_alternative(&report);
+    assert!(alt.summary.contains("batches committed"), "{}", alt.summary);
+    assert!(alt.summary.contains("15 s processing"), "{}", alt.summary);
+    assert_eq!(alt.columns[2], "offset log");
+}

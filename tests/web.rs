@@ -133,3 +133,34 @@ fn exercises_are_checked_by_the_engine_in_the_browser() {
     let message = error.dyn_ref::<js_sys::Error>().unwrap().message().as_string().unwrap();
     assert!(message.contains("\"broken\"") && message.contains("title"), "{message}");
 }
+
+#[wasm_bindgen_test]
+fn comparing_and_exporting_cross_the_boundary() {
+    let mut lab = Lab::new();
+    assert!(lab.pin().is_err(), "nothing to pin before a run");
+    assert!(lab.export().is_err());
+    lab.run(JsValue::UNDEFINED).unwrap();
+    assert!(lab.pinned().unwrap().is_null());
+    let a = lab.pin().unwrap();
+    assert_eq!(get(&a, "replayed_events").as_f64(), Some(30_000.0));
+    lab.run(config(&[("mode", JsValue::from_str("micro_batch"))])).unwrap();
+    let pinned = lab.pinned().unwrap();
+    assert_eq!(get(&get(&pinned, "config"), "mode").as_string().as_deref(), Some("barrier"));
+    // B with A under it draws another picture than B alone.
+    let with_a = canvas(640, 320);
+    lab.draw("replay", with_a.clone(), false, 1.0, None).unwrap();
+    lab.unpin();
+    assert!(lab.pinned().unwrap().is_null());
+    let alone = canvas(640, 320);
+    lab.draw("replay", alone.clone(), false, 1.0, None).unwrap();
+    assert_ne!(ink(&with_a), ink(&alone));
+    let export = lab.export().unwrap();
+    let spark = get(&export, "spark").as_string().unwrap();
+    assert!(spark.contains("Trigger.ProcessingTime(\"30 seconds\")"), "{spark}");
+    assert!(get(&export, "flink").as_string().unwrap().contains("execution.checkpointing.interval: 30 s"));
+    // A bad mode names the field; the lab keeps its run.
+    let error: JsValue = lab.run(config(&[("mode", JsValue::from_str("continuous"))])).map(|_| ()).unwrap_err().into();
+    let message = error.dyn_ref::<js_sys::Error>().expect("a thrown Error").message().as_string().unwrap();
+    assert!(message.starts_with("mode:"), "{message}");
+    assert!(lab.summary().is_ok());
+}

@@ -100,12 +100,10 @@ pub fn draw<DB: DrawingBackend>(
 }
 
 pub fn text_alternative(report: &Report) -> TextAlternative {
-    if report.config.mode == Mode::MicroBatch {
-        return batch_text_alternative(report);
-    }
     let taken = &report.checkpoints[1..];
-    let summary = match taken.first() {
-        Some(c) => format!(
+    let micro_batch = report.config.mode == Mode::MicroBatch;
+    let summary = match (taken.first(), micro_batch) {
+        (Some(c), false) => format!(
             "{} checkpoints completed. A checkpoint takes {} from barrier to completion: {} aligning, {} paused \
              for the snapshot and {} uploading {}.",
             taken.len(),
@@ -115,36 +113,7 @@ pub fn text_alternative(report: &Report) -> TextAlternative {
             format_duration_ms(c.upload_ms),
             format_bytes(c.size_bytes as f64)
         ),
-        None => "No checkpoint completed within the horizon.".to_string(),
-    };
-    let rows = taken
-        .iter()
-        .map(|c| {
-            vec![
-                c.id.to_string(),
-                c.barrier_at.at.clone(),
-                format_duration_ms(c.alignment_ms),
-                format_duration_ms(c.sync_ms),
-                format_duration_ms(c.upload_ms),
-                c.completed_at.at.clone(),
-                format_count(c.offset),
-                format_bytes(c.size_bytes as f64),
-            ]
-        })
-        .collect();
-    TextAlternative {
-        summary,
-        columns: ["id", "barrier", "alignment", "sync", "upload", "completed", "offset", "size"]
-            .map(String::from)
-            .to_vec(),
-        rows,
-    }
-}
-
-fn batch_text_alternative(report: &Report) -> TextAlternative {
-    let taken = &report.checkpoints[1..];
-    let summary = match taken.first() {
-        Some(c) => format!(
+        (Some(c), true) => format!(
             "{} batches committed. A batch takes {} from its trigger to its commit-log entry: {} writing the \
              offset log, {} processing and {} writing {} to the state store.",
             taken.len(),
@@ -154,7 +123,8 @@ fn batch_text_alternative(report: &Report) -> TextAlternative {
             format_duration_ms(c.upload_ms),
             format_bytes(c.size_bytes as f64)
         ),
-        None => "No batch committed within the horizon.".to_string(),
+        (None, false) => "No checkpoint completed within the horizon.".to_string(),
+        (None, true) => "No batch committed within the horizon.".to_string(),
     };
     let rows = taken
         .iter()
@@ -162,8 +132,8 @@ fn batch_text_alternative(report: &Report) -> TextAlternative {
             vec![
                 c.id.to_string(),
                 c.barrier_at.at.clone(),
-                format_duration_ms(c.sync_ms),
-                format_duration_ms(c.processing_ms),
+                format_duration_ms(if micro_batch { c.sync_ms } else { c.alignment_ms }),
+                format_duration_ms(if micro_batch { c.processing_ms } else { c.sync_ms }),
                 format_duration_ms(c.upload_ms),
                 c.completed_at.at.clone(),
                 format_count(c.offset),
@@ -171,11 +141,10 @@ fn batch_text_alternative(report: &Report) -> TextAlternative {
             ]
         })
         .collect();
-    TextAlternative {
-        summary,
-        columns: ["batch", "planned", "offset log", "processing", "state store", "committed", "end offset", "size"]
-            .map(String::from)
-            .to_vec(),
-        rows,
-    }
+    let columns = if micro_batch {
+        ["batch", "planned", "offset log", "processing", "state store", "committed", "end offset", "size"]
+    } else {
+        ["id", "barrier", "alignment", "sync", "upload", "completed", "offset", "size"]
+    };
+    TextAlternative { summary, columns: columns.map(String::from).to_vec(), rows }
 }

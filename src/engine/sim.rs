@@ -502,14 +502,7 @@ impl Sim {
     fn fast_path(&mut self, until_ms: u64) {
         let from = self.log_end(self.now_ms);
         let to = self.log_end(until_ms);
-        self.state.process(from, to, 1, &self.log, &self.shape);
-        self.events_since_snapshot += to - from;
-        self.processed_events += to - from;
-        for p in 0..self.read_offsets.len() {
-            let end = self.log.partition_end(to, p as u64);
-            self.read_offsets[p] = end;
-            self.processed_offsets[p] = end;
-        }
+        self.process_in_log_order(from, to);
         self.now_ms = until_ms;
         self.emit(to);
     }
@@ -620,20 +613,24 @@ impl Sim {
             *credit = (*credit).min(1000);
         }
         if n > 0 {
-            let to = from + n;
-            self.state.process(from, to, 1, &self.log, &self.shape);
-            self.events_since_snapshot += n;
-            self.processed_events += n;
-            for p in 0..self.read_offsets.len() {
-                let end = self.log.partition_end(to, p as u64);
-                self.read_offsets[p] = end;
-                self.processed_offsets[p] = end;
-            }
+            self.process_in_log_order(from, from + n);
         }
         self.now_ms += 1;
         self.emit(from + n);
         self.caught_up = n == available;
         self.track_recovery();
+    }
+
+    /// Processes log numbers `[from, to)` in log order: the readers move together as a prefix.
+    fn process_in_log_order(&mut self, from: u64, to: u64) {
+        self.state.process(from, to, 1, &self.log, &self.shape);
+        self.events_since_snapshot += to - from;
+        self.processed_events += to - from;
+        for p in 0..self.read_offsets.len() {
+            let end = self.log.partition_end(to, p as u64);
+            self.read_offsets[p] = end;
+            self.processed_offsets[p] = end;
+        }
     }
 
     fn process_partition(&mut self, p: usize, from: u64, to: u64) {

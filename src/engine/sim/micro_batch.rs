@@ -106,22 +106,16 @@ impl Sim {
         let Some(BatchRun { entry, stage: BatchStage::Processing { from_ms, from_position }, .. }) = &self.batch else {
             return;
         };
+        let (from_ms, from_position) = (*from_ms, *from_position);
         let budget = u128::from(self.config.capacity_per_s) * u128::from(t_ms - from_ms) / 1000;
         let target = entry.end_offset.min(from_position + budget.min(u128::from(u64::MAX / 2)) as u64);
         let from = self.position();
         if target <= from {
             return;
         }
-        self.state.process(from, target, 1, &self.log, &self.shape);
-        self.events_since_snapshot += target - from;
-        self.processed_events += target - from;
-        for p in 0..self.read_offsets.len() {
-            let end = self.log.partition_end(target, p as u64);
-            self.read_offsets[p] = end;
-            self.processed_offsets[p] = end;
-        }
+        self.process_in_log_order(from, target);
         // The replay ends the millisecond the readers are back at the crash offset.
-        let (from_ms, from_position, capacity) = (*from_ms, *from_position, self.config.capacity_per_s);
+        let capacity = self.config.capacity_per_s;
         let Some(r) = self.recoveries.last_mut() else { return };
         if r.restored_at_ms.is_some() && r.replay_done_at_ms.is_none() && target >= r.crash_offset {
             let events = u128::from(r.crash_offset.saturating_sub(from_position));
