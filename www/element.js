@@ -23,7 +23,7 @@ const CHARTS = [
   ["tradeoff", "Choosing the interval"],
   ["checkpoints", "Checkpoint timeline"],
 ];
-const ALL_CONTROLS = ["interval", "state-size", "crash-at", "advanced", "actions"];
+const ALL_CONTROLS = ["mode", "interval", "state-size", "crash-at", "advanced", "actions", "compare"];
 /// Engine time per frame for runs started by the student: the page never blocks for longer.
 const FRAME_BUDGET_MS = 24;
 
@@ -320,6 +320,8 @@ class LabView {
   showControls(list) {
     const shown = new Set(list == null ? ALL_CONTROLS : list.split(/[\s,]+/).filter(Boolean));
     const toggle = (node, on) => (on ? node.removeAttribute("hidden") : node.setAttribute("hidden", ""));
+    toggle(this.c.mode.row, shown.has("mode"));
+    toggle(this.compareBar, shown.has("compare"));
     toggle(this.c.interval.row, shown.has("interval"));
     toggle(this.c.state.row, shown.has("state-size"));
     toggle(this.c.crash.row, shown.has("crash-at"));

@@ -56,6 +56,7 @@ test("switching to micro-batches re-runs the engine in Spark's mode", async () =
   assert.ok(table.some((what) => /batch 42 is in the offset log \(1,000,000 to 1,060,000\)/.test(what)), table.join("\n"));
   // The batch timeline replaces the checkpoint timeline.
   await page.click("[data-chart=checkpoints] + details summary");
+  await page.waitForSelector("[data-chart=checkpoints] + details[open] .alt-summary:not(:empty)");
   assert.match(await page.textContent("[data-chart=checkpoints] + details .alt-summary"), /batches committed/);
   await page.selectOption("[data-control=mode]", "barrier");
   await settled(page);
