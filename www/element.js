@@ -355,6 +355,7 @@ class LabView {
       if (!canvas.isConnected || canvas.getBoundingClientRect().width === 0) continue;
       const dpr = this.sizeCanvas(canvas);
       this.lab.draw(name, canvas, dark, dpr, name === "tradeoff" ? undefined : this.cursorS);
+      this.firstChartAt ??= performance.now();
     }
   }
 
@@ -527,9 +528,9 @@ class LabView {
       this.finishRun(result.summary, config, cause);
       this.timings.push(performance.now() - started);
     };
-    // The first slice waits for the next frame: the frame this was called in may already have
-    // spent its budget on the run this one replaces.
-    requestAnimationFrame(step);
+    // The first slice runs at once: an input has already dropped the run this one replaces
+    // (see schedule), so the frame's budget is this run's.
+    step();
   }
 
   showProgress(fraction) {
@@ -556,7 +557,10 @@ class LabView {
     if (cause) {
       this.host.dispatchEvent(new CustomEvent("checkpointlab-change", { bubbles: true, composed: true, detail: { ...summary, settings: config } }));
     }
-    this.firstDrawnAt ??= performance.now();
+    if (this.firstDrawnAt === undefined) {
+      this.firstDrawnAt = performance.now();
+      this.onFirstDraw?.();
+    }
   }
 
   /// Re-runs from the controls; shows an error in the component instead of throwing.
@@ -572,6 +576,8 @@ class LabView {
   schedule(cause) {
     const started = performance.now();
     if (cause) this.cause = cause;
+    // A newer value makes the run in progress worthless: drop it now, before its next slice.
+    this.generation = (this.generation || 0) + 1;
     if (this.pending) return;
     this.pending = true;
     requestAnimationFrame(() => {
@@ -788,15 +794,27 @@ export class CheckpointLabElement extends HTMLElement {
     }
     if (!this.isConnected || this.view) return;
     this.view = new LabView(this, this.shadowRoot);
-    // The first picture is drawn at once, so "ready" means drawn.
+    // The first run is sliced like any other, so the page never blocks; "ready" means drawn.
+    this.view.onFirstDraw = () => this.markReady();
     try {
-      this.apply(false, { sync: true });
+      this.apply(false);
     } catch (e) {
       this.view.error.textContent = String(e.message || e);
+      this.markReady();
     }
     if (loadError) this.view.error.textContent = String(loadError.message || loadError);
+  }
+
+  /// Once: the first picture is drawn (or a bad setting is shown instead).
+  markReady() {
+    if (this.dataset.ready) return;
     this.dataset.ready = "true";
     this.dispatchEvent(new CustomEvent("checkpointlab-ready", { bubbles: true, composed: true }));
+  }
+
+  /// Resolves once the first picture is drawn.
+  whenReady() {
+    return this.dataset.ready ? Promise.resolve() : new Promise((resolve) => this.addEventListener("checkpointlab-ready", resolve, { once: true }));
   }
 
   disconnectedCallback() {
@@ -917,6 +935,7 @@ export async function mount(element, options) {
   const lab = document.createElement("checkpoint-lab");
   element.append(lab);
   await lab.connectedCallback();
+  await lab.whenReady();
   const handle = {
     element: lab,
     /// Applies options and re-runs; throws an Error naming a bad field and keeps the last good run.

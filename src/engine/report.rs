@@ -235,11 +235,24 @@ fn newest_per_key(rows: &[Row]) -> Vec<(u32, u64, u32)> {
     newest.into_values().collect()
 }
 
-fn distinct_keys(rows: &[Row]) -> u64 {
-    let mut keys: Vec<(u64, u32)> = rows.iter().map(|r| (r.window_start_ms, r.product_id)).collect();
-    keys.sort_unstable();
-    keys.dedup();
-    keys.len() as u64
+/// Duplicate rows and distinct (product_id, window_start) keys of a table, from one sort: the
+/// packed content orders rows by product, then window, then count.
+fn duplicates_and_keys(rows: &[Row]) -> (u64, u64) {
+    let mut packed: Vec<u128> = rows.iter().map(Row::packed).collect();
+    packed.sort_unstable();
+    let duplicates = packed.windows(2).filter(|w| w[0] == w[1]).count() as u64;
+    let keys =
+        packed.iter().map(|p| p >> 32).fold(
+            (0, None),
+            |(n, last), key| {
+                if last == Some(key) {
+                    (n, last)
+                } else {
+                    (n + 1, Some(key))
+                }
+            },
+        );
+    (duplicates, keys.0)
 }
 
 /// Longest gap without fresher data and the worst staleness, from (visible_at, boundary) pairs.
@@ -292,22 +305,25 @@ fn sink_figures(outcome: &Outcome) -> SinkReport {
     let truth_committed = if micro_batch { truth.sinks.transactional.committed_rows() } else { &truth_prefix };
     let upsert_rows = run.sinks.read(SinkDesign::Upsert);
     let view_rows = run.sinks.read(SinkDesign::DedupeView);
-    let figures = |design: SinkDesign, rows: &[Row], fresh: (u64, u64), matches: bool| SinkFigures {
-        design,
-        guarantee: match design {
-            SinkDesign::AppendOnly => "at least once: replayed emissions are stored again",
-            SinkDesign::Upsert => "effectively once per key: the latest write wins, values can step back",
-            SinkDesign::Transactional => "exactly once: output is visible only when its checkpoint commits",
-            SinkDesign::DedupeView => "effectively once per key at read time: the newest emitted_at wins",
-        },
-        rows: rows.len() as u64,
-        duplicate_rows: duplicate_rows(rows),
-        keys: distinct_keys(rows),
-        regressions: if design == SinkDesign::Upsert { run.sinks.upsert.regressions() } else { 0 },
-        aborted_rows: if design == SinkDesign::Transactional { run.sinks.transactional.aborted_rows() } else { 0 },
-        silent_ms: fresh.0,
-        staleness_max_ms: fresh.1,
-        matches_failure_free: matches,
+    let figures = |design: SinkDesign, rows: &[Row], fresh: (u64, u64), matches: bool| {
+        let (duplicate_rows, keys) = duplicates_and_keys(rows);
+        SinkFigures {
+            design,
+            guarantee: match design {
+                SinkDesign::AppendOnly => "at least once: replayed emissions are stored again",
+                SinkDesign::Upsert => "effectively once per key: the latest write wins, values can step back",
+                SinkDesign::Transactional => "exactly once: output is visible only when its checkpoint commits",
+                SinkDesign::DedupeView => "effectively once per key at read time: the newest emitted_at wins",
+            },
+            rows: rows.len() as u64,
+            duplicate_rows,
+            keys,
+            regressions: if design == SinkDesign::Upsert { run.sinks.upsert.regressions() } else { 0 },
+            aborted_rows: if design == SinkDesign::Transactional { run.sinks.transactional.aborted_rows() } else { 0 },
+            silent_ms: fresh.0,
+            staleness_max_ms: fresh.1,
+            matches_failure_free: matches,
+        }
     };
     SinkReport {
         append_only: figures(

@@ -112,6 +112,12 @@ impl SourceLog {
         ((skewed * self.products) >> 32) as u32
     }
 
+    /// True when no event is a producer retry: every event is the first send of its order id.
+    #[inline]
+    pub fn has_no_retries(&self) -> bool {
+        self.retry_threshold == 0
+    }
+
     /// The log number of the first send of event `g`'s order id: `g` itself unless `g` is a
     /// producer retry, which re-sends an order from up to 64 offsets earlier in its partition.
     #[inline]

@@ -163,6 +163,8 @@ pub struct Lab {
     pending: Option<engine::Runner>,
     /// The pending run has finished; the next `advance` builds its report.
     finishing: bool,
+    /// How long the last report took to build, in ms of real time.
+    report_estimate_ms: f64,
     report: Option<Report>,
     /// Setting A of a comparison: the report pinned by `pin`, drawn under the current one.
     pinned: Option<Report>,
@@ -185,6 +187,7 @@ impl Lab {
             outcome: None,
             pending: None,
             finishing: false,
+            report_estimate_ms: 15.0,
             report: None,
             pinned: None,
             highlight: SinkDesign::AppendOnly,
@@ -245,7 +248,9 @@ impl Lab {
     }
 
     /// Advances the run started by `begin` for about `budget_ms` of real time. Returns
-    /// `{ done: false, progress }` or, once finished, `{ done: true, summary }`.
+    /// `{ done: false, progress }` or, once finished, `{ done: true, summary }`. The report is
+    /// built in the same call when the last report's time still fits in half a budget more;
+    /// otherwise it gets a call of its own, so no call runs much past its budget.
     pub fn advance(&mut self, budget_ms: f64) -> Result<JsValue, JsError> {
         const SLICE_MS: u64 = 2_000;
         let runner = self.pending.as_mut().ok_or_else(|| JsError::new("begin a run first"))?;
@@ -254,20 +259,22 @@ impl Lab {
         let started = now();
         let budget = if budget_ms.is_finite() && budget_ms > 0.0 { budget_ms } else { 0.0 };
         loop {
-            let finished = runner.advance(SLICE_MS);
-            // Building the report takes a while too: it gets a frame of its own.
-            if finished && self.finishing {
+            let finished = self.finishing || runner.advance(SLICE_MS);
+            if finished {
+                let elapsed = now() - started;
+                if !self.finishing && elapsed + self.report_estimate_ms > budget * 1.5 {
+                    self.finishing = true;
+                    return to_js(&Progress { done: false, progress: 1.0, summary: None });
+                }
                 self.finishing = false;
+                let report_started = now();
                 let outcome = self.pending.take().expect("a pending run").finish();
                 let report = outcome.report();
                 let summary = report.summary();
+                self.report_estimate_ms = now() - report_started;
                 self.outcome = Some(outcome);
                 self.report = Some(report);
                 return to_js(&Progress { done: true, progress: 1.0, summary: Some(summary) });
-            }
-            if finished {
-                self.finishing = true;
-                return to_js(&Progress { done: false, progress: 1.0, summary: None });
             }
             if now() - started >= budget {
                 return to_js(&Progress { done: false, progress: runner.progress(), summary: None });

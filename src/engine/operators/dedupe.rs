@@ -52,6 +52,36 @@ impl SeenIds {
         true
     }
 
+    /// Records the first sends `first, first + stride, ...` below `end` (all inside the set's range).
+    pub fn insert_every(&mut self, first: u64, end: u64, stride: u64) {
+        if first >= end {
+            return;
+        }
+        debug_assert!(self.covers(first) && self.covers(end - 1));
+        let (from, to) = (first - self.first, end - self.first);
+        if stride == 1 {
+            // Whole words at a time: the ids of one range are consecutive bits.
+            let (first_word, last_word) = ((from / 64) as usize, ((to - 1) / 64) as usize);
+            for w in first_word..=last_word {
+                let lo = if w == first_word { from % 64 } else { 0 };
+                let hi = if w == last_word { (to - 1) % 64 + 1 } else { 64 };
+                let mask = if hi - lo == 64 { u64::MAX } else { ((1u64 << (hi - lo)) - 1) << lo };
+                let word = &mut self.bits[w];
+                self.len += u64::from((mask & !*word).count_ones());
+                *word |= mask;
+            }
+        } else {
+            let mut i = from;
+            while i < to {
+                let word = &mut self.bits[(i / 64) as usize];
+                let mask = 1u64 << (i % 64);
+                self.len += u64::from(*word & mask == 0);
+                *word |= mask;
+                i += stride;
+            }
+        }
+    }
+
     /// Number of ids in the set.
     pub fn len(&self) -> u64 {
         self.len
@@ -82,5 +112,22 @@ mod tests {
         assert!(seen.contains(1_199) && !seen.contains(1_100) && !seen.contains(999));
         assert_eq!(seen.len(), 2);
         assert_eq!(seen.iter().collect::<Vec<_>>(), vec![1_000, 1_199]);
+    }
+
+    #[test]
+    fn inserting_a_range_equals_inserting_one_by_one() {
+        for (first, end, stride) in [(1_000, 1_200, 1), (1_003, 1_130, 1), (1_064, 1_128, 1), (1_001, 1_199, 12)] {
+            let mut one = SeenIds::new(1_000, 1_200);
+            let mut range = one.clone();
+            one.insert(1_100);
+            range.insert(1_100);
+            let mut g = first;
+            while g < end {
+                one.insert(g);
+                g += stride;
+            }
+            range.insert_every(first, end, stride);
+            assert_eq!(range, one, "{first}..{end} by {stride}");
+        }
     }
 }

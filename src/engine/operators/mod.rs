@@ -91,6 +91,22 @@ impl JobState {
             let w = self.windows.windows.iter().position(|w| w.start_ms == window_start).expect("bucket has a window");
             let (windows, buckets) = (&mut self.windows.windows, &mut self.windows.buckets);
             let (window, bucket) = (&mut windows[w], &mut buckets[b]);
+            if log.has_no_retries() {
+                // Every event is a first send: mark the whole run seen, then only count products.
+                window.seen.insert_every(g, bucket_end, stride);
+                let counted = (bucket_end - g).div_ceil(stride);
+                while g < bucket_end {
+                    let product = log.product_of(g);
+                    let slot = &mut bucket.counts[product as usize];
+                    if *slot == 0 {
+                        bucket.changed.push(product);
+                    }
+                    *slot += 1;
+                    g += stride;
+                }
+                self.counted_events += counted;
+                continue;
+            }
             while g < bucket_end {
                 let first_send = log.first_send_of(g);
                 let counted = if first_send == g {
