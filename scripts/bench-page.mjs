@@ -35,6 +35,29 @@ page.on("pageerror", (e) => errors.push(String(e)));
 await page.goto(`${base}/index.html`);
 await page.waitForSelector("body[data-ready=true]");
 const memory = await page.evaluate(async () => (await import("/pkg/checkpoint-lab.js")).wasmMemoryBytes());
+// The engine in wasm on the default scenario, warm: a run sliced as the page slices it (report
+// apart), and a whole run with its report; medians of 15.
+const wasmRun = await page.evaluate(async () => {
+  await (await import("/pkg/checkpoint-lab.js")).load();
+  const { Lab } = await import("/pkg/checkpoint_lab.js");
+  const lab = new Lab();
+  const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  for (let i = 0; i < 3; i++) lab.run({});
+  const engine = [], whole = [];
+  for (let i = 0; i < 15; i++) {
+    lab.begin({ seed: 42 + (i % 2) }); // another seed each time: nothing is reused
+    const started = performance.now();
+    let p;
+    do { p = lab.advance(0); } while (!p.done && p.progress < 1);
+    engine.push(performance.now() - started);
+    while (!lab.advance(1000).done);
+    const t = performance.now();
+    lab.run({ seed: 44 + (i % 2) });
+    whole.push(performance.now() - t);
+  }
+  lab.free();
+  return { engine: median(engine), whole: median(whole) };
+});
 
 await page.evaluate(() => {
   window.__longTasks = [];
@@ -92,6 +115,8 @@ const jsRaw = js.reduce((a, b) => a + b[0], 0), jsGz = js.reduce((a, b) => a + b
 console.log("| measure | p50 | p95 | max |");
 console.log("|---|---|---|---|");
 for (const r of rows) console.log(`| ${r.join(" | ")} |`);
+console.log(`| wasm: default scenario, engine only (native: cargo bench "default scenario") | ${fmt(wasmRun.engine)} | | |`);
+console.log(`| wasm: default scenario, engine and report | ${fmt(wasmRun.whole)} | | |`);
 const firstChart = loads.map((l) => l[0]), allCharts = loads.map((l) => l[1]);
 console.log(`| navigation → first chart drawn (${loads.length} cold loads) | ${fmt(quantile(firstChart, 0.5))} | | ${fmt(Math.max(...firstChart))} |`);
 console.log(`| navigation → all five charts drawn | ${fmt(quantile(allCharts, 0.5))} | | ${fmt(Math.max(...allCharts))} |`);

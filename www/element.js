@@ -579,8 +579,18 @@ class LabView {
     // A newer value makes the run in progress worthless: drop it now, before its next slice.
     this.generation = (this.generation || 0) + 1;
     if (this.pending) return;
+    // The first change of a frame starts at once; later ones in the same frame wait for the
+    // next one and are coalesced, so at most one run starts per frame.
+    if (started - (this.lastStartAt ?? -Infinity) >= 16) {
+      this.lastStartAt = started;
+      const why = this.cause;
+      this.cause = undefined;
+      this.update(why, started);
+      return;
+    }
     this.pending = true;
     requestAnimationFrame(() => {
+      this.lastStartAt = performance.now();
       this.pending = false;
       const why = this.cause;
       this.cause = undefined;
