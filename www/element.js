@@ -520,13 +520,17 @@ class LabView {
       }
       if (!result.done) {
         this.showProgress(result.progress);
-        requestAnimationFrame(step);
+        const sliceEnd = (this.lastSliceEndAt = performance.now());
+        // The next slice goes in the next frame, even when this one ran during input handling
+        // (a frame callback requested there would still run in the same frame).
+        requestAnimationFrame(() => (performance.now() - sliceEnd < 8 ? requestAnimationFrame(step) : step()));
         return;
       }
       this.showProgress(null);
       this.busy = false;
       this.finishRun(result.summary, config, cause);
-      this.timings.push(performance.now() - started);
+      this.lastSliceEndAt = performance.now();
+      this.timings.push(this.lastSliceEndAt - started);
     };
     // The first slice runs at once: an input has already dropped the run this one replaces
     // (see schedule), so the frame's budget is this run's.
@@ -579,9 +583,10 @@ class LabView {
     // A newer value makes the run in progress worthless: drop it now, before its next slice.
     this.generation = (this.generation || 0) + 1;
     if (this.pending) return;
-    // The first change of a frame starts at once; later ones in the same frame wait for the
-    // next one and are coalesced, so at most one run starts per frame.
-    if (started - (this.lastStartAt ?? -Infinity) >= 16) {
+    // With no run in flight and no slice just run, the first change of a frame starts at once;
+    // others wait for the next frame and are coalesced, so at most one slice runs per frame.
+    const quiet = started - (this.lastSliceEndAt ?? -Infinity) >= 8;
+    if (!this.busy && quiet && started - (this.lastStartAt ?? -Infinity) >= 16) {
       this.lastStartAt = started;
       const why = this.cause;
       this.cause = undefined;
