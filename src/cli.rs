@@ -273,18 +273,22 @@ fn flag_of(field: &str) -> &'static str {
 
 fn print_table(report: &Report) {
     let config = &report.config;
+    let (cycle, kind, done) = match config.mode {
+        Mode::Barrier => {
+            ("checkpoint", format!("{:?}, {:?}", config.alignment, config.snapshots), "checkpoints completed")
+        }
+        Mode::MicroBatch => ("micro-batch", format!("{:?} state store", config.snapshots), "batches committed"),
+    };
     println!(
-        "Checkpoint Lab: {} partitions, {} events/s, checkpoint every {} ({:?}, {:?}), {} of state",
+        "Checkpoint Lab: {} partitions, {} events/s, {cycle} every {} ({kind}), {} of state",
         config.partitions,
         format_count(config.rate_per_s),
         format_duration_ms(config.interval_ms),
-        config.alignment,
-        config.snapshots,
         format_bytes(config.state_bytes as f64)
     );
     println!();
     if report.crash_table.is_empty() {
-        println!("No crash: {} checkpoints completed.", report.checkpoints.len() - 1);
+        println!("No crash: {} {done}.", report.checkpoints.len() - 1);
     } else {
         println!("A crash, second by second");
         println!("{:<14} {:>11}  what", "time", "offset");
