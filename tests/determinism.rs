@@ -51,13 +51,20 @@ fn recorded_digests_match_this_build() {
 
 #[test]
 fn reusing_the_failure_free_run_gives_the_same_report() {
-    let first = engine::run(&Config::default()).unwrap();
-    for crash_at_ms in [36_031_000, 36_130_500, 36_400_000] {
-        let config = Config { crash_at_ms: Some(crash_at_ms), ..Config::default() };
-        let fresh = serde_json::to_string(&engine::run(&config).unwrap().report()).unwrap();
-        let reused = serde_json::to_string(&engine::run_reusing(&config, Some(&first)).unwrap().report()).unwrap();
-        assert!(fresh == reused, "crash at {crash_at_ms}: reusing the failure-free run changed the report");
+    for base in [Config::default(), Config { mode: engine::Mode::MicroBatch, ..Config::default() }] {
+        let first = engine::run(&base).unwrap();
+        for crash_at_ms in [36_031_000, 36_046_000, 36_130_500, 36_400_000] {
+            let config = Config { crash_at_ms: Some(crash_at_ms), ..base.clone() };
+            let fresh = serde_json::to_string(&engine::run(&config).unwrap().report()).unwrap();
+            let reused = serde_json::to_string(&engine::run_reusing(&config, Some(&first)).unwrap().report()).unwrap();
+            assert!(
+                fresh == reused,
+                "{:?} crash at {crash_at_ms}: reusing the failure-free run changed the report",
+                base.mode
+            );
+        }
     }
+    let first = engine::run(&Config::default()).unwrap();
     // Another interval is another scenario: nothing is reused, and the result is still right.
     let other = Config { interval_ms: 5_000, ..Config::default() };
     let reused = engine::run_reusing(&other, Some(&first)).unwrap().report();
