@@ -131,10 +131,7 @@ impl Sim {
         loop {
             let now = self.now_ms;
             let Some(batch) = &self.batch else {
-                if now >= self.next_trigger_ms && !self.plan_batch() {
-                    return;
-                }
-                if self.batch.is_none() {
+                if now < self.next_trigger_ms || !self.plan_batch() {
                     return;
                 }
                 continue;
