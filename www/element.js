@@ -206,10 +206,12 @@ class LabView {
 
     const figures = el("ul", { class: "figures", "aria-label": "Headline figures" });
     this.pinnedFigures = {};
+    this.figureLabels = {};
     const figure = (key, label) => {
       const value = el("span", { class: "value", "data-figure": key });
       const pinned = el("span", { class: "pinned", "data-figure-a": key, hidden: "" });
-      figures.append(el("li", {}, value, el("span", { class: "label" }, label), pinned));
+      const name = (this.figureLabels[key] = el("span", { class: "label" }, label));
+      figures.append(el("li", {}, value, name, pinned));
       this.pinnedFigures[key] = pinned;
       return value;
     };
@@ -374,6 +376,7 @@ class LabView {
   showMode() {
     const batches = this.c.mode.get() === "micro_batch";
     this.c.interval.labelEl.textContent = batches ? "Trigger interval" : "Checkpoint interval";
+    this.figureLabels.interval_replay_events.textContent = batches ? "replay per batch" : "replay per interval";
     this.c.alignment.input.disabled = batches;
     this.c.backpressure.input.disabled = batches;
   }
