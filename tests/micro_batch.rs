@@ -6,7 +6,7 @@
 mod common;
 
 use checkpoint_lab::engine::sim::TimelineKind;
-use checkpoint_lab::engine::sinks::{duplicate_rows, SinkDesign};
+use checkpoint_lab::engine::sinks::{dedupe_view, duplicate_rows, SinkDesign};
 use checkpoint_lab::engine::{simulate, Config, Mode, Sim, Snapshots};
 use common::{at, contents, extra_rows, run_past_recovery};
 
@@ -113,7 +113,7 @@ fn every_crash_between_offset_log_and_commit_log_reruns_the_batch_exactly() {
             assert_eq!(duplicate_rows(&committed), 0, "{why}");
             assert_eq!(
                 contents(&run.read(SinkDesign::Upsert)),
-                contents(&newest(&committed)),
+                contents(&dedupe_view::read(&committed)),
                 "transactional newest totals: {why}"
             );
             // Append-only: every row of the re-run batch's first attempt is stored twice.
@@ -124,20 +124,11 @@ fn every_crash_between_offset_log_and_commit_log_reruns_the_batch_exactly() {
             assert_eq!(run.upsert.regressions(), 0, "{why}");
             let mut orphan_rows: Vec<_> = orphans.iter().map(|r| r.content()).collect();
             orphan_rows.sort_unstable();
-            let mut doubled = extra_rows(run.append_only.rows(), &newest(run.append_only.rows()));
+            let mut doubled = extra_rows(run.append_only.rows(), &dedupe_view::read(run.append_only.rows()));
             doubled.retain(|row| orphan_rows.binary_search(row).is_ok());
             assert_eq!(doubled.len(), 2 * orphan_rows.len(), "orphans and their re-runs: {why}");
         }
     }
-}
-
-/// The newest row per key, as an upsert would keep it.
-fn newest(rows: &[checkpoint_lab::engine::sinks::Row]) -> Vec<checkpoint_lab::engine::sinks::Row> {
-    let mut by_key = std::collections::BTreeMap::new();
-    for row in rows {
-        by_key.insert((row.window_start_ms, row.product_id), *row);
-    }
-    by_key.into_values().collect()
 }
 
 #[test]
@@ -246,7 +237,7 @@ mod properties {
             prop_assert_eq!(contents(&run.read(SinkDesign::DedupeView)), contents(&free.read(SinkDesign::DedupeView)));
             let committed = run.read(SinkDesign::Transactional);
             prop_assert_eq!(duplicate_rows(&committed), 0);
-            prop_assert_eq!(contents(&newest(&committed)), contents(&run.read(SinkDesign::Upsert)));
+            prop_assert_eq!(contents(&dedupe_view::read(&committed)), contents(&run.read(SinkDesign::Upsert)));
             let restored_id = crashed.recoveries[0].restored.id;
             let orphans = run.append_only.rows().iter().filter(|r| r.attempt == 1 && r.epoch > restored_id).count();
             prop_assert_eq!(duplicate_rows(run.append_only.rows()), orphans as u64);

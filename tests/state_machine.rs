@@ -6,7 +6,7 @@
 
 mod common;
 
-use checkpoint_lab::engine::sinks::{dedupe_view, duplicate_rows, SinkDesign};
+use checkpoint_lab::engine::sinks::{dedupe_view, duplicate_rows, Row, SinkDesign};
 use checkpoint_lab::engine::{Config, Mode, Sim};
 use common::{contents, extra_rows};
 use proptest::prelude::*;
@@ -86,49 +86,44 @@ fn run_ops_with(ops: &[Op], config: Config) -> Result<(Sim, Sim), TestCaseError>
     Ok((run, truth))
 }
 
-fn compare(run: &Sim, truth: &Sim) -> Result<(), TestCaseError> {
+/// What holds in both modes: state, the upsert table and the dedupe view equal the failure-free
+/// run's, and the transactional sink never commits a row twice.
+fn compare_state_and_keyed_sinks(run: &Sim, truth: &Sim) -> Result<(), TestCaseError> {
     prop_assert!(run.state().same_content(truth.state()), "state differs");
     prop_assert_eq!(run.state().seen_ids(), truth.state().seen_ids());
     for design in [SinkDesign::Upsert, SinkDesign::DedupeView] {
         prop_assert_eq!(contents(&run.sinks.read(design)), contents(&truth.sinks.read(design)));
     }
+    prop_assert_eq!(duplicate_rows(&run.sinks.read(SinkDesign::Transactional)), 0);
+    Ok(())
+}
+
+/// Append-only rows written by an attempt that later crashed, after the checkpoint it restored.
+fn orphans(run: &Sim) -> Vec<(u32, u64, u32)> {
+    let is_orphan =
+        |r: &&Row| run.recoveries.iter().any(|rec| rec.crashed_attempt == r.attempt && r.epoch > rec.restored.id);
+    let mut rows: Vec<_> = run.sinks.append_only.rows().iter().filter(is_orphan).map(Row::content).collect();
+    rows.sort_unstable();
+    rows
+}
+
+fn compare(run: &Sim, truth: &Sim) -> Result<(), TestCaseError> {
+    compare_state_and_keyed_sinks(run, truth)?;
     let committed = run.sinks.read(SinkDesign::Transactional);
-    prop_assert_eq!(duplicate_rows(&committed), 0);
     let newest = committed.iter().map(|r| r.boundary_ms).max().unwrap_or(0);
     let prefix: Vec<_> = truth.sinks.append_only.rows().iter().filter(|r| r.boundary_ms <= newest).copied().collect();
     prop_assert_eq!(contents(&committed), contents(&prefix));
-    let mut orphans: Vec<_> = run
-        .sinks
-        .append_only
-        .rows()
-        .iter()
-        .filter(|r| run.recoveries.iter().any(|rec| rec.crashed_attempt == r.attempt && r.epoch > rec.restored.id))
-        .map(|r| r.content())
-        .collect();
-    orphans.sort_unstable();
-    prop_assert_eq!(extra_rows(run.sinks.append_only.rows(), truth.sinks.append_only.rows()), orphans);
+    prop_assert_eq!(extra_rows(run.sinks.append_only.rows(), truth.sinks.append_only.rows()), orphans(run));
     Ok(())
 }
 
 /// Micro-batch mode: a restart moves where later batches are cut, so tables are compared on what
 /// does not depend on the cuts.
 fn compare_micro_batch(run: &Sim, truth: &Sim) -> Result<(), TestCaseError> {
-    prop_assert!(run.state().same_content(truth.state()), "state differs");
-    prop_assert_eq!(run.state().seen_ids(), truth.state().seen_ids());
-    for design in [SinkDesign::Upsert, SinkDesign::DedupeView] {
-        prop_assert_eq!(contents(&run.sinks.read(design)), contents(&truth.sinks.read(design)));
-    }
+    compare_state_and_keyed_sinks(run, truth)?;
     let committed = run.sinks.read(SinkDesign::Transactional);
-    prop_assert_eq!(duplicate_rows(&committed), 0);
     prop_assert_eq!(contents(&dedupe_view::read(&committed)), contents(&run.sinks.read(SinkDesign::Upsert)));
-    let orphans = run
-        .sinks
-        .append_only
-        .rows()
-        .iter()
-        .filter(|r| run.recoveries.iter().any(|rec| rec.crashed_attempt == r.attempt && r.epoch > rec.restored.id))
-        .count();
-    prop_assert_eq!(duplicate_rows(run.sinks.append_only.rows()), orphans as u64);
+    prop_assert_eq!(duplicate_rows(run.sinks.append_only.rows()), orphans(run).len() as u64);
     prop_assert_eq!(run.sinks.upsert.regressions(), 0, "a re-run batch writes the same totals");
     Ok(())
 }

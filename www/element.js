@@ -115,12 +115,6 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-/// A short name for a setting, as the charts' legends write it.
-function settingLabel(config) {
-  const mode = config.mode === "micro_batch" ? "micro-batch" : "barrier";
-  return `${mode} ${duration(config.interval_ms)}, ${bytes(config.state_bytes)}`;
-}
-
 let instances = 0;
 
 /// One lab inside a shadow root: its own engine handle, controls, charts and state.
@@ -423,7 +417,7 @@ class LabView {
       return;
     }
     const a = pinned.summary;
-    this.compareStatus.textContent = `A (dashed grey): ${settingLabel(pinned.config)}. B: the settings now.`;
+    this.compareStatus.textContent = `A (dashed grey): ${pinned.label}. B: the settings now.`;
     const signed = (d, show) => (d > 0 ? `+${show(d)}` : d < 0 ? `−${show(-d)}` : "±0");
     const rows = [
       ["replayed_events", a.replayed_events, b.replayed_events, count],

@@ -6,8 +6,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{
-    clock_label, finish_time_chart, pinned_label, pinned_line, seconds_label, time_chart, Frame, LegendEntry, Swatch,
-    TextAlternative, View,
+    clock_label, finish_time_chart, pinned_label, pinned_line, samples_with_pinned, seconds_label, time_chart, Frame,
+    LegendEntry, Swatch, TextAlternative, View,
 };
 use crate::engine::report::Report;
 use crate::engine::sinks::SinkDesign;
@@ -27,10 +27,7 @@ pub fn draw<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = view.theme.palette();
     let horizon_s = report.config.horizon_ms as f64 / 1000.0;
-    let peak = report
-        .series
-        .iter()
-        .chain(pinned.iter().flat_map(|a| a.series.iter()))
+    let peak = samples_with_pinned(report, pinned)
         .map(|s| s.staleness_ms.transactional.max(s.staleness_ms.upsert))
         .max()
         .unwrap_or(0);

@@ -124,6 +124,14 @@ pub fn pinned_label(config: &crate::engine::Config, view: &View) -> String {
     }
 }
 
+/// The per-second samples of a run and of the pinned run, for axes that must hold both.
+pub fn samples_with_pinned<'a>(
+    report: &'a crate::engine::Report,
+    pinned: Option<&'a crate::engine::Report>,
+) -> impl Iterator<Item = &'a crate::engine::sim::Sample> {
+    report.series.iter().chain(pinned.into_iter().flat_map(|a| a.series.iter()))
+}
+
 /// A dashed line in the pinned run's colour.
 pub fn pinned_line<DB: plotters::prelude::DrawingBackend, X: plotters::coord::ranged1d::Ranged<ValueType = f64>>(
     chart: &mut plotters::chart::ChartContext<
@@ -275,15 +283,20 @@ impl plotters::coord::ranged1d::Ranged for TimeAxis {
     }
 
     fn key_points<Hint: plotters::coord::ranged1d::KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
-        if hint.weight().allow_light_points() {
-            Vec::new()
-        } else {
-            self.ticks.clone()
-        }
+        bold_ticks_only(&self.ticks, hint)
     }
 
     fn range(&self) -> std::ops::Range<f64> {
         self.inner.range()
+    }
+}
+
+/// The axes draw their own round ticks as bold grid lines and no light ones.
+fn bold_ticks_only<Hint: plotters::coord::ranged1d::KeyPointHint>(ticks: &[f64], hint: Hint) -> Vec<f64> {
+    if hint.weight().allow_light_points() {
+        Vec::new()
+    } else {
+        ticks.to_vec()
     }
 }
 
@@ -331,11 +344,7 @@ impl plotters::coord::ranged1d::Ranged for LogSecondsAxis {
     }
 
     fn key_points<Hint: plotters::coord::ranged1d::KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
-        if hint.weight().allow_light_points() {
-            Vec::new()
-        } else {
-            self.ticks.clone()
-        }
+        bold_ticks_only(&self.ticks, hint)
     }
 
     fn range(&self) -> std::ops::Range<f64> {

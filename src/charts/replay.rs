@@ -5,8 +5,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{
-    clock_label, count_label, finish_time_chart, pinned_label, pinned_line, setting_label, time_chart, Frame,
-    LegendEntry, Swatch, TextAlternative, View,
+    clock_label, count_label, finish_time_chart, pinned_label, pinned_line, samples_with_pinned, setting_label,
+    time_chart, Frame, LegendEntry, Swatch, TextAlternative, View,
 };
 use crate::engine::report::Report;
 use crate::engine::sim::Phase;
@@ -62,13 +62,7 @@ pub fn draw<DB: DrawingBackend>(
     let pal = view.theme.palette();
     let horizon_s = report.config.horizon_ms as f64 / 1000.0;
     let lag = |r: &Report| r.series.iter().map(|s| (s.t_s as f64, s.lag_events as f64)).collect::<Vec<_>>();
-    let peak = report
-        .series
-        .iter()
-        .chain(pinned.iter().flat_map(|a| a.series.iter()))
-        .map(|s| s.lag_events)
-        .max()
-        .unwrap_or(0) as f64;
+    let peak = samples_with_pinned(report, pinned).map(|s| s.lag_events).max().unwrap_or(0) as f64;
     let y_max = (peak * 1.2).max(10.0);
     let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
     let frame = Frame {

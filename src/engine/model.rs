@@ -129,21 +129,17 @@ fn micro_batch_steady_state(config: &Config, interval_ms: u64) -> SteadyState {
     let duration = |cycle: f64| sync + rate * cycle / capacity + upload_bytes(cycle) * 1000.0 / write_bw;
     let mut cycle = interval_ms as f64;
     if duration(cycle) > cycle {
-        // Solve cycle = sync + cycle x rate / capacity + upload(cycle) / bandwidth.
-        let upload_slope = match config.snapshots {
-            Snapshots::Full => 0.0,
-            Snapshots::Incremental => state * 1000.0 / (window_ms * write_bw),
+        // Back to back: solve cycle = fixed + cycle x slope, where processing adds rate / capacity
+        // per ms of cycle and an incremental upload adds the state written in that time.
+        let solve = |fixed: f64, slope: f64| if slope < 1.0 { fixed / (1.0 - slope) } else { f64::INFINITY };
+        let full_upload_ms = state * 1000.0 / write_bw;
+        cycle = match config.snapshots {
+            Snapshots::Full => solve(sync + full_upload_ms, rate / capacity),
+            Snapshots::Incremental => solve(sync, rate / capacity + full_upload_ms / window_ms),
         };
-        let fixed = match config.snapshots {
-            Snapshots::Full => sync + state * 1000.0 / write_bw,
-            Snapshots::Incremental => sync,
-        };
-        let slope = rate / capacity + upload_slope;
-        cycle = if slope < 1.0 { fixed / (1.0 - slope) } else { f64::INFINITY };
         if config.snapshots == Snapshots::Incremental && cycle >= window_ms {
-            let full_slope = rate / capacity;
-            let full_fixed = sync + state * 1000.0 / write_bw;
-            cycle = if full_slope < 1.0 { full_fixed / (1.0 - full_slope) } else { f64::INFINITY };
+            // The whole state changes within one cycle: each upload is a full one.
+            cycle = solve(sync + full_upload_ms, rate / capacity);
         }
     }
     let cycle = cycle.min(1e15);

@@ -9,7 +9,7 @@ use super::clock::{seconds, ClockTime};
 use super::config::{Config, Mode};
 use super::model::{steady_state, SteadyState};
 use super::sim::{OffsetLogEntry, Recovery, Sample, Sim, TimelineEntry};
-use super::sinks::{duplicate_rows, Row, SinkDesign};
+use super::sinks::{dedupe_view, duplicate_rows, duplicates_and_keys, Row, SinkDesign};
 use super::units::{format_bytes, format_count, format_duration_ms};
 
 /// A clock time: text plus seconds since the scenario start.
@@ -226,35 +226,6 @@ fn same_rows(a: &[Row], b: &[Row]) -> bool {
     sorted(a) == sorted(b)
 }
 
-/// The newest row's content per (window_start, product), in key order.
-fn newest_per_key(rows: &[Row]) -> Vec<(u32, u64, u32)> {
-    let mut newest = std::collections::BTreeMap::new();
-    for row in rows {
-        newest.insert((row.window_start_ms, row.product_id), row.content());
-    }
-    newest.into_values().collect()
-}
-
-/// Duplicate rows and distinct (product_id, window_start) keys of a table, from one sort: the
-/// packed content orders rows by product, then window, then count.
-fn duplicates_and_keys(rows: &[Row]) -> (u64, u64) {
-    let mut packed: Vec<u128> = rows.iter().map(Row::packed).collect();
-    packed.sort_unstable();
-    let duplicates = packed.windows(2).filter(|w| w[0] == w[1]).count() as u64;
-    let keys =
-        packed.iter().map(|p| p >> 32).fold(
-            (0, None),
-            |(n, last), key| {
-                if last == Some(key) {
-                    (n, last)
-                } else {
-                    (n + 1, Some(key))
-                }
-            },
-        );
-    (duplicates, keys.0)
-}
-
 /// Longest gap without fresher data and the worst staleness, from (visible_at, boundary) pairs.
 fn freshness(start_ms: u64, end_ms: u64, visible: impl Iterator<Item = (u64, u64)>) -> (u64, u64) {
     let (mut newest, mut last_advance) = (start_ms, start_ms);
@@ -297,7 +268,9 @@ fn sink_figures(outcome: &Outcome) -> SinkReport {
     let micro_batch = run.config.mode == Mode::MicroBatch;
     let same = |a: &[Row], b: &[Row]| {
         if micro_batch {
-            duplicate_rows(a) == 0 && newest_per_key(a) == newest_per_key(b)
+            // The dedupe view's newest row per key.
+            let newest = |rows: &[Row]| dedupe_view::read(rows).iter().map(Row::content).collect::<Vec<_>>();
+            duplicate_rows(a) == 0 && newest(a) == newest(b)
         } else {
             same_rows(a, b)
         }

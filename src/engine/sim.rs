@@ -278,7 +278,7 @@ impl Sim {
                 if self.batches_drained(closed_at_ms) {
                     return;
                 }
-                self.run_until_micro_batch(self.now_ms + 1);
+                self.step_to_next_due(limit);
             }
             return;
         }

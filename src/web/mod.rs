@@ -152,6 +152,8 @@ pub const CHARTS: [&str; 5] = ["replay", "latency", "tradeoff", "checkpoints", "
 #[derive(serde::Serialize)]
 struct Pinned<'a> {
     config: &'a crate::engine::Config,
+    /// As the charts' legends name it: "barrier 30 s, 2 GB".
+    label: String,
     summary: crate::engine::report::Summary,
 }
 
@@ -230,11 +232,16 @@ impl Lab {
         let config = config_from_js(&config)?;
         // Moving only the crash time reuses the previous failure-free run.
         let outcome = engine::run_reusing(&config, self.outcome.as_ref()).map_err(|e| JsError::new(&e.to_string()))?;
+        to_js(&self.keep(outcome))
+    }
+
+    /// Builds the finished run's report and keeps both as the lab's current run.
+    fn keep(&mut self, outcome: Outcome) -> crate::engine::report::Summary {
         let report = outcome.report();
-        let summary = to_js(&report.summary())?;
+        let summary = report.summary();
         self.outcome = Some(outcome);
         self.report = Some(report);
-        Ok(summary)
+        summary
     }
 
     /// Starts a run that `advance` moves forward in slices; a newer `begin` drops an older run.
@@ -269,11 +276,8 @@ impl Lab {
                 self.finishing = false;
                 let report_started = now();
                 let outcome = self.pending.take().expect("a pending run").finish();
-                let report = outcome.report();
-                let summary = report.summary();
+                let summary = self.keep(outcome);
                 self.report_estimate_ms = now() - report_started;
-                self.outcome = Some(outcome);
-                self.report = Some(report);
                 return to_js(&Progress { done: true, progress: 1.0, summary: Some(summary) });
             }
             if now() - started >= budget {
@@ -366,10 +370,12 @@ impl Lab {
         self.pinned = None;
     }
 
-    /// The pinned run's settings and headline figures, or null: { config, summary }.
+    /// The pinned run's settings, their name and headline figures, or null: { config, label, summary }.
     pub fn pinned(&self) -> Result<JsValue, JsError> {
         match &self.pinned {
-            Some(a) => to_js(&Pinned { config: &a.config, summary: a.summary() }),
+            Some(a) => {
+                to_js(&Pinned { config: &a.config, label: charts::setting_label(&a.config), summary: a.summary() })
+            }
             None => Ok(JsValue::NULL),
         }
     }

@@ -70,10 +70,15 @@ impl Sim {
     pub(super) fn run_until_micro_batch(&mut self, until_ms: u64) {
         while self.now_ms < until_ms {
             self.handle_due();
-            let next = self.next_batch_due_ms().min(until_ms);
-            self.process_batch_until(next);
-            self.now_ms = next;
+            self.step_to_next_due(until_ms);
         }
+    }
+
+    /// Processes up to the next instant something is due (at most `until_ms`) and moves there.
+    pub(super) fn step_to_next_due(&mut self, until_ms: u64) {
+        let next = self.next_batch_due_ms().min(until_ms);
+        self.process_batch_until(next);
+        self.now_ms = next;
     }
 
     /// The next instant something happens: a sample, a crash, the restore, a batch stage ending.

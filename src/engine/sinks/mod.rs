@@ -92,10 +92,18 @@ impl SinkDesign {
 
 /// Rows that repeat the (product_id, window_start, order_count) of an earlier row: the same
 /// emission stored twice. Running totals only grow, so a failure-free run has none.
-pub fn duplicate_rows<'a>(rows: impl IntoIterator<Item = &'a Row>) -> u64 {
-    let mut keys: Vec<u128> = rows.into_iter().map(Row::packed).collect();
-    keys.sort_unstable();
-    keys.windows(2).filter(|w| w[0] == w[1]).count() as u64
+pub fn duplicate_rows(rows: &[Row]) -> u64 {
+    duplicates_and_keys(rows).0
+}
+
+/// Duplicate rows and distinct (product_id, window_start) keys of a table, from one sort: the
+/// packed content orders rows by product, then window, then count.
+pub fn duplicates_and_keys(rows: &[Row]) -> (u64, u64) {
+    let mut packed: Vec<u128> = rows.iter().map(Row::packed).collect();
+    packed.sort_unstable();
+    let duplicates = packed.windows(2).filter(|w| w[0] == w[1]).count() as u64;
+    let keys = 1 + packed.windows(2).filter(|w| w[0] >> 32 != w[1] >> 32).count() as u64;
+    (duplicates, if packed.is_empty() { 0 } else { keys })
 }
 
 /// The sinks of one run, written together.
