@@ -5,6 +5,7 @@ pub mod charts;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
 pub mod engine;
+pub mod settings;
 
 #[cfg(target_arch = "wasm32")]
 pub mod web;

@@ -1,38 +1,64 @@
 // TypeScript declarations for the <checkpoint-lab> element and its module API.
 
+// <generated from src/settings.rs>
 /** Settings of a scenario. Times in ms (clock times in ms since midnight), sizes in bytes. */
 export interface Config {
+  /** Root seed; every component derives its own sub-seed from it (0 to 9007199254740991). Attribute `seed`, flag `--seed`. */
   seed: number;
+  /** Source partitions (1 to 256). Attribute `partitions`, flag `--partitions`. */
   partitions: number;
+  /** Input rate over all partitions (1 to 1000000). Attribute `rate`, flag `--rate`. */
   rate_per_s: number;
+  /** Distinct products the orders are skewed over (1 to 100000). Attribute `products`, flag `--products`. */
   products: number;
-  /** Share of events that are producer retries, 0 to 0.5. */
+  /** Share of events that are producer retries of an earlier order id, e.g. 0.01 or 1% (0 to 0.5). Attribute `retry-rate`, flag `--retry-rate`. */
   retry_rate: number;
+  /** How long the log keeps an event, or none (1 s to 168 h). Attribute `retention`, flag `--retention`. */
   retention_ms: number | null;
+  /** Tumbling event-time window length (1 s to 24 h). Attribute `window`, flag `--window`. */
   window_ms: number;
+  /** Emit running totals each time event time passes a multiple of this; divides the window (10 ms to 1 h). Attribute `emit-every`, flag `--emit-every`. */
   emit_every_ms: number;
-  /** Barrier checkpoints (Flink) or micro-batches with an offset log and a commit log (Spark). */
+  /** Barrier checkpoints (Flink) or micro-batches with an offset log and a commit log (Spark). Attribute `mode`, flag `--mode`. */
   mode: "barrier" | "micro_batch";
-  /** Checkpoint interval, or the trigger interval in micro-batch mode. */
+  /** Checkpoint interval, or the trigger interval in micro-batch mode (100 ms to 1 h). Attribute `interval`, flag `--interval`. */
   interval_ms: number;
+  /** How operators line up barriers that arrive on several inputs. Attribute `alignment`, flag `--alignment`. */
   alignment: "aligned" | "unaligned";
+  /** What a checkpoint uploads: the whole state or the bytes changed since the previous one. Attribute `snapshots`, flag `--snapshots`. */
   snapshots: "full" | "incremental";
+  /** Extra delay on one input channel (partition 0): the backpressure under which alignment matters (0 ms to 10 min). Attribute `backpressure`, flag `--backpressure`. */
   backpressure_ms: number;
+  /** Bytes one in-flight record adds to an unaligned checkpoint (1 B to 100 MB). Attribute `record-size`, flag `--record-size`. */
   record_bytes: number;
+  /** Modelled operator state size, driving upload, restore and store write load (1 KB to 10 TB). Attribute `state-size`, flag `--state-size`. */
   state_bytes: number;
+  /** Checkpoint store write bandwidth (1 KB/s to 1 TB/s). Attribute `store-write`, flag `--store-write`. */
   store_write_bytes_per_s: number;
+  /** Restore bandwidth (download and rebuild) (1 KB/s to 1 TB/s). Attribute `store-read`, flag `--store-read`. */
   store_read_bytes_per_s: number;
+  /** Processing pause at each checkpoint's synchronous phase (micro-batch mode: the offset-log write) (0 ms to 10 min). Attribute `sync-pause`, flag `--sync-pause`. */
   sync_pause_ms: number;
+  /** Time from the crash until the failure is detected (0 ms to 1 h). Attribute `detection`, flag `--detection`. */
   detection_ms: number;
+  /** Time from detection until the restore starts (0 ms to 1 h). Attribute `restart-delay`, flag `--restart-delay`. */
   restart_delay_ms: number;
+  /** Events per second the job can process at most (1 to 10000000). Attribute `capacity`, flag `--capacity`. */
   capacity_per_s: number;
+  /** Scenario start on the clock (00:00:00 to 23:59:59.999). Attribute `start-time`, flag `--start-time`. */
   start_time_ms: number;
+  /** Sum of the partition offsets at the start, where the start checkpoint is complete (0 to 1125899906842624). Attribute `start-offset`, flag `--start-offset`. */
   start_offset: number;
+  /** The completed checkpoint the scenario starts from (0 to 1125899906842624). Attribute `start-checkpoint`, flag `--start-checkpoint`. */
   start_checkpoint_id: number;
+  /** Crash time on the clock (HH:MM:SS or HH:MM:SS.mmm), inside the horizon, or none (00:00:00 to 23:59:59.999). Attribute `crash-at`, flag `--crash-at`. */
   crash_at_ms: number | null;
+  /** How long the scenario runs (1 s to 24 h). Attribute `horizon`, flag `--horizon`. */
   horizon_ms: number;
+  /** End-to-end latency SLA, for the interval rule (an interval of about a tenth of it) (100 ms to 24 h). Attribute `sla`, flag `--latency-sla`. */
   latency_sla_ms: number;
 }
+// </generated>
 
 /** A clock time: "10:00:32.100" and seconds since the scenario start. */
 export interface Stamp { at: string; s: number }
@@ -184,6 +210,8 @@ export declare function load(): Promise<unknown>;
 export declare function simulate(config?: Partial<Config>): Promise<Report>;
 export declare function defaults(): Promise<Config>;
 export declare function defaultConfig(): Promise<Config>;
+/** Settings written as the element's attributes read them: `{ interval_ms: 7000 }` gives `{ interval: "7s" }`. */
+export declare function toAttributes(config: Partial<Config>): Promise<Record<string, string>>;
 export declare function mount(element: Element, options?: MountOptions): Promise<LabHandle>;
 export declare function wasmMemoryBytes(): Promise<number>;
 

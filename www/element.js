@@ -3,18 +3,17 @@
 // through textContent only, and styles come from checkpoint-lab.css beside this module.
 import init, {
   Lab, Player, defaults as wasmDefaults, parseAttributes, simulate as simulateWasm,
-  builtinExercises, validateExercises, checkExercise, revealExercise,
+  builtinExercises, validateExercises, checkExercise, revealExercise, formatValue, settingsText,
 } from "./checkpoint_lab.js";
+// The settings table (generated from the engine's src/settings.rs): keys, attributes, units,
+// ranges, slider steps and labels. The controls below are built from it.
+import { SETTINGS } from "./settings.js";
 
-const S = 1e3, MIN = 60e3, MB = 1e6, GB = 1e9;
-const INTERVALS_MS = [1 * S, 2 * S, 3 * S, 5 * S, 10 * S, 15 * S, 20 * S, 30 * S, 45 * S, 1 * MIN, 1.5 * MIN, 2 * MIN, 3 * MIN, 5 * MIN, 7.5 * MIN, 10 * MIN];
-const STATE_BYTES = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 10e3, 20e3, 50e3, 100e3].map((m) => m * MB);
-const BACKPRESSURE_MS = [0, 0.5 * S, 1 * S, 2 * S, 3 * S, 5 * S, 10 * S];
-const RATES = [500, 1000, 2000, 5000, 10000, 20000];
-const CAPACITIES = [1000, 2000, 2500, 3000, 4000, 6000, 8000, 10000, 20000, 40000];
-const DETECTION_MS = [1 * S, 2 * S, 5 * S, 10 * S, 20 * S, 30 * S, 1 * MIN];
-const STORE_WRITE = [10 * MB, 20 * MB, 50 * MB, 100 * MB, 200 * MB, 500 * MB, 1 * GB, 2 * GB, 5 * GB, 10 * GB];
-const SLA_MS = [10 * S, 30 * S, 1 * MIN, 2 * MIN, 5 * MIN, 10 * MIN, 30 * MIN];
+const S = 1e3, MB = 1e6;
+/// Settings with a control on the page, in the table's order.
+const MAIN_SETTINGS = SETTINGS.filter((s) => s.control === "main");
+const ADVANCED_SETTINGS = SETTINGS.filter((s) => s.control === "advanced");
+const CONTROLLED = [...MAIN_SETTINGS, ...ADVANCED_SETTINGS];
 const SINKS = [["append-only", "append-only"], ["upsert", "upsert"], ["transactional", "transactional"], ["dedupe-view", "dedupe view"]];
 const CHARTS = [
   ["replay", "Consumer lag and replay"],
@@ -23,7 +22,7 @@ const CHARTS = [
   ["tradeoff", "Choosing the interval"],
   ["checkpoints", "Checkpoint timeline"],
 ];
-const ALL_CONTROLS = ["mode", "interval", "state-size", "crash-at", "advanced", "actions", "compare"];
+const ALL_CONTROLS = [...MAIN_SETTINGS.map((s) => s.attribute), "advanced", "actions", "compare"];
 /// Engine time per frame for runs started by the student: the page never blocks for longer.
 const FRAME_BUDGET_MS = 24;
 
@@ -87,25 +86,17 @@ export async function defaults() {
 /// The same as defaults(), under a name that cannot be mistaken for a variable.
 export const defaultConfig = defaults;
 
-// ---------- formatting for people ----------
-const count = (n) => Math.round(n).toLocaleString("en-US");
-function duration(ms) {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60e3) return `${+(ms / 1e3).toFixed(1)} s`;
-  if (ms < 3600e3) return `${+(ms / 60e3).toFixed(1)} min`;
-  return `${+(ms / 3600e3).toFixed(1)} h`;
+/// Settings written as attributes read them ({ interval_ms: 7000 } gives { interval: "7s" }), for
+/// share links and markup. Throws an Error naming a bad field.
+export async function toAttributes(config) {
+  await load();
+  return settingsText(config);
 }
-function bytes(b) {
-  for (const [unit, scale] of [["TB", 1e12], ["GB", 1e9], ["MB", 1e6], ["KB", 1e3]]) {
-    if (b >= scale) return `${+(b / scale).toPrecision(3)} ${unit}`;
-  }
-  return `${b} B`;
-}
-function clock(ms) {
-  const t = Math.round(ms / 1000);
-  const p = (n) => String(n).padStart(2, "0");
-  return `${p(Math.floor(t / 3600) % 24)}:${p(Math.floor(t / 60) % 60)}:${p(t % 60)}`;
-}
+
+// ---------- formatting for people: one formatter per unit, in the engine ----------
+const count = (n) => formatValue("count", Math.round(n));
+const bytes = (b) => formatValue("bytes", b);
+const clock = (ms) => formatValue("clock_ms", ms);
 const nearest = (list, v) => list.reduce((best, x, i) => (Math.abs(x - v) < Math.abs(list[best] - v) ? i : best), 0);
 
 function el(tag, attrs = {}, ...children) {
@@ -133,24 +124,53 @@ class LabView {
   }
 
   // ----- building the UI -----
-  slider(name, label, values, format, describe) {
+  /// A slider over a setting's steps that keeps the exact value it was given: a valid value
+  /// between two steps runs as given, the thumb sits on the nearest step and the readout shows
+  /// the exact value. Moving the thumb picks that step.
+  slider(setting, values) {
+    const name = setting.attribute;
     const id = `${this.id}-${name}`;
     const input = el("input", { id, type: "range", min: "0", max: String(values.length - 1), step: "1", "data-control": name });
     const out = el("output", { for: id, class: "readout" });
-    const labelEl = el("label", { for: id }, label);
+    const labelEl = el("label", { for: id }, setting.label);
     const row = el("div", { class: "control" }, labelEl, input, out);
     const control = {
-      row, input, labelEl,
-      get: () => values[Number(input.value)],
-      set: (v) => { input.value = String(nearest(values, v)); control.show(); },
+      row, input, labelEl, setting, values, exact: values[0],
+      get: () => control.exact,
+      set: (v) => { control.exact = v; input.value = String(nearest(control.values, v)); control.show(); },
+      /// New steps (the crash slider follows the horizon); the exact value stays.
+      steps: (next) => { control.values = next; input.max = String(next.length - 1); control.set(control.exact); },
       show: () => {
-        const value = values[Number(input.value)];
-        const text = format(value);
-        out.textContent = describe ? `${text} ${describe(value)}` : text;
+        const text = this.readout(setting, control.exact);
+        out.textContent = text;
         input.setAttribute("aria-valuetext", text);
       },
     };
+    input.addEventListener("input", () => { control.exact = control.values[Number(input.value)]; control.show(); });
     return control;
+  }
+
+  /// A setting's value for the readout beside its control.
+  readout(setting, value) {
+    if (setting.key === "crash_at_ms") return `${clock(value)} (+${Math.round((value - this.startMs) / 1000)} s)`;
+    if (setting.key === "backpressure_ms" && value === 0) return "none";
+    return formatValue(setting.key, value);
+  }
+
+  /// The control for one setting of the table: a select for a choice, else a slider.
+  control(setting) {
+    if (setting.unit.kind === "choice") {
+      const select = this.select(setting.attribute, setting.label, setting.unit.choices.map((c) => [c.value, c.label]));
+      select.labelEl = select.row.querySelector("label");
+      return select;
+    }
+    return this.slider(setting, setting.steps.kind === "values" ? setting.steps.values : this.horizonSteps(this.base));
+  }
+
+  /// The crash slider's steps: every second of the configured horizon.
+  horizonSteps(config) {
+    const horizonS = Math.max(2, Math.round(config.horizon_ms / 1000));
+    return Array.from({ length: horizonS - 1 }, (_, i) => config.start_time_ms + (i + 1) * 1000);
   }
 
   select(name, label, options) {
@@ -163,33 +183,19 @@ class LabView {
 
   build() {
     const base = this.base;
-    const start = base.start_time_ms;
-    const horizonS = base.horizon_ms / 1000;
+    this.startMs = base.start_time_ms;
+    this.horizonMs = base.horizon_ms;
+    // Controls for the table's settings, by config key; then the view's own choices.
     const c = (this.c = {});
-    c.mode = this.select("mode", "Restart design", [["barrier", "barrier checkpoints (Flink)"], ["micro_batch", "micro-batches (Spark)"]]);
-    c.interval = this.slider("interval", "Checkpoint interval", INTERVALS_MS, duration);
-    c.state = this.slider("state-size", "State size", STATE_BYTES, bytes);
-    const crashValues = Array.from({ length: horizonS - 1 }, (_, i) => i + 1);
-    c.crash = this.slider("crash-at", "Crash time", crashValues, (s) => clock(start + s * 1000), (s) => `(+${s} s)`);
+    for (const setting of CONTROLLED) c[setting.key] = this.control(setting);
     c.sink = this.select("sink", "Sink design to highlight", SINKS);
-    c.alignment = this.select("alignment", "Barrier alignment", [["aligned", "aligned"], ["unaligned", "unaligned"]]);
-    c.backpressure = this.slider("backpressure", "Backpressure (slow input)", BACKPRESSURE_MS, (ms) => (ms ? duration(ms) : "none"));
-    c.snapshots = this.select("snapshots", "Snapshots", [["full", "full"], ["incremental", "incremental"]]);
-    c.rate = this.slider("rate", "Input rate", RATES, (r) => `${count(r)} events/s`);
-    c.capacity = this.slider("capacity", "Capacity", CAPACITIES, (r) => `${count(r)} events/s`);
-    c.detection = this.slider("detection", "Failure detection", DETECTION_MS, duration);
-    c.storeWrite = this.slider("store-write", "Store write bandwidth", STORE_WRITE, (b) => `${bytes(b)}/s`);
-    c.sla = this.slider("sla", "Latency SLA", SLA_MS, duration);
     c.window = this.select("window", "Window shown", []);
-    for (let w = Math.floor(start / base.window_ms) * base.window_ms; w < start + base.horizon_ms; w += base.window_ms) {
-      c.window.input.append(el("option", { value: String(w) }, clock(w)));
-    }
+    this.fillWindows(base);
     c.product = this.select("product", "Product shown", Array.from({ length: 10 }, (_, i) => [i, `product ${i}`]));
 
-    const main = el("div", { class: "controls" }, c.mode.row, c.interval.row, c.state.row, c.crash.row);
+    const main = el("div", { class: "controls" }, ...MAIN_SETTINGS.map((s) => c[s.key].row));
     this.advanced = el("details", { class: "advanced" }, el("summary", {}, "More settings"),
-      el("div", { class: "controls" }, c.sink.row, c.alignment.row, c.backpressure.row, c.snapshots.row, c.rate.row,
-        c.capacity.row, c.detection.row, c.storeWrite.row, c.sla.row, c.window.row, c.product.row));
+      el("div", { class: "controls" }, c.sink.row, ...ADVANCED_SETTINGS.map((s) => c[s.key].row), c.window.row, c.product.row));
     this.scenario = this.select("scenario", "Scenario", Object.entries(SCENARIOS).map(([k, p]) => [k, p.label]));
     this.reset = el("button", { type: "button", "data-action": "reset" }, "Reset to defaults");
     this.play = el("button", { type: "button", "data-action": "play", "aria-pressed": "false" }, "Play");
@@ -273,54 +279,54 @@ class LabView {
     this.darkQuery.addEventListener("change", this.onScheme);
   }
 
-  // ----- settings -----
-  settings() {
-    const { c, base } = this;
-    return {
-      mode: c.mode.get(),
-      interval_ms: c.interval.get(),
-      state_bytes: c.state.get(),
-      crash_at_ms: this.crashNone ? null : base.start_time_ms + c.crash.get() * 1000,
-      alignment: c.alignment.get(),
-      backpressure_ms: c.backpressure.get(),
-      snapshots: c.snapshots.get(),
-      rate_per_s: c.rate.get(),
-      capacity_per_s: c.capacity.get(),
-      detection_ms: c.detection.get(),
-      store_write_bytes_per_s: c.storeWrite.get(),
-      latency_sla_ms: c.sla.get(),
-    };
+  /// The windows the sink chart can show: every window the horizon touches.
+  fillWindows(config) {
+    const select = this.c.window;
+    const chosen = select.get();
+    const options = [];
+    for (let w = Math.floor(config.start_time_ms / config.window_ms) * config.window_ms; w < config.start_time_ms + config.horizon_ms; w += config.window_ms) {
+      options.push(el("option", { value: String(w) }, clock(w)));
+    }
+    select.input.replaceChildren(...options);
+    if (options.some((o) => o.value === chosen)) select.set(chosen);
   }
 
-  /// Sets the controls from config values (missing keys take the defaults).
+  // ----- settings -----
+  /// The controlled settings, exactly as given (never rounded to a slider step).
+  settings() {
+    const out = {};
+    for (const setting of CONTROLLED) out[setting.key] = this.c[setting.key].get();
+    if (this.crashNone) out.crash_at_ms = null;
+    return out;
+  }
+
+  /// Sets the controls from config values (missing keys take the defaults). The crash slider and
+  /// the window list follow the configured start and horizon.
   applySettings(values) {
-    const { c, base } = this;
-    const v = { ...base, ...values };
-    c.mode.set(v.mode);
-    c.interval.set(v.interval_ms);
-    c.state.set(v.state_bytes);
+    const { c } = this;
+    const v = { ...this.base, ...values };
+    this.startMs = v.start_time_ms;
+    this.horizonMs = v.horizon_ms;
+    c.crash_at_ms.steps(this.horizonSteps(v));
+    if (this.windowsFor !== `${v.start_time_ms} ${v.horizon_ms} ${v.window_ms}`) {
+      this.windowsFor = `${v.start_time_ms} ${v.horizon_ms} ${v.window_ms}`;
+      this.fillWindows(v);
+    }
     this.crashNone = v.crash_at_ms === null;
-    if (!this.crashNone) c.crash.set((v.crash_at_ms - base.start_time_ms) / 1000);
-    c.alignment.set(v.alignment);
-    c.backpressure.set(v.backpressure_ms);
-    c.snapshots.set(v.snapshots);
-    c.rate.set(v.rate_per_s);
-    c.capacity.set(v.capacity_per_s);
-    c.detection.set(v.detection_ms);
-    c.storeWrite.set(v.store_write_bytes_per_s);
-    c.sla.set(v.latency_sla_ms);
-    this.extra = Object.fromEntries(Object.entries(values).filter(([k]) => !(k in this.settings())));
+    for (const setting of CONTROLLED) {
+      if (setting.key === "crash_at_ms" && this.crashNone) continue;
+      c[setting.key].set(v[setting.key]);
+    }
+    const controlled = new Set(CONTROLLED.map((s) => s.key));
+    this.extra = Object.fromEntries(Object.entries(values).filter(([k]) => !controlled.has(k)));
   }
 
   /// Shows only the named controls ("interval state-size crash-at advanced actions").
   showControls(list) {
     const shown = new Set(list == null ? ALL_CONTROLS : list.split(/[\s,]+/).filter(Boolean));
     const toggle = (node, on) => (on ? node.removeAttribute("hidden") : node.setAttribute("hidden", ""));
-    toggle(this.c.mode.row, shown.has("mode"));
     toggle(this.compareBar, shown.has("compare"));
-    toggle(this.c.interval.row, shown.has("interval"));
-    toggle(this.c.state.row, shown.has("state-size"));
-    toggle(this.c.crash.row, shown.has("crash-at"));
+    for (const setting of MAIN_SETTINGS) toggle(this.c[setting.key].row, shown.has(setting.attribute));
     toggle(this.advanced, shown.has("advanced"));
     toggle(this.actions, shown.has("actions"));
   }
@@ -369,10 +375,12 @@ class LabView {
   /// Names and enables the controls that mean something in the chosen restart design.
   showMode() {
     const batches = this.c.mode.get() === "micro_batch";
-    this.c.interval.labelEl.textContent = batches ? "Trigger interval" : "Checkpoint interval";
+    for (const setting of CONTROLLED) {
+      if (setting.label_micro_batch) this.c[setting.key].labelEl.textContent = batches ? setting.label_micro_batch : setting.label;
+    }
     this.figureLabels.interval_replay_events.textContent = batches ? "replay per batch" : "replay per interval";
     this.c.alignment.input.disabled = batches;
-    this.c.backpressure.input.disabled = batches;
+    this.c.backpressure_ms.input.disabled = batches;
   }
 
   showFigures(s) {
@@ -609,8 +617,8 @@ class LabView {
       this.play.setAttribute("aria-pressed", "false");
       return;
     }
-    const end = this.base.horizon_ms / 1000;
-    const crashS = this.c.crash.get();
+    const end = this.horizonMs / 1000;
+    const crashS = (this.c.crash_at_ms.get() - this.startMs) / 1000;
     const from = this.cursorS !== undefined && this.cursorS < end - 1 ? this.cursorS : Math.max(0, crashS - 20);
     this.player = new Player(from, end, Number(this.speed.get()), (t) => {
       this.cursorS = t;
@@ -776,10 +784,8 @@ class ExercisePanel {
   }
 }
 
-const OBSERVED = ["mode", "interval", "state-size", "crash-at", "sink", "alignment", "snapshots", "rate", "capacity", "detection",
-  "backpressure", "store-write", "store-read", "sla", "horizon", "seed", "scenario", "controls", "exercise", "exercises", "exercises-src", "theme"];
-const CONFIG_ATTRIBUTES = new Set(["mode", "interval", "state-size", "crash-at", "alignment", "snapshots", "rate", "capacity", "detection",
-  "backpressure", "store-write", "store-read", "sla", "horizon", "seed"]);
+const CONFIG_ATTRIBUTES = new Set(SETTINGS.map((s) => s.attribute));
+const OBSERVED = [...CONFIG_ATTRIBUTES, "sink", "scenario", "controls", "exercise", "exercises", "exercises-src", "theme"];
 
 /// The custom element. Attributes configure it; changing one re-runs and redraws.
 export class CheckpointLabElement extends HTMLElement {

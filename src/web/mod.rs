@@ -140,6 +140,50 @@ pub fn simulate(config: JsValue) -> Result<JsValue, JsError> {
     to_js(&report)
 }
 
+/// A value written for people, by the settings table's formatter for its unit: by config key
+/// (`formatValue("interval_ms", 7000)` is "7 s") or by unit name (count, events_per_s,
+/// duration_ms, bytes, bytes_per_s, clock_ms, share).
+#[wasm_bindgen(js_name = formatValue)]
+pub fn format_value(key_or_unit: &str, value: f64) -> Result<String, JsError> {
+    use crate::settings::{by_key, format_unit, Unit};
+    let unit = match key_or_unit {
+        "count" => Unit::Count,
+        "events_per_s" => Unit::EventsPerS,
+        "duration_ms" => Unit::DurationMs,
+        "bytes" => Unit::Bytes,
+        "bytes_per_s" => Unit::BytesPerS,
+        "clock_ms" => Unit::ClockMs,
+        "share" => Unit::Share,
+        key => by_key(key)
+            .map(|s| s.unit)
+            .ok_or_else(|| JsError::new(&format!("unit: unknown setting or unit {key:?}")))?,
+    };
+    if !value.is_finite() {
+        return Err(JsError::new(&format!("value: must be a finite number (got {value})")));
+    }
+    Ok(format_unit(unit, value))
+}
+
+/// The given settings written as attributes read them: `{ interval_ms: 7000 }` gives
+/// `{ interval: "7s" }`. Throws an Error naming a bad field.
+#[wasm_bindgen(js_name = settingsText)]
+pub fn settings_text(config: JsValue) -> Result<JsValue, JsError> {
+    let checked = crate::settings::to_map(&config_from_js(&config)?);
+    if !config.is_object() {
+        return Ok(Object::new().into());
+    }
+    let object: &Object = config.unchecked_ref();
+    let result = Object::new();
+    for key in Object::keys(object).iter() {
+        let name = key.as_string().unwrap_or_default();
+        if let (Some(setting), Some(value)) = (crate::settings::by_key(&name), checked.get(&name)) {
+            Reflect::set(&result, &JsValue::from_str(setting.attribute), &JsValue::from_str(&setting.text(value)))
+                .map_err(|_| JsError::new("could not build the attributes"))?;
+        }
+    }
+    Ok(result.into())
+}
+
 /// The default scenario's settings (the lesson's worked example).
 #[wasm_bindgen]
 pub fn defaults() -> Result<JsValue, JsError> {

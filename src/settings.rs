@@ -1,0 +1,732 @@
+//! The one table of settings. Each setting of the scenario is written here once: its config key,
+//! element attribute, command-line flag, unit, allowed range, slider steps, label and help. The
+//! engine's validation, the JavaScript and attribute readers, the clap command, the page's
+//! controls (`www/settings.js`) and the TypeScript `Config` declaration are all made from it.
+//! Defaults are `Config::default()`, the lesson's worked example.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::engine::clock::{parse_clock, ClockTime};
+use crate::engine::config::{Config, ConfigError, FieldValue, MAX_SAFE_INTEGER};
+use crate::engine::units::{
+    format_bytes, format_count, format_duration_ms, parse_bytes, parse_bytes_per_s, parse_duration_ms,
+};
+
+/// What a setting's number means, which decides how it is read, checked and written for people.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "choices")]
+pub enum Unit {
+    /// A plain count: "12", "4,000".
+    Count,
+    /// Events per second: "2,000 events/s".
+    EventsPerS,
+    /// A seed: any whole number, written without separators.
+    Seed,
+    /// A duration in milliseconds: "500ms", "30s", "5m".
+    DurationMs,
+    /// A size in bytes: "512MB", "2GB" (decimal).
+    Bytes,
+    /// A bandwidth in bytes per second: "200MB/s".
+    BytesPerS,
+    /// A time on the scenario clock, in milliseconds since midnight: "10:00:45".
+    ClockMs,
+    /// A share between 0 and 1: "0.01" or "1%".
+    Share,
+    /// One of a few named values.
+    Choice(&'static [Choice]),
+}
+
+/// One value of a choice setting: as config and JavaScript spell it, as the command line spells
+/// it, and as the page names it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Choice {
+    pub value: &'static str,
+    pub flag_value: &'static str,
+    pub label: &'static str,
+}
+
+/// Where the lesson page shows a setting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Control {
+    /// Not on the page (attributes, options and the command line still set it).
+    None,
+    /// Beside the three sliders.
+    Main,
+    /// Under "More settings".
+    Advanced,
+}
+
+/// The positions a slider offers. A valid value between two steps still runs as given.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "values")]
+pub enum Steps {
+    None,
+    /// These values, in order.
+    Values(&'static [f64]),
+    /// Every second of the configured horizon, from its start plus one second to its end minus one.
+    EverySecondOfHorizon,
+}
+
+/// One setting.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Setting {
+    /// The config key, as in JSON and `simulate({...})`.
+    pub key: &'static str,
+    /// The `<checkpoint-lab>` attribute.
+    pub attribute: &'static str,
+    /// The command-line flag, without its dashes.
+    pub flag: &'static str,
+    pub unit: Unit,
+    /// Allowed range, in the unit's base (ms, bytes, events/s); `crash_at_ms` is further held
+    /// inside the horizon and `emit_every_ms` must divide the window.
+    pub min: f64,
+    pub max: f64,
+    /// Whether `null` (attribute and flag: "none") is allowed.
+    pub optional: bool,
+    pub control: Control,
+    pub steps: Steps,
+    pub label: &'static str,
+    /// The label in micro-batch mode, where the wording differs.
+    pub label_micro_batch: Option<&'static str>,
+    pub help: &'static str,
+}
+
+const S: f64 = 1_000.0;
+const MIN: f64 = 60_000.0;
+const H: f64 = 3_600_000.0;
+const DAY: f64 = 24.0 * H;
+const MB: f64 = 1e6;
+const GB: f64 = 1e9;
+
+const MODES: &[Choice] = &[
+    Choice { value: "barrier", flag_value: "barrier", label: "barrier checkpoints (Flink)" },
+    Choice { value: "micro_batch", flag_value: "micro-batch", label: "micro-batches (Spark)" },
+];
+const ALIGNMENTS: &[Choice] = &[
+    Choice { value: "aligned", flag_value: "aligned", label: "aligned" },
+    Choice { value: "unaligned", flag_value: "unaligned", label: "unaligned" },
+];
+const SNAPSHOTS: &[Choice] = &[
+    Choice { value: "full", flag_value: "full", label: "full" },
+    Choice { value: "incremental", flag_value: "incremental", label: "incremental" },
+];
+
+const fn setting(key: &'static str, flag: &'static str, unit: Unit, min: f64, max: f64) -> Setting {
+    Setting {
+        key,
+        attribute: flag,
+        flag,
+        unit,
+        min,
+        max,
+        optional: false,
+        control: Control::None,
+        steps: Steps::None,
+        label: "",
+        label_micro_batch: None,
+        help: "",
+    }
+}
+
+/// Every setting, in documentation order.
+pub const SETTINGS: [Setting; 27] = [
+    Setting {
+        help: "Root seed; every component derives its own sub-seed from it",
+        label: "Seed",
+        ..setting("seed", "seed", Unit::Seed, 0.0, MAX_SAFE_INTEGER)
+    },
+    Setting {
+        help: "Source partitions",
+        label: "Partitions",
+        ..setting("partitions", "partitions", Unit::Count, 1.0, 256.0)
+    },
+    Setting {
+        help: "Input rate over all partitions",
+        label: "Input rate",
+        control: Control::Advanced,
+        steps: Steps::Values(&[500.0, 1_000.0, 2_000.0, 5_000.0, 10_000.0, 20_000.0]),
+        ..setting("rate_per_s", "rate", Unit::EventsPerS, 1.0, 1e6)
+    },
+    Setting {
+        help: "Distinct products the orders are skewed over",
+        label: "Products",
+        ..setting("products", "products", Unit::Count, 1.0, 1e5)
+    },
+    Setting {
+        help: "Share of events that are producer retries of an earlier order id, e.g. 0.01 or 1%",
+        label: "Producer retries",
+        ..setting("retry_rate", "retry-rate", Unit::Share, 0.0, 0.5)
+    },
+    Setting {
+        help: "How long the log keeps an event, or none",
+        label: "Log retention",
+        optional: true,
+        ..setting("retention_ms", "retention", Unit::DurationMs, 1.0 * S, 7.0 * DAY)
+    },
+    Setting {
+        help: "Tumbling event-time window length",
+        label: "Window",
+        ..setting("window_ms", "window", Unit::DurationMs, 1.0 * S, DAY)
+    },
+    Setting {
+        help: "Emit running totals each time event time passes a multiple of this; divides the window",
+        label: "Emit period",
+        ..setting("emit_every_ms", "emit-every", Unit::DurationMs, 10.0, H)
+    },
+    Setting {
+        help: "Barrier checkpoints (Flink) or micro-batches with an offset log and a commit log (Spark)",
+        label: "Restart design",
+        control: Control::Main,
+        ..setting("mode", "mode", Unit::Choice(MODES), 0.0, 0.0)
+    },
+    Setting {
+        help: "Checkpoint interval, or the trigger interval in micro-batch mode",
+        label: "Checkpoint interval",
+        label_micro_batch: Some("Trigger interval"),
+        control: Control::Main,
+        steps: Steps::Values(&[
+            1.0 * S,
+            2.0 * S,
+            3.0 * S,
+            5.0 * S,
+            10.0 * S,
+            15.0 * S,
+            20.0 * S,
+            30.0 * S,
+            45.0 * S,
+            1.0 * MIN,
+            1.5 * MIN,
+            2.0 * MIN,
+            3.0 * MIN,
+            5.0 * MIN,
+            7.5 * MIN,
+            10.0 * MIN,
+        ]),
+        ..setting("interval_ms", "interval", Unit::DurationMs, 100.0, H)
+    },
+    Setting {
+        help: "How operators line up barriers that arrive on several inputs",
+        label: "Barrier alignment",
+        control: Control::Advanced,
+        ..setting("alignment", "alignment", Unit::Choice(ALIGNMENTS), 0.0, 0.0)
+    },
+    Setting {
+        help: "What a checkpoint uploads: the whole state or the bytes changed since the previous one",
+        label: "Snapshots",
+        control: Control::Advanced,
+        ..setting("snapshots", "snapshots", Unit::Choice(SNAPSHOTS), 0.0, 0.0)
+    },
+    Setting {
+        help: "Extra delay on one input channel (partition 0): the backpressure under which alignment matters",
+        label: "Backpressure (slow input)",
+        control: Control::Advanced,
+        steps: Steps::Values(&[0.0, 0.5 * S, 1.0 * S, 2.0 * S, 3.0 * S, 5.0 * S, 10.0 * S]),
+        ..setting("backpressure_ms", "backpressure", Unit::DurationMs, 0.0, 10.0 * MIN)
+    },
+    Setting {
+        help: "Bytes one in-flight record adds to an unaligned checkpoint",
+        label: "Record size",
+        ..setting("record_bytes", "record-size", Unit::Bytes, 1.0, 1e8)
+    },
+    Setting {
+        help: "Modelled operator state size, driving upload, restore and store write load",
+        label: "State size",
+        control: Control::Main,
+        steps: Steps::Values(&[
+            1.0 * MB,
+            2.0 * MB,
+            5.0 * MB,
+            10.0 * MB,
+            20.0 * MB,
+            50.0 * MB,
+            100.0 * MB,
+            200.0 * MB,
+            500.0 * MB,
+            1.0 * GB,
+            2.0 * GB,
+            5.0 * GB,
+            10.0 * GB,
+            20.0 * GB,
+            50.0 * GB,
+            100.0 * GB,
+        ]),
+        ..setting("state_bytes", "state-size", Unit::Bytes, 1e3, 1e13)
+    },
+    Setting {
+        help: "Checkpoint store write bandwidth",
+        label: "Store write bandwidth",
+        control: Control::Advanced,
+        steps: Steps::Values(&[
+            10.0 * MB,
+            20.0 * MB,
+            50.0 * MB,
+            100.0 * MB,
+            200.0 * MB,
+            500.0 * MB,
+            1.0 * GB,
+            2.0 * GB,
+            5.0 * GB,
+            10.0 * GB,
+        ]),
+        ..setting("store_write_bytes_per_s", "store-write", Unit::BytesPerS, 1e3, 1e12)
+    },
+    Setting {
+        help: "Restore bandwidth (download and rebuild)",
+        label: "Restore bandwidth",
+        ..setting("store_read_bytes_per_s", "store-read", Unit::BytesPerS, 1e3, 1e12)
+    },
+    Setting {
+        help: "Processing pause at each checkpoint's synchronous phase (micro-batch mode: the offset-log write)",
+        label: "Sync pause",
+        ..setting("sync_pause_ms", "sync-pause", Unit::DurationMs, 0.0, 10.0 * MIN)
+    },
+    Setting {
+        help: "Time from the crash until the failure is detected",
+        label: "Failure detection",
+        control: Control::Advanced,
+        steps: Steps::Values(&[1.0 * S, 2.0 * S, 5.0 * S, 10.0 * S, 20.0 * S, 30.0 * S, 1.0 * MIN]),
+        ..setting("detection_ms", "detection", Unit::DurationMs, 0.0, H)
+    },
+    Setting {
+        help: "Time from detection until the restore starts",
+        label: "Restart delay",
+        ..setting("restart_delay_ms", "restart-delay", Unit::DurationMs, 0.0, H)
+    },
+    Setting {
+        help: "Events per second the job can process at most",
+        label: "Capacity",
+        control: Control::Advanced,
+        steps: Steps::Values(&[
+            1_000.0, 2_000.0, 2_500.0, 3_000.0, 4_000.0, 6_000.0, 8_000.0, 10_000.0, 20_000.0, 40_000.0,
+        ]),
+        ..setting("capacity_per_s", "capacity", Unit::EventsPerS, 1.0, 1e7)
+    },
+    Setting {
+        help: "Scenario start on the clock",
+        label: "Start time",
+        ..setting("start_time_ms", "start-time", Unit::ClockMs, 0.0, DAY - 1.0)
+    },
+    Setting {
+        help: "Sum of the partition offsets at the start, where the start checkpoint is complete",
+        label: "Start offset",
+        ..setting("start_offset", "start-offset", Unit::Count, 0.0, (1u64 << 50) as f64)
+    },
+    Setting {
+        help: "The completed checkpoint the scenario starts from",
+        label: "Start checkpoint",
+        ..setting("start_checkpoint_id", "start-checkpoint", Unit::Count, 0.0, (1u64 << 50) as f64)
+    },
+    Setting {
+        help: "Crash time on the clock (HH:MM:SS or HH:MM:SS.mmm), inside the horizon, or none",
+        label: "Crash time",
+        optional: true,
+        control: Control::Main,
+        steps: Steps::EverySecondOfHorizon,
+        ..setting("crash_at_ms", "crash-at", Unit::ClockMs, 0.0, DAY - 1.0)
+    },
+    Setting {
+        help: "How long the scenario runs",
+        label: "Horizon",
+        ..setting("horizon_ms", "horizon", Unit::DurationMs, 1.0 * S, DAY)
+    },
+    Setting {
+        help: "End-to-end latency SLA, for the interval rule (an interval of about a tenth of it)",
+        label: "Latency SLA",
+        control: Control::Advanced,
+        steps: Steps::Values(&[10.0 * S, 30.0 * S, 1.0 * MIN, 2.0 * MIN, 5.0 * MIN, 10.0 * MIN, 30.0 * MIN]),
+        attribute: "sla",
+        ..setting("latency_sla_ms", "latency-sla", Unit::DurationMs, 100.0, DAY)
+    },
+];
+
+/// The setting with this config key.
+pub fn by_key(key: &str) -> Option<&'static Setting> {
+    SETTINGS.iter().find(|s| s.key == key)
+}
+
+/// The setting with this element attribute.
+pub fn by_attribute(attribute: &str) -> Option<&'static Setting> {
+    SETTINGS.iter().find(|s| s.attribute == attribute)
+}
+
+fn describe(value: &FieldValue) -> String {
+    match value {
+        FieldValue::Number(n) => format!("{n}"),
+        FieldValue::Text(t) => format!("the string {t:?}"),
+        FieldValue::Null => "null".to_string(),
+        FieldValue::Other(kind) => format!("a value of type {kind}"),
+    }
+}
+
+/// "a" or "b" or "c", as a choice's values are listed in an error.
+fn or_list(values: impl Iterator<Item = String>) -> String {
+    let values: Vec<String> = values.collect();
+    match values.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => values.join(""),
+    }
+}
+
+impl Setting {
+    fn error(&self, message: String) -> ConfigError {
+        ConfigError { field: self.key, message }
+    }
+
+    /// The settings page label in this mode.
+    pub fn label_in(&self, micro_batch: bool) -> &'static str {
+        if micro_batch {
+            self.label_micro_batch.unwrap_or(self.label)
+        } else {
+            self.label
+        }
+    }
+
+    /// A value written for people, as the page's readouts, the report's words and the range
+    /// errors show it: "30 s", "2 GB", "200 MB/s", "10:00:45", "2,000 events/s".
+    pub fn format(&self, value: f64) -> String {
+        format_unit(self.unit, value)
+    }
+
+    /// Checks a value from JavaScript, an attribute or the command line against this setting's
+    /// type and range; returns it as config JSON.
+    pub fn check(&self, value: &FieldValue) -> Result<Value, ConfigError> {
+        if let FieldValue::Null = value {
+            return if self.optional {
+                Ok(Value::Null)
+            } else {
+                Err(self.error(format!("must be {} (got null)", self.kind_name())))
+            };
+        }
+        match self.unit {
+            Unit::Choice(choices) => match value {
+                FieldValue::Text(t) => choices
+                    .iter()
+                    .find(|c| c.value == t || c.flag_value == t)
+                    .map(|c| Value::from(c.value))
+                    .ok_or_else(|| self.error(format!("must be {} (got {})", self.kind_name(), describe(value)))),
+                other => Err(self.error(format!("must be {} (got {})", self.kind_name(), describe(other)))),
+            },
+            Unit::Share => match value {
+                FieldValue::Number(n) if n.is_finite() => {
+                    self.check_range(*n)?;
+                    Ok(Value::from(*n))
+                }
+                other => Err(self.error(format!(
+                    "must be a number between {} and {} (got {})",
+                    self.min,
+                    self.max,
+                    describe(other)
+                ))),
+            },
+            _ => {
+                let n = match value {
+                    FieldValue::Number(n) if !n.is_finite() => {
+                        return Err(self.error(format!("must be a finite whole number (got {n})")))
+                    }
+                    FieldValue::Number(n) if *n < 0.0 => {
+                        return Err(self.error(format!("must not be negative (got {n})")))
+                    }
+                    FieldValue::Number(n) if n.fract() != 0.0 => {
+                        return Err(self.error(format!("must be a whole number (got {n})")))
+                    }
+                    FieldValue::Number(n) if *n > MAX_SAFE_INTEGER => {
+                        return Err(self.error(format!("must be at most 2^53 - 1 (got {n})")))
+                    }
+                    FieldValue::Number(n) => *n,
+                    other => return Err(self.error(format!("must be a number (got {})", describe(other)))),
+                };
+                self.check_range(n)?;
+                Ok(Value::from(n as u64))
+            }
+        }
+    }
+
+    /// Checks a number against the allowed range; the error shows both ends in the setting's unit.
+    pub fn check_range(&self, value: f64) -> Result<(), ConfigError> {
+        if matches!(self.unit, Unit::Choice(_)) || (self.min..=self.max).contains(&value) {
+            Ok(())
+        } else {
+            Err(self.error(format!(
+                "must be between {} and {} (got {})",
+                self.format_plain(self.min),
+                self.format_plain(self.max),
+                self.format_plain(value)
+            )))
+        }
+    }
+
+    /// Like `format`, without a rate's "events/s" (range errors name the unit once).
+    fn format_plain(&self, value: f64) -> String {
+        match self.unit {
+            Unit::EventsPerS | Unit::Count | Unit::Seed => trim_number(value),
+            Unit::Share => format!("{value}"),
+            unit => format_unit(unit, value),
+        }
+    }
+
+    fn kind_name(&self) -> String {
+        match self.unit {
+            Unit::Choice(choices) => or_list(choices.iter().map(|c| format!("{:?}", c.value))),
+            Unit::Share => "a number".into(),
+            _ if self.optional => "a number or null".into(),
+            _ => "a number".into(),
+        }
+    }
+
+    /// Reads a value written for people (an attribute, a flag): "30s", "2GB", "200MB/s",
+    /// "10:00:45", "4,000", "1%", "micro-batch"; "none" where the setting is optional.
+    pub fn parse_text(&self, text: &str) -> Result<FieldValue, String> {
+        let trimmed = text.trim();
+        if self.optional && trimmed.eq_ignore_ascii_case("none") {
+            return Ok(FieldValue::Null);
+        }
+        let or_none = |e: String| if self.optional { format!("{e}, or none") } else { e };
+        let number = |n: u64| FieldValue::Number(n as f64);
+        match self.unit {
+            Unit::Count | Unit::EventsPerS | Unit::Seed => trimmed
+                .replace([',', '_'], "")
+                .parse::<u64>()
+                .map(number)
+                .map_err(|_| or_none(format!("must be a whole number (got {text:?})"))),
+            Unit::DurationMs => parse_duration_ms(text).map(number).map_err(or_none),
+            Unit::Bytes => parse_bytes(text).map(number).map_err(or_none),
+            Unit::BytesPerS => parse_bytes_per_s(text).map(number).map_err(or_none),
+            Unit::ClockMs => parse_clock(text).map(number).map_err(or_none),
+            Unit::Share => {
+                let share = match trimmed.strip_suffix('%') {
+                    Some(percent) => percent.trim().parse::<f64>().map(|p| p / 100.0),
+                    None => trimmed.parse(),
+                };
+                match share {
+                    Ok(v) if v.is_finite() => Ok(FieldValue::Number(v)),
+                    _ => Err(format!("expected a share like 0.01 or 1%, got {text:?}")),
+                }
+            }
+            Unit::Choice(choices) => choices
+                .iter()
+                .find(|c| c.flag_value == trimmed || c.value == trimmed)
+                .map(|c| FieldValue::Text(c.value.to_string()))
+                .ok_or_else(|| {
+                    format!("must be {} (got {text:?})", or_list(choices.iter().map(|c| c.flag_value.to_string())))
+                }),
+        }
+    }
+
+    /// A config value written back as an attribute or flag reads it: "30s", "2GB", "10:00:45".
+    pub fn text(&self, value: &Value) -> String {
+        if value.is_null() {
+            return "none".into();
+        }
+        let n = value.as_f64().unwrap_or(0.0);
+        let whole = n as u64;
+        match self.unit {
+            Unit::Count | Unit::EventsPerS | Unit::Seed => value.to_string(),
+            Unit::Share => format!("{n}"),
+            Unit::DurationMs => {
+                let unit = [(3_600_000, "h"), (60_000, "m"), (1_000, "s")].into_iter().find(|(ms, _)| whole % ms == 0);
+                match unit {
+                    Some((ms, name)) if whole > 0 => format!("{}{name}", whole / ms),
+                    _ => format!("{whole}ms"),
+                }
+            }
+            Unit::Bytes | Unit::BytesPerS => {
+                let scale = [(1_000_000_000_000, "TB"), (1_000_000_000, "GB"), (1_000_000, "MB"), (1_000, "KB")]
+                    .into_iter()
+                    .find(|(b, _)| whole % b == 0 && whole > 0);
+                let size = match scale {
+                    Some((b, name)) => format!("{}{name}", whole / b),
+                    None => format!("{whole}B"),
+                };
+                if self.unit == Unit::BytesPerS {
+                    format!("{size}/s")
+                } else {
+                    size
+                }
+            }
+            Unit::ClockMs => ClockTime(whole).to_string(),
+            Unit::Choice(choices) => {
+                let text = value.as_str().unwrap_or_default();
+                choices.iter().find(|c| c.value == text).map_or(text, |c| c.flag_value).to_string()
+            }
+        }
+    }
+
+    /// The TypeScript type of this setting in the `Config` declaration.
+    fn typescript(&self) -> String {
+        let base = match self.unit {
+            Unit::Choice(choices) => choices.iter().map(|c| format!("{:?}", c.value)).collect::<Vec<_>>().join(" | "),
+            _ => "number".into(),
+        };
+        if self.optional {
+            format!("{base} | null")
+        } else {
+            base
+        }
+    }
+}
+
+fn trim_number(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e16 {
+        format!("{}", value as u64)
+    } else {
+        format!("{value}")
+    }
+}
+
+/// One formatter per unit, for people: the page's readouts and figures, the CLI and the report's
+/// words all use it.
+pub fn format_unit(unit: Unit, value: f64) -> String {
+    let whole = value.max(0.0) as u64;
+    match unit {
+        Unit::Count => format_count(whole),
+        Unit::EventsPerS => format!("{} events/s", format_count(whole)),
+        Unit::Seed => whole.to_string(),
+        Unit::DurationMs => format_duration_ms(whole),
+        Unit::Bytes => format_bytes(value),
+        Unit::BytesPerS => format!("{}/s", format_bytes(value)),
+        Unit::ClockMs => ClockTime(whole).to_string(),
+        Unit::Share => format!("{}%", trim_number((value * 10_000.0).round() / 100.0)),
+        Unit::Choice(choices) => choices.first().map_or(String::new(), |c| c.label.to_string()),
+    }
+}
+
+/// A config as a JSON object keyed by setting.
+pub fn to_map(config: &Config) -> Map<String, Value> {
+    match serde_json::to_value(config) {
+        Ok(Value::Object(map)) => map,
+        _ => unreachable!("a config serialises to an object"),
+    }
+}
+
+/// A config from a JSON object whose every value has passed its setting's `check`.
+pub fn from_map(map: Map<String, Value>) -> Result<Config, ConfigError> {
+    serde_json::from_value(Value::Object(map))
+        .map_err(|e| ConfigError { field: "config", message: format!("could not be read: {e}") })
+}
+
+/// Checks every setting's range, in table order; the first one out of range is named.
+pub fn check_ranges(config: &Config) -> Result<(), ConfigError> {
+    let map = to_map(config);
+    for setting in &SETTINGS {
+        match map.get(setting.key) {
+            Some(Value::Null) | None => {}
+            Some(value) => setting.check_range(value.as_f64().unwrap_or(f64::NAN))?,
+        }
+    }
+    Ok(())
+}
+
+/// The settings as the page reads them: the table with each default filled in.
+#[derive(Serialize)]
+struct UiSetting {
+    #[serde(flatten)]
+    setting: Setting,
+    default: Value,
+}
+
+/// The table as a JavaScript module (`www/settings.js`): the page builds its controls from it and
+/// the element observes its attributes. Generated; `tests/generated.rs` keeps the file current.
+pub fn javascript_module() -> String {
+    let defaults = to_map(&Config::default());
+    let rows: Vec<String> = SETTINGS
+        .iter()
+        .map(|s| {
+            let ui = UiSetting { setting: *s, default: defaults.get(s.key).cloned().unwrap_or(Value::Null) };
+            serde_json::to_string(&ui).expect("a setting serialises")
+        })
+        .collect();
+    format!(
+        "// Generated from src/settings.rs (the one table of settings) by `UPDATE_GENERATED=1 cargo test --test generated`.\n\
+         // Do not edit: change the table instead.\n\
+         export const SETTINGS = [\n  {}\n];\n",
+        rows.join(",\n  ")
+    )
+}
+
+/// The `Config` interface of the TypeScript declarations, from the table.
+pub fn typescript_config() -> String {
+    let mut out = String::from(
+        "/** Settings of a scenario. Times in ms (clock times in ms since midnight), sizes in bytes. */\n\
+         export interface Config {\n",
+    );
+    for s in &SETTINGS {
+        let range = match s.unit {
+            Unit::Choice(_) => String::new(),
+            _ => format!(" ({} to {})", s.format_plain(s.min), s.format_plain(s.max)),
+        };
+        out.push_str(&format!(
+            "  /** {}{range}. Attribute `{}`, flag `--{}`. */\n  {}: {};\n",
+            s.help,
+            s.attribute,
+            s.flag,
+            s.key,
+            s.typescript()
+        ));
+    }
+    out.push_str("}\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_config_key_has_one_setting_and_every_name_is_unique() {
+        let keys: Vec<String> = to_map(&Config::default()).keys().cloned().collect();
+        let mut table: Vec<&str> = SETTINGS.iter().map(|s| s.key).collect();
+        table.sort_unstable();
+        assert_eq!(keys, table);
+        for names in [
+            SETTINGS.map(|s| s.key).to_vec(),
+            SETTINGS.map(|s| s.attribute).to_vec(),
+            SETTINGS.map(|s| s.flag).to_vec(),
+        ] {
+            let mut sorted = names.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            assert_eq!(sorted.len(), names.len(), "{names:?}");
+        }
+    }
+
+    #[test]
+    fn every_default_and_every_slider_step_is_in_range() {
+        let defaults = to_map(&Config::default());
+        for s in &SETTINGS {
+            if let Some(n) = defaults[s.key].as_f64() {
+                s.check_range(n).unwrap();
+            }
+            if let Steps::Values(values) = s.steps {
+                assert!(values.windows(2).all(|w| w[0] < w[1]), "{} steps rise", s.key);
+                for &v in values {
+                    s.check_range(v).unwrap_or_else(|e| panic!("{} step {v}: {e}", s.key));
+                }
+            }
+            assert!(!s.label.is_empty() && !s.help.is_empty(), "{} has a label and help", s.key);
+        }
+    }
+
+    #[test]
+    fn values_written_back_read_the_same() {
+        let defaults = to_map(&Config::default());
+        for s in &SETTINGS {
+            let mut values = vec![defaults[s.key].clone()];
+            if let Steps::Values(steps) = s.steps {
+                values.extend(steps.iter().map(|&v| Value::from(v as u64)));
+            }
+            for value in values {
+                let text = s.text(&value);
+                let back = s.check(&s.parse_text(&text).unwrap()).unwrap();
+                assert_eq!(back.as_f64(), value.as_f64(), "{}: {value} as {text:?}", s.key);
+            }
+        }
+        let interval = by_key("interval_ms").unwrap();
+        assert_eq!(interval.text(&Value::from(7_000)), "7s");
+        assert_eq!(interval.text(&Value::from(1_500)), "1500ms");
+        assert_eq!(interval.format(7_000.0), "7 s");
+        assert_eq!(by_key("state_bytes").unwrap().text(&Value::from(2_000_000_000u64)), "2GB");
+        assert_eq!(by_key("crash_at_ms").unwrap().text(&Value::Null), "none");
+    }
+}
