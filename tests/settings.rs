@@ -1,6 +1,7 @@
 //! No setting is lost: a valid value runs exactly as given, whichever door it comes through
 //! (attributes, JavaScript fields, the command line), even between the page's slider steps or
 //! outside the default horizon.
+#![cfg(not(target_arch = "wasm32"))]
 
 use checkpoint_lab::cli::{parse, Action, Parsed};
 use checkpoint_lab::engine::config::{fields_from_attributes, FieldValue};

@@ -1,0 +1,88 @@
+// No setting is lost: values between the sliders' steps, beyond their ends and past the default
+// horizon run exactly as given through attributes and mount().set(); the slider sits on the
+// nearest step while the readout shows the exact value; the crash slider follows the horizon.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { serve, launch, open, settled } from "./harness.mjs";
+
+const page = (body) => `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<link rel="icon" href="data:,"><title>Settings</title>
+<script type="module">
+  import { mount } from "/pkg/checkpoint-lab.js";
+  const labs = [...document.querySelectorAll("checkpoint-lab")];
+  await Promise.all(labs.map((lab) => customElements.whenDefined("checkpoint-lab").then(() => lab.whenReady())));
+  window.__handle = await mount(document.getElementById("mounted"));
+  document.body.dataset.ready = "true";
+</script></head><body>${body}<div id="mounted"></div></body></html>`;
+
+let server, base, browser;
+before(async () => {
+  ({ server, base } = await serve({
+    "/settings.html": page(`
+      <checkpoint-lab id="seven" interval="7s"></checkpoint-lab>
+      <checkpoint-lab id="hour" interval="1h"></checkpoint-lab>
+      <checkpoint-lab id="long" horizon="20m" crash-at="10:15:00"></checkpoint-lab>`),
+  }));
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+/// What one lab ran and shows: its report's config, a figure, and a slider's position and readout.
+function shown(p, id, control) {
+  return p.evaluate(([id, control]) => {
+    const lab = document.getElementById(id);
+    const input = lab.shadowRoot.querySelector(`[data-control=${control}]`);
+    const report = lab.report();
+    return {
+      config: report.config,
+      crash: report.crash?.at.at,
+      replay: report.interval_replay_events,
+      slider: { value: Number(input.value), max: Number(input.max), text: input.getAttribute("aria-valuetext") },
+    };
+  }, [id, control]);
+}
+
+test("attributes between and beyond the slider steps run exactly as given", async () => {
+  const { page: p, errors } = await open(browser, `${base}/settings.html`);
+  await settled(p);
+  const seven = await shown(p, "seven", "interval");
+  assert.equal(seven.config.interval_ms, 7000);
+  assert.equal(seven.replay, 14000, "2,000 events/s x 7 s");
+  assert.equal(seven.slider.text, "7 s", "the readout shows the exact value");
+  assert.equal(seven.slider.value, 3, "the thumb sits on the nearest step, 5 s");
+
+  const hour = await shown(p, "hour", "interval");
+  assert.equal(hour.config.interval_ms, 3_600_000);
+  assert.equal(hour.slider.text, "1 h");
+  assert.equal(hour.slider.value, hour.slider.max, "beyond the last step the thumb sits at the end");
+
+  const long = await shown(p, "long", "crash-at");
+  assert.equal(long.config.horizon_ms, 1_200_000);
+  assert.equal(long.config.crash_at_ms, 36_900_000);
+  assert.equal(long.crash, "10:15:00");
+  assert.equal(long.slider.max, 1198, "one step per second of the twenty-minute horizon");
+  assert.equal(long.slider.text, "10:15:00 (+900 s)");
+  assert.deepEqual(errors, []);
+});
+
+test("mount().set() with a value between steps runs it, and moving the slider picks a step", async () => {
+  const { page: p, errors } = await open(browser, `${base}/settings.html`);
+  await settled(p);
+  const run = await p.evaluate(() => {
+    window.__handle.set({ interval_ms: 7000 });
+    return { interval: window.__handle.report().config.interval_ms, replay: window.__handle.summary().interval_replay_events };
+  });
+  assert.deepEqual(run, { interval: 7000, replay: 14000 });
+  await p.evaluate(() => { window.__handle.element.id = "handle"; });
+  assert.equal((await shown(p, "handle", "interval")).slider.text, "7 s");
+  await p.focus("#handle >> [data-control=interval]");
+  await p.keyboard.press("ArrowRight");
+  await settled(p);
+  const moved = await shown(p, "handle", "interval");
+  assert.equal(moved.config.interval_ms, 10_000, "the next step after 5 s");
+  assert.equal(moved.slider.text, "10 s");
+  assert.deepEqual(errors, []);
+});
