@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 # opt-level "s" for the browser build: 6% smaller gzipped at the same speed there (opt-level "z"
 # is 8% smaller again but 50% slower); native builds keep opt-level 3.
-CARGO_PROFILE_RELEASE_OPT_LEVEL=s wasm-pack --quiet build --release --target web --mode no-install 2>&1 | grep -v '^\[INFO\]' >&2 || true
+CARGO_PROFILE_RELEASE_OPT_LEVEL=s wasm-pack --quiet build --release --target web --mode no-install -- --no-default-features 2>&1 | grep -v '^\[INFO\]' >&2 || true
 test -f pkg/checkpoint_lab_bg.wasm || { echo "build-wasm: wasm-pack produced no pkg/" >&2; exit 1; }
 cp www/element.js pkg/checkpoint-lab.js
 cp www/checkpoint-lab.css pkg/checkpoint-lab.css

@@ -27,13 +27,13 @@ run fmt cargo fmt --check
 step "clippy (native)"
 run clippy cargo clippy --all-targets --locked -- -D warnings
 step "clippy (wasm32)"
-run clippy-wasm cargo clippy --target wasm32-unknown-unknown --lib --bins --tests --locked -- -D warnings
+run clippy-wasm cargo clippy --target wasm32-unknown-unknown --no-default-features --lib --bins --tests --locked -- -D warnings
 step "cargo test (native)"
 run native cargo test --locked
 step "wasm-bindgen tests, headless Chrome"
-run chrome wasm-pack test --headless --chrome --mode no-install -- --locked --test web
+run chrome wasm-pack test --headless --chrome --mode no-install -- --locked --no-default-features --test web
 step "wasm-bindgen tests, headless Firefox"
-run firefox wasm-pack test --headless --firefox --mode no-install -- --locked --test web
+run firefox wasm-pack test --headless --firefox --mode no-install -- --locked --no-default-features --test web
 step "end-to-end tests, Chromium against the release build"
 scripts/build-wasm.sh
 run e2e node --test --test-reporter=tap tests/e2e/

@@ -2,9 +2,11 @@
 //! or dump what a reader of one sink sees as CSV. `parse` is separate from `main` so the flag
 //! parsing can be tested and fuzzed without running anything.
 
+use std::fmt::Write as _;
 use std::io::Write;
 use std::process::ExitCode;
 
+use crate::engine::clock::ClockTime;
 use crate::engine::config::FieldValue;
 use crate::engine::sinks::CSV_HEADER;
 use crate::engine::units::{format_bytes, format_count, format_duration_ms};
@@ -50,20 +52,40 @@ fn scenario_arg(setting: &'static Setting) -> Arg {
 
 fn command() -> Command {
     let scenario: Vec<Arg> = SETTINGS.iter().map(scenario_arg).collect();
+    let format = |what: &str, default: &str| {
+        [
+            Arg::new("format")
+                .long("format")
+                .value_parser(FORMATS.map(|(name, _)| name))
+                .help(format!("{what} [default: {default}]")),
+            Arg::new("json")
+                .long("json")
+                .action(ArgAction::SetTrue)
+                .conflicts_with_all(["format", "csv"])
+                .help("The same as --format json."),
+            Arg::new("csv")
+                .long("csv")
+                .action(ArgAction::SetTrue)
+                .conflicts_with("format")
+                .help("The same as --format csv."),
+        ]
+    };
     Command::new("checkpoint-lab")
         .version(env!("CARGO_PKG_VERSION"))
         .about("Simulate restarting a stream: checkpoints, crash, replay and sinks")
         .subcommand_required(true)
+        .arg_required_else_help(true)
         .subcommand(
             Command::new("simulate")
-                .about("Run a scenario; print the crash timeline table, or the report with --json.")
+                .about("Run a scenario; print the crash timeline table, the whole report as JSON, or the crash table as CSV.")
                 .args(scenario.clone())
-                .arg(Arg::new("json").long("json").action(ArgAction::SetTrue).help("Print the whole report as JSON.")),
+                .args(format("table: the crash timeline and figures; json: the report; csv: the crash table", "table")),
         )
         .subcommand(
             Command::new("sink-rows")
                 .about("Print what a reader of one sink sees at the end of the horizon.")
                 .args(scenario)
+                .args(format("csv: product_id,window_start,order_count,emitted_at; json: an array of rows; table: aligned columns", "csv"))
                 .arg(
                     Arg::new("design")
                         .long("design")
@@ -71,12 +93,6 @@ fn command() -> Command {
                         .value_parser(DESIGNS.map(|(name, _)| name))
                         .help("The sink design to read."),
                 )
-                .arg(
-                    Arg::new("csv")
-                        .long("csv")
-                        .action(ArgAction::SetTrue)
-                        .help("Print as CSV (product_id,window_start,order_count,emitted_at); the only format."),
-                ),
         )
 }
 
@@ -85,7 +101,14 @@ fn flag_of(field: &str) -> String {
     settings::by_key(field).map_or_else(|| "a setting".to_string(), |s| format!("--{}", s.flag))
 }
 
-fn print_table(report: &Report) {
+/// The crash timeline table and the headline figures, as `simulate` prints them.
+fn table(report: &Report) -> String {
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    macro_rules! say {
+        () => { out.push('\n') };
+        ($($arg:tt)*) => {{ let _ = writeln!(out, $($arg)*); }};
+    }
     let config = &report.config;
     let (cycle, kind, done) = match config.mode {
         Mode::Barrier => {
@@ -93,44 +116,44 @@ fn print_table(report: &Report) {
         }
         Mode::MicroBatch => ("micro-batch", format!("{:?} state store", config.snapshots), "batches committed"),
     };
-    println!(
+    say!(
         "Checkpoint Lab: {} partitions, {} events/s, {cycle} every {} ({kind}), {} of state",
         config.partitions,
         format_count(config.rate_per_s),
         format_duration_ms(config.interval_ms),
         format_bytes(config.state_bytes as f64)
     );
-    println!();
+    say!();
     if report.crash_table.is_empty() {
-        println!("No crash: {} {done}.", report.checkpoints.len() - 1);
+        say!("No crash: {} {done}.", report.checkpoints.len() - 1);
     } else {
-        println!("A crash, second by second");
-        println!("{:<14} {:>11}  what", "time", "offset");
+        say!("A crash, second by second");
+        say!("{:<14} {:>11}  what", "time", "offset");
         for row in &report.crash_table {
             let offset = row.offset.map(format_count).unwrap_or_default();
-            println!("{:<14} {:>11}  {}", row.at.at, offset, row.what);
+            say!("{:<14} {:>11}  {}", row.at.at, offset, row.what);
         }
     }
-    println!();
-    println!("replayed events            {}", format_count(report.replayed_events));
-    println!("replay per interval        {}", format_count(report.interval_replay_events));
-    println!("worst-case replay          {}", format_count(report.worst_case_replay_events));
+    say!();
+    say!("replayed events            {}", format_count(report.replayed_events));
+    say!("replay per interval        {}", format_count(report.interval_replay_events));
+    say!("worst-case replay          {}", format_count(report.worst_case_replay_events));
     match report.recovery_s {
-        Some(s) => println!("crash to caught up         {s} s"),
-        None if report.crash.is_some() => println!(
+        Some(s) => say!("crash to caught up         {s} s"),
+        None if report.crash.is_some() => say!(
             "crash to caught up         never ({})",
             report.caught_up_reason.as_deref().unwrap_or("not within the horizon")
         ),
         None => {}
     }
-    println!("store write load           {}/min", format_bytes(report.store_write_bytes_per_min as f64));
-    println!("pause overhead             {:.2}%", report.pause_overhead * 100.0);
-    println!();
-    println!("{:<15} {:>8} {:>10} {:>11}  matches failure-free", "sink", "rows", "duplicates", "silent");
+    say!("store write load           {}/min", format_bytes(report.store_write_bytes_per_min as f64));
+    say!("pause overhead             {:.2}%", report.pause_overhead * 100.0);
+    say!();
+    say!("{:<15} {:>8} {:>10} {:>11}  matches failure-free", "sink", "rows", "duplicates", "silent");
     for sink in
         [&report.sinks.append_only, &report.sinks.upsert, &report.sinks.transactional, &report.sinks.dedupe_view]
     {
-        println!(
+        say!(
             "{:<15} {:>8} {:>10} {:>11}  {}",
             SinkDesign::cli_name(sink.design),
             format_count(sink.rows),
@@ -140,8 +163,9 @@ fn print_table(report: &Report) {
         );
     }
     for warning in &report.warnings {
-        println!("warning: {warning}");
+        say!("warning: {warning}");
     }
+    out
 }
 
 /// What the command line asks for, parsed and checked.
@@ -152,11 +176,22 @@ pub enum Parsed {
     Run { config: Config, action: Action },
 }
 
+/// What to print once the scenario has run.
 pub enum Action {
+    /// The crash timeline table and figures, the report, or the crash table as CSV.
+    Simulate(Format),
+    /// What a reader of one sink sees at the end of the horizon.
+    Rows(SinkDesign, Format),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
     Table,
     Json,
-    Rows(SinkDesign),
+    Csv,
 }
+
+const FORMATS: [(&str, Format); 3] = [("table", Format::Table), ("json", Format::Json), ("csv", Format::Csv)];
 
 /// Parses the arguments (the first one is the program name) and checks the settings. The error
 /// is one line naming the flag and the allowed range, for exit code 2.
@@ -172,21 +207,26 @@ where
     let matches = match COMMAND.with(|command| command.borrow_mut().try_get_matches_from_mut(args)) {
         Ok(matches) => matches,
         Err(e) if !e.use_stderr() => return Ok(Parsed::Text(e.to_string())),
-        Err(e) => {
-            let text = e.to_string();
-            return Err(text.lines().next().unwrap_or("error: bad arguments").to_string());
-        }
+        // clap's own errors print whole: the flag, what it accepts, a suggestion, the usage.
+        Err(e) => return Err(e.to_string().trim_end().to_string()),
     };
     let Some((name, sub)) = matches.subcommand() else {
         return Err("error: a command is required: simulate or sink-rows".to_string());
     };
+    let format = match sub.get_one::<String>("format").map(String::as_str) {
+        _ if sub.get_flag("json") => Format::Json,
+        _ if sub.get_flag("csv") => Format::Csv,
+        Some(name) => FORMATS.iter().find(|(n, _)| *n == name).map_or(Format::Table, |f| f.1),
+        None if name == "sink-rows" => Format::Csv,
+        None => Format::Table,
+    };
     let action = match name {
         "sink-rows" => {
             let design = sub.get_one::<String>("design").map(String::as_str);
-            Action::Rows(DESIGNS.iter().find(|(n, _)| Some(*n) == design).map_or(SinkDesign::AppendOnly, |d| d.1))
+            let design = DESIGNS.iter().find(|(n, _)| Some(*n) == design).map_or(SinkDesign::AppendOnly, |d| d.1);
+            Action::Rows(design, format)
         }
-        _ if sub.get_flag("json") => Action::Json,
-        _ => Action::Table,
+        _ => Action::Simulate(format),
     };
     let flag_error = |e: engine::ConfigError| format!("error: {} {}", flag_of(e.field), e.message);
     let mut config = settings::to_map(&Config::default());
@@ -200,40 +240,89 @@ where
     Ok(Parsed::Run { config, action })
 }
 
+/// What the command prints, from the finished run.
+fn output(outcome: &engine::Outcome, action: &Action) -> String {
+    match action {
+        Action::Simulate(Format::Table) => table(&outcome.report()),
+        Action::Simulate(Format::Json) => {
+            serde_json::to_string_pretty(&outcome.report()).expect("the report serialises") + "\n"
+        }
+        Action::Simulate(Format::Csv) => {
+            let mut out = String::from("time,seconds,offset,what\n");
+            for row in &outcome.report().crash_table {
+                let offset = row.offset.map(|o| o.to_string()).unwrap_or_default();
+                let _ = writeln!(out, "{},{},{offset},\"{}\"", row.at.at, row.at.s, row.what.replace('"', "\"\""));
+            }
+            out
+        }
+        Action::Rows(design, format) => {
+            let rows = outcome.run.sinks.read(*design);
+            match format {
+                Format::Csv => std::iter::once(CSV_HEADER.to_string())
+                    .chain(rows.iter().map(|row| row.csv()))
+                    .map(|line| line + "\n")
+                    .collect(),
+                Format::Json => {
+                    let rows: Vec<serde_json::Value> = rows
+                        .iter()
+                        .map(|row| {
+                            serde_json::json!({
+                                "product_id": row.product_id,
+                                "window_start": ClockTime(row.window_start_ms).to_string(),
+                                "window_start_ms": row.window_start_ms,
+                                "order_count": row.order_count,
+                                "emitted_at": ClockTime(row.emitted_at_ms).to_string(),
+                                "emitted_at_ms": row.emitted_at_ms,
+                            })
+                        })
+                        .collect();
+                    serde_json::to_string_pretty(&rows).expect("rows serialise") + "\n"
+                }
+                Format::Table => {
+                    let mut out = format!(
+                        "{:>10} {:>12} {:>11} {:>12}\n",
+                        "product_id", "window_start", "order_count", "emitted_at"
+                    );
+                    for row in rows.iter() {
+                        let (window, emitted) = (ClockTime(row.window_start_ms), ClockTime(row.emitted_at_ms));
+                        let _ =
+                            writeln!(out, "{:>10} {window:>12} {:>11} {emitted:>12}", row.product_id, row.order_count);
+                    }
+                    out
+                }
+            }
+        }
+    }
+}
+
 /// Runs the command line; returns the process exit code.
 pub fn main() -> ExitCode {
     let (config, action) = match parse(std::env::args_os()) {
-        Ok(Parsed::Text(text)) => {
-            print!("{text}");
-            return ExitCode::SUCCESS;
-        }
+        Ok(Parsed::Text(text)) => return write_out(&text),
         Ok(Parsed::Run { config, action }) => (config, action),
-        Err(line) => {
-            eprintln!("{line}");
+        Err(text) => {
+            eprintln!("{text}");
             return ExitCode::from(2);
         }
     };
-    let outcome = match engine::run(&config) {
-        Ok(outcome) => outcome,
+    match engine::run(&config) {
+        Ok(outcome) => write_out(&output(&outcome, &action)),
         Err(e) => {
             eprintln!("error: {} {}", flag_of(e.field), e.message);
-            return ExitCode::from(2);
-        }
-    };
-    match action {
-        Action::Json => {
-            let report = outcome.report();
-            println!("{}", serde_json::to_string_pretty(&report).expect("the report serialises"));
-        }
-        Action::Table => print_table(&outcome.report()),
-        Action::Rows(design) => {
-            let mut out = std::io::stdout().lock();
-            let rows = outcome.run.sinks.read(design);
-            // A closed pipe (`| head`) ends the listing quietly.
-            let _ = std::iter::once(CSV_HEADER.to_string())
-                .chain(rows.iter().map(|row| row.csv()))
-                .try_for_each(|line| writeln!(out, "{line}"));
+            ExitCode::from(2)
         }
     }
-    ExitCode::SUCCESS
+}
+
+/// Writes to standard output; a reader that stopped reading (`| head -1`) ends it quietly.
+fn write_out(text: &str) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: could not write the output: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

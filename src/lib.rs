@@ -2,7 +2,7 @@
 //! `charts` draws its report with plotters, `cli` is the command line, and `web` (WebAssembly only) puts both on a page.
 
 pub mod charts;
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod engine;
 pub mod settings;

@@ -1,9 +1,9 @@
 //! No setting is lost: a valid value runs exactly as given, whichever door it comes through
 //! (attributes, JavaScript fields, the command line), even between the page's slider steps or
 //! outside the default horizon.
-#![cfg(not(target_arch = "wasm32"))]
+#![cfg(feature = "cli")]
 
-use checkpoint_lab::cli::{parse, Action, Parsed};
+use checkpoint_lab::cli::{parse, Action, Format, Parsed};
 use checkpoint_lab::engine::config::{fields_from_attributes, FieldValue};
 use checkpoint_lab::engine::{self, Config};
 
@@ -15,7 +15,7 @@ fn from_attributes(pairs: &[(&str, &str)]) -> Config {
 fn from_flags(flags: &[&str]) -> Config {
     let args = ["checkpoint-lab", "simulate"].iter().chain(flags).map(|s| s.to_string());
     match parse(args) {
-        Ok(Parsed::Run { config, action: Action::Table }) => config,
+        Ok(Parsed::Run { config, action: Action::Simulate(Format::Table) }) => config,
         _ => panic!("{flags:?} should parse"),
     }
 }
