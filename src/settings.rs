@@ -522,7 +522,7 @@ impl Setting {
         let n = value.as_f64().unwrap_or(0.0);
         let whole = n as u64;
         match self.unit {
-            Unit::Count | Unit::EventsPerS | Unit::Seed => value.to_string(),
+            Unit::Count | Unit::EventsPerS | Unit::Seed => trim_number(n),
             Unit::Share => format!("{n}"),
             Unit::DurationMs => {
                 let unit = [(3_600_000, "h"), (60_000, "m"), (1_000, "s")].into_iter().find(|(ms, _)| whole % ms == 0);
