@@ -14,10 +14,32 @@ cp www/element.js pkg/checkpoint-lab.js
 cp www/checkpoint-lab.css pkg/checkpoint-lab.css
 cp www/checkpoint-lab.d.ts pkg/checkpoint-lab.d.ts
 cp www/settings.js pkg/settings.js
+cp LICENSE-MIT LICENSE-APACHE pkg/
+# The package's entry is the element; the raw engine is "checkpoint-lab/engine". The element module
+# defines <checkpoint-lab> when imported, so it is a side effect bundlers must keep.
 node -e '
   const fs = require("fs");
   const pkg = JSON.parse(fs.readFileSync("pkg/package.json", "utf8"));
-  pkg.files = [...new Set([...(pkg.files || []), "checkpoint-lab.js", "checkpoint-lab.css", "checkpoint-lab.d.ts", "settings.js"])];
-  pkg.exports = { ".": { types: "./checkpoint-lab.d.ts", default: "./checkpoint-lab.js" }, "./engine": "./checkpoint_lab.js" };
+  pkg.name = "checkpoint-lab";
+  pkg.description = "An interactive lesson component on restarting a stream: checkpoints, crash, replay and four sink designs, simulated in WebAssembly.";
+  pkg.license = "MIT OR Apache-2.0";
+  pkg.type = "module";
+  pkg.main = "checkpoint-lab.js";
+  pkg.module = "checkpoint-lab.js";
+  pkg.types = "checkpoint-lab.d.ts";
+  pkg.sideEffects = ["./checkpoint-lab.js", "./snippets/*"];
+  pkg.exports = {
+    ".": { types: "./checkpoint-lab.d.ts", default: "./checkpoint-lab.js" },
+    "./engine": { types: "./checkpoint_lab.d.ts", default: "./checkpoint_lab.js" },
+    "./settings.js": "./settings.js",
+    "./checkpoint-lab.css": "./checkpoint-lab.css",
+    "./checkpoint_lab_bg.wasm": "./checkpoint_lab_bg.wasm",
+    "./package.json": "./package.json",
+  };
+  pkg.files = [
+    "checkpoint-lab.js", "checkpoint-lab.css", "checkpoint-lab.d.ts", "settings.js",
+    "checkpoint_lab.js", "checkpoint_lab.d.ts", "checkpoint_lab_bg.wasm", "checkpoint_lab_bg.wasm.d.ts",
+    "LICENSE-MIT", "LICENSE-APACHE", "README.md",
+  ];
   fs.writeFileSync("pkg/package.json", JSON.stringify(pkg, null, 2) + "\n");
 '

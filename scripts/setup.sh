@@ -43,9 +43,10 @@ if [[ $(wasm-bindgen --version 2>/dev/null) != "wasm-bindgen $bindgen_version" ]
 fi
 
 # npm tools: binaryen 132 provides wasm-opt (Debian's wasm-opt 108 breaks release builds and must
-# never be installed), playwright-core drives the system Chromium.
-if [[ ! -x node_modules/.bin/wasm-opt || ! -d node_modules/playwright-core ]]; then
-  say "installing npm tools (binaryen, playwright-core)"
+# never be installed), playwright-core drives the system Chromium, esbuild bundles the package the
+# way a course site would.
+if [[ ! -x node_modules/.bin/wasm-opt || ! -d node_modules/playwright-core || ! -x node_modules/.bin/esbuild ]]; then
+  say "installing npm tools (binaryen, playwright-core, esbuild)"
   npm ci --no-audit --no-fund --loglevel=error
 fi
 

@@ -788,7 +788,11 @@ const CONFIG_ATTRIBUTES = new Set(SETTINGS.map((s) => s.attribute));
 const OBSERVED = [...CONFIG_ATTRIBUTES, "sink", "scenario", "controls", "exercise", "exercises", "exercises-src", "theme"];
 
 /// The custom element. Attributes configure it; changing one re-runs and redraws.
-export class CheckpointLabElement extends HTMLElement {
+/// Outside a browser (a site's build step evaluating modules in Node) there is no HTMLElement:
+/// importing this module then defines nothing and touches nothing.
+const ElementBase = globalThis.HTMLElement ?? class {};
+
+export class CheckpointLabElement extends ElementBase {
   static observedAttributes = OBSERVED;
 
   constructor() {
@@ -934,7 +938,7 @@ export class CheckpointLabElement extends HTMLElement {
   }
 }
 
-if (!customElements.get("checkpoint-lab")) customElements.define("checkpoint-lab", CheckpointLabElement);
+if (globalThis.customElements && !customElements.get("checkpoint-lab")) customElements.define("checkpoint-lab", CheckpointLabElement);
 
 function checkOptions(options) {
   if (options === undefined) return {};

@@ -20,8 +20,8 @@ const TYPES = {
   ".svg": "image/svg+xml",
 };
 
-/// Serves the repository; `routes` maps extra paths to HTML text (a page made by a test).
-export function serve(routes = {}) {
+/// Serves the repository (or `root`); `routes` maps extra paths to HTML text (a page made by a test).
+export function serve(routes = {}, root = ROOT) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, "http://127.0.0.1");
     if (routes[url.pathname]) {
@@ -30,8 +30,8 @@ export function serve(routes = {}) {
     }
     // A lesson site has its own favicon; stand in for it so a page without one logs no 404.
     const pathname = url.pathname === "/favicon.ico" ? "/www/favicon.svg" : url.pathname;
-    const file = path.join(ROOT, decodeURIComponent(pathname));
-    if (!file.startsWith(ROOT) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
+    const file = path.join(root, decodeURIComponent(pathname));
+    if (!file.startsWith(root) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
       res.writeHead(404).end("not found");
       return;
     }

@@ -1,0 +1,100 @@
+// The npm package as a course site uses it: `npm pack` ships every file the element needs;
+// esbuild keeps the element when a page only imports "checkpoint-lab"; a page bundled from the
+// packed tarball, with the wasm and the CSS copied next to the bundle, shows the element with its
+// charts in Chromium; and a site's build step can import the package in Node (nothing happens) and
+// run simulate() from "checkpoint-lab/engine".
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import * as esbuild from "esbuild";
+import { serve, launch, open, ROOT } from "./harness.mjs";
+
+const PKG = path.join(ROOT, "pkg");
+let work, site, browser;
+
+before(async () => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), "checkpoint-lab-package-"));
+  // Install the packed tarball the way npm would: node_modules/checkpoint-lab.
+  const [packed] = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", work], { cwd: PKG, encoding: "utf8" }));
+  execFileSync("tar", ["-xzf", path.join(work, packed.filename), "-C", work]);
+  fs.mkdirSync(path.join(work, "node_modules"));
+  fs.renameSync(path.join(work, "package"), path.join(work, "node_modules", "checkpoint-lab"));
+  site = path.join(work, "site");
+  fs.mkdirSync(site);
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+test("npm pack ships the element, the engine, the wasm, the styles, the types and the licences", () => {
+  const [dry] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json"], { cwd: PKG, encoding: "utf8" }));
+  const files = dry.files.map((f) => f.path).sort();
+  for (const name of ["checkpoint-lab.js", "checkpoint-lab.css", "checkpoint-lab.d.ts", "settings.js", "checkpoint_lab.js",
+    "checkpoint_lab.d.ts", "checkpoint_lab_bg.wasm", "LICENSE-MIT", "LICENSE-APACHE", "package.json", "README.md"]) {
+    assert.ok(files.includes(name), `${name} is in the package: ${files.join(", ")}`);
+  }
+  const pkg = JSON.parse(fs.readFileSync(path.join(PKG, "package.json"), "utf8"));
+  assert.equal(pkg.name, "checkpoint-lab");
+  assert.equal(pkg.main, "checkpoint-lab.js");
+  assert.equal(pkg.types, "checkpoint-lab.d.ts");
+  assert.equal(pkg.exports["."].default, "./checkpoint-lab.js");
+  assert.equal(pkg.exports["./engine"].default, "./checkpoint_lab.js");
+  assert.ok(pkg.sideEffects.includes("./checkpoint-lab.js"), "bundlers keep the element's definition");
+  assert.equal(pkg.license, "MIT OR Apache-2.0");
+});
+
+test("a page bundled with esbuild from the packed tarball shows the element with charts", async () => {
+  fs.writeFileSync(path.join(work, "entry.js"), 'import "checkpoint-lab";\n');
+  const result = await esbuild.build({
+    absWorkingDir: work, entryPoints: ["entry.js"], bundle: true, format: "esm", outfile: path.join(site, "app.js"),
+    metafile: true, logLevel: "silent",
+  });
+  const bundle = fs.readFileSync(path.join(site, "app.js"), "utf8");
+  assert.match(bundle, /customElements\.define\("checkpoint-lab"/, "the element survives tree shaking");
+  const bytes = result.metafile.outputs[Object.keys(result.metafile.outputs)[0]].bytes;
+  console.log(`# bundle of import "checkpoint-lab": ${bytes} bytes of JS`);
+  // What the bundle loads relative to itself, as the README tells Vite and esbuild users to copy.
+  for (const file of ["checkpoint_lab_bg.wasm", "checkpoint-lab.css"]) {
+    fs.copyFileSync(path.join(work, "node_modules", "checkpoint-lab", file), path.join(site, file));
+  }
+  fs.writeFileSync(path.join(site, "index.html"), `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<link rel="icon" href="data:,"><title>A course page</title><script type="module" src="app.js"></script></head>
+<body><checkpoint-lab interval="10s"></checkpoint-lab></body></html>`);
+  const { server, base } = await serve({}, site);
+  try {
+    const { page, errors } = await open(browser, `${base}/index.html`, { ready: "checkpoint-lab[data-ready=true]" });
+    const shown = await page.evaluate(() => {
+      const lab = document.querySelector("checkpoint-lab");
+      const canvas = lab.shadowRoot.querySelector("[data-chart=replay]");
+      const data = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+      let ink = 0;
+      for (let i = 0; i < data.length; i += 4) if (data[i + 3] && data[i] < 200) ink++;
+      const styled = getComputedStyle(lab.shadowRoot.querySelector(".lab")).display;
+      return { interval: lab.report().config.interval_ms, ink, styled };
+    });
+    assert.equal(shown.interval, 10000);
+    assert.ok(shown.ink > 1000, "the replay chart is drawn");
+    assert.notEqual(shown.styled, "inline", "the component's styles loaded from beside the bundle");
+    assert.deepEqual(errors, []);
+  } finally {
+    server.close();
+  }
+});
+
+test("in Node the package imports without defining anything, and the engine simulates", async () => {
+  const installed = path.join(work, "node_modules", "checkpoint-lab");
+  const element = await import(pathToFileURL(path.join(installed, "checkpoint-lab.js")).href);
+  assert.equal(typeof element.mount, "function");
+  assert.equal(globalThis.customElements, undefined, "no element is defined outside a browser");
+  const engine = await import(pathToFileURL(path.join(installed, "checkpoint_lab.js")).href);
+  await engine.default({ module_or_path: fs.readFileSync(path.join(installed, "checkpoint_lab_bg.wasm")) });
+  const report = engine.simulate({ interval_ms: 5000 });
+  assert.equal(report.config.interval_ms, 5000);
+  assert.equal(report.interval_replay_events, 10000);
+});
