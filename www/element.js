@@ -641,7 +641,20 @@ class LabView {
 }
 
 
-/// The exercise panel: prompt, answer, check, hint, reveal, feedback and progress.
+/// Where a student's progress on one exercise is kept between visits.
+const progressKey = (id) => `checkpoint-lab:exercise:${id}`;
+
+/// localStorage, or nothing where the page may not use it (a sandboxed frame, storage disabled).
+function storage() {
+  try {
+    return globalThis.localStorage ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/// The exercise panel: prompt, answer, check, hint, reveal, feedback and progress. Whether an
+/// exercise is solved and how many attempts it took persist in localStorage per exercise id.
 class ExercisePanel {
   constructor(view, ids) {
     this.view = view;
@@ -655,8 +668,42 @@ class ExercisePanel {
   }
 
   progress(id) {
-    if (!this.state.has(id)) this.state.set(id, { attempts: 0, hints: 0, solved: false, revealed: false });
+    if (!this.state.has(id)) {
+      const saved = this.load(id);
+      this.state.set(id, { attempts: saved.attempts ?? 0, hints: 0, solved: saved.solved === true, revealed: false });
+    }
     return this.state.get(id);
+  }
+
+  load(id) {
+    try {
+      const saved = JSON.parse(storage()?.getItem(progressKey(id)) ?? "{}");
+      return saved && typeof saved === "object" ? saved : {};
+    } catch {
+      return {};
+    }
+  }
+
+  save(id) {
+    const p = this.progress(id);
+    try {
+      storage()?.setItem(progressKey(id), JSON.stringify({ solved: p.solved, attempts: p.attempts }));
+    } catch {
+      // Storage full or refused: the progress lives for this visit only.
+    }
+  }
+
+  /// Forgets the progress of every exercise in this panel, here and in storage.
+  resetProgress() {
+    for (const id of this.ids) {
+      this.state.delete(id);
+      try {
+        storage()?.removeItem(progressKey(id));
+      } catch {
+        // Nothing stored.
+      }
+    }
+    this.show();
   }
 
   show() {
@@ -665,12 +712,26 @@ class ExercisePanel {
     const p = this.progress(ex.id);
     const panel = view.exercisePanel;
     panel.removeAttribute("hidden");
-    const solvedCount = [...this.state.values()].filter((s) => s.solved).length;
+    const solvedCount = this.ids.filter((id) => this.progress(id).solved).length;
     const children = [
       el("p", { class: "progress" }, `Exercise ${this.index + 1} of ${this.ids.length} · ${solvedCount} solved`),
+    ];
+    if (this.ids.length > 1) {
+      // Jump to any exercise; solved ones are marked.
+      const id = `${view.id}-exercise-list`;
+      const list = el("select", { id, "data-exercise": "list" });
+      this.ids.forEach((exId, i) => {
+        const item = catalogue.get(exId);
+        list.append(el("option", { value: String(i) }, `${i + 1}. ${item.title}${this.progress(exId).solved ? " ✓" : ""}`));
+      });
+      list.value = String(this.index);
+      list.addEventListener("change", () => this.go(Number(list.value)));
+      children.push(el("p", { class: "exercise-list" }, el("label", { for: id }, "Go to exercise "), list));
+    }
+    children.push(
       el("h3", {}, ex.title),
       el("p", { class: "prompt" }, ex.prompt),
-    ];
+    );
     this.input = undefined;
     if (ex.kind === "number") {
       const id = `${view.id}-answer`;
@@ -708,6 +769,7 @@ class ExercisePanel {
       if (this.index === this.ids.length - 1) next.disabled = true;
       buttons.append(previous, next);
     }
+    buttons.append(button("Reset progress", "reset-progress", () => this.resetProgress()));
     children.push(buttons);
     if (p.hints > 0) children.push(el("ul", { class: "hints" }, ...ex.hints.slice(0, p.hints).map((h) => el("li", {}, h))));
     this.feedback = el("p", { class: `feedback${p.verdict ? (p.verdict.correct ? " right" : " wrong") : ""}`, role: "status", "data-exercise": "feedback" }, p.verdict ? p.verdict.feedback : "");
@@ -764,6 +826,7 @@ class ExercisePanel {
     p.attempts += 1;
     p.verdict = verdict;
     if (verdict.correct) p.solved = true;
+    this.save(ex.id);
     this.show();
     this.view.host.dispatchEvent(new CustomEvent("checkpointlab-exercise", {
       bubbles: true, composed: true, detail: { id: ex.id, correct: verdict.correct, attempts: p.attempts },

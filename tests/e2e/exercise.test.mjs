@@ -93,3 +93,28 @@ test("the practice page carries every built-in exercise", async () => {
   assert.match(await p.textContent(".exercise h3"), /between barrier and completion/);
   assert.deepEqual(errors, []);
 });
+
+test("progress survives a reload, the list jumps between exercises, and reset forgets it", async () => {
+  const { page: p, errors } = await open(browser, `${base}/predict.html`, ready);
+  assert.equal(await p.isVisible("[data-panel=export]"), false, "the export panel stays hidden while a prediction is pending");
+  await p.fill("[data-exercise=answer]", "30000");
+  await p.click("[data-exercise=check]");
+  assert.match(await p.textContent(".exercise .progress"), /1 solved/);
+  await p.reload();
+  await p.waitForSelector("checkpoint-lab[data-ready=true]", { state: "attached" });
+  await p.waitForSelector("[data-exercise=explanation]");
+  assert.match(await p.textContent(".exercise .progress"), /1 solved/, "solved is remembered after a reload");
+  assert.equal(await p.isVisible("[data-figure=replayed_events]"), true, "a solved prediction shows the figures");
+  await p.click("[data-exercise=reset-progress]");
+  assert.match(await p.textContent(".exercise .progress"), /0 solved/);
+  assert.equal(await p.evaluate(() => localStorage.getItem("checkpoint-lab:exercise:replay-15s-after-barrier")), null);
+
+  const { page: q } = await open(browser, `${base}/set.html`, ready);
+  const titles = await q.$$eval("[data-exercise=list] option", (os) => os.map((o) => o.textContent));
+  assert.equal(titles.length, 2);
+  await q.selectOption("[data-exercise=list]", "1");
+  await settled(q);
+  assert.match(await q.textContent(".exercise .progress"), /Exercise 2 of 2/);
+  assert.match(await q.textContent(".exercise h3"), new RegExp(titles[1].replace(/^2\. /, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
+  assert.deepEqual(errors, []);
+});
