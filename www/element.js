@@ -35,7 +35,44 @@ export const SCENARIOS = {
 };
 
 /// Keys mount() and set() accept besides the engine's config keys.
-const VIEW_OPTIONS = ["sink", "controls", "theme", "scenario", "exercise", "exercises", "window", "product"];
+const VIEW_OPTIONS = ["sink", "controls", "theme", "scenario", "exercise", "exercises"];
+const THEMES = ["light", "dark", "auto"];
+
+/// A JavaScript value as an error message names it, without running any of its code.
+function describeValue(value) {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  switch (typeof value) {
+    case "string": return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+    case "number": case "boolean": case "bigint": return String(value);
+    case "symbol": return "a symbol";
+    case "function": return "a function";
+    case "undefined": return "undefined";
+    default: return "an object";
+  }
+}
+
+/// A view option (from mount()/set() or its attribute), checked like a setting: a string, or a
+/// list of names; anything else throws an Error naming the option.
+function textOption(name, value) {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") throw new Error(`${name}: must be a string (got ${describeValue(value)})`);
+  return value;
+}
+
+/// A list option ("a b c" or ["a", "b", "c"]) whose every name must be in `known`, when given.
+function listOption(name, value, known) {
+  if (value === undefined || value === null) return undefined;
+  const names = Array.isArray(value) ? value : typeof value === "string" ? value.split(/[\s,]+/).filter(Boolean) : null;
+  if (!names || names.some((n) => typeof n !== "string")) {
+    throw new Error(`${name}: must be a string of names separated by spaces, or an array of strings (got ${describeValue(value)})`);
+  }
+  if (known) {
+    const unknown = names.find((n) => !known.includes(n));
+    if (unknown !== undefined) throw new Error(`${name}: unknown name ${describeValue(unknown)}; the names are ${known.join(", ")}`);
+  }
+  return names;
+}
 
 let ready;
 /// Exercises by id: the built-in ones, then any a page registers.
@@ -239,7 +276,8 @@ class LabView {
     for (const [name, title] of CHARTS) {
       const canvas = el("canvas", { class: "chart", "data-chart": name, role: "img", "aria-label": title });
       const summary = el("p", { class: "alt-summary" });
-      const table = el("table", { class: "data" });
+      // The data table scrolls inside its box, so it takes keyboard focus to be scrolled.
+      const table = el("table", { class: "data", tabindex: "0", "aria-label": `${title}: data` });
       const details = el("details", { class: "alt" }, el("summary", {}, `${title}: summary and data`), summary, table);
       details.addEventListener("toggle", () => details.open && this.fillAlternative(name));
       chartList.append(el("figure", { class: "chart-figure" }, canvas, details));
@@ -321,9 +359,9 @@ class LabView {
     this.extra = Object.fromEntries(Object.entries(values).filter(([k]) => !controlled.has(k)));
   }
 
-  /// Shows only the named controls ("interval state-size crash-at advanced actions").
+  /// Shows only the named controls (["interval", "state-size", "crash-at", "advanced", "actions"]).
   showControls(list) {
-    const shown = new Set(list == null ? ALL_CONTROLS : list.split(/[\s,]+/).filter(Boolean));
+    const shown = new Set(list == null ? ALL_CONTROLS : list);
     const toggle = (node, on) => (on ? node.removeAttribute("hidden") : node.setAttribute("hidden", ""));
     toggle(this.compareBar, shown.has("compare"));
     for (const setting of MAIN_SETTINGS) toggle(this.c[setting.key].row, shown.has(setting.attribute));
@@ -788,7 +826,7 @@ class ExercisePanel {
     const ex = this.exercise;
     const view = this.view;
     view.applySettings(ex.start || {});
-    view.showControls(ex.kind === "set" ? ex.controls || "interval state-size crash-at advanced" : "");
+    view.showControls(ex.kind === "set" ? listOption("controls", ex.controls || "interval state-size crash-at advanced", ALL_CONTROLS) : []);
     view.update();
     this.show();
   }
@@ -918,8 +956,8 @@ export class CheckpointLabElement extends ElementBase {
   /// The config the attributes and mount options describe (throws an Error naming a bad one).
   describedConfig() {
     const view = this.view;
-    const scenarioName = view.options.scenario || this.getAttribute("scenario") || "lesson";
-    const scenario = SCENARIOS[scenarioName];
+    const scenarioName = textOption("scenario", view.options.scenario ?? this.getAttribute("scenario")) || "lesson";
+    const scenario = Object.hasOwn(SCENARIOS, scenarioName) ? SCENARIOS[scenarioName] : undefined;
     if (!scenario) throw new Error(`scenario: must be one of ${Object.keys(SCENARIOS).join(", ")} (got ${JSON.stringify(scenarioName)})`);
     const attributes = {};
     for (const name of this.getAttributeNames()) if (CONFIG_ATTRIBUTES.has(name)) attributes[name] = this.getAttribute(name);
@@ -932,19 +970,20 @@ export class CheckpointLabElement extends ElementBase {
   apply(cause, { sync = false } = {}) {
     const view = this.view;
     const { config, scenarioName } = this.describedConfig();
-    const sink = view.options.sink || this.getAttribute("sink");
+    const sink = textOption("sink", view.options.sink ?? this.getAttribute("sink"));
     if (sink && !SINKS.some(([value]) => value === sink)) {
       throw new Error(`sink: must be one of ${SINKS.map(([v]) => v).join(", ")} (got ${JSON.stringify(sink)})`);
     }
-    const theme = view.options.theme || this.getAttribute("theme");
-    if (theme && !["light", "dark", "auto"].includes(theme)) {
+    const theme = textOption("theme", view.options.theme ?? this.getAttribute("theme"));
+    if (theme && !THEMES.includes(theme)) {
       throw new Error(`theme: must be light, dark or auto (got ${JSON.stringify(theme)})`);
     }
+    const controls = listOption("controls", view.options.controls ?? this.getAttribute("controls"), ALL_CONTROLS);
     const exercises = this.exerciseIds();
     view.lab.begin(config); // checks every field before anything changes
     view.scenario.set(scenarioName);
     if (sink) view.c.sink.set(sink);
-    view.showControls(view.options.controls ?? this.getAttribute("controls"));
+    view.showControls(controls);
     view.applySettings(config);
     const settled = { ...view.settings(), ...view.extra };
     if (sync) view.run(settled, cause ? "attribute" : undefined);
@@ -964,11 +1003,11 @@ export class CheckpointLabElement extends ElementBase {
   /// The exercises the attributes or options select; throws naming an unknown id.
   exerciseIds() {
     const view = this.view;
-    const one = view.options.exercise ?? this.getAttribute("exercise");
-    const many = view.options.exercises ?? this.getAttribute("exercises");
+    const one = textOption("exercise", view.options.exercise ?? this.getAttribute("exercise"));
+    const many = listOption("exercises", view.options.exercises ?? this.getAttribute("exercises"));
     let ids = [];
-    if (many === "all") ids = [...catalogue.keys()];
-    else if (many) ids = many.split(/[\s,]+/).filter(Boolean);
+    if (many?.length === 1 && many[0] === "all") ids = [...catalogue.keys()];
+    else if (many) ids = many;
     if (one) ids = [one, ...ids.filter((id) => id !== one)];
     for (const id of ids) {
       if (!catalogue.has(id)) throw new Error(`exercise: unknown exercise ${JSON.stringify(id)}; known: ${[...catalogue.keys()].join(", ")}`);
@@ -985,9 +1024,9 @@ export class CheckpointLabElement extends ElementBase {
     }
   }
 
-  /// The report of the current run, as a plain object.
+  /// The report of the current run, as a plain object; undefined before the first run.
   report() {
-    return this.view?.lab.report();
+    return this.view?.summary ? this.view.lab.report() : undefined;
   }
 
   /// The headline figures of the current run.
@@ -1019,8 +1058,19 @@ export async function mount(element, options) {
   await load();
   const lab = document.createElement("checkpoint-lab");
   element.append(lab);
-  await lab.connectedCallback();
-  await lab.whenReady();
+  // A mount that fails leaves nothing behind: the element and its engine are removed.
+  const discard = () => {
+    lab.remove();
+    lab.view?.destroy();
+    lab.view = undefined;
+  };
+  try {
+    await lab.connectedCallback();
+    await lab.whenReady();
+  } catch (e) {
+    discard();
+    throw e;
+  }
   const handle = {
     element: lab,
     /// Applies options and re-runs; throws an Error naming a bad field and keeps the last good run.
@@ -1045,6 +1095,13 @@ export async function mount(element, options) {
       lab.view = undefined;
     },
   };
-  if (Object.keys(first).length) handle.set(first);
+  if (Object.keys(first).length) {
+    try {
+      handle.set(first);
+    } catch (e) {
+      discard();
+      throw e;
+    }
+  }
   return handle;
 }

@@ -45,6 +45,20 @@ test("two instances render under a hostile stylesheet and a strict CSP, and chan
   const { page, errors } = await open(browser, base + FIXTURE);
   await page.waitForFunction(() => [...document.querySelectorAll("checkpoint-lab")].every((l) => l.dataset.ready));
   let [a, b] = await state(page);
+  // Nothing inside either component reaches past its box, whatever the host's text styles.
+  const overflow = await page.evaluate(() => [...document.querySelectorAll("checkpoint-lab")].map((lab) => {
+    const box = lab.shadowRoot.querySelector(".lab").getBoundingClientRect();
+    const outside = [...lab.shadowRoot.querySelectorAll(".lab *")].filter((e) => {
+      const r = e.getBoundingClientRect();
+      return r.width > 0 && !e.closest("details:not([open])") && (r.right > box.right + 1 || r.left < box.left - 1);
+    });
+    return outside.map((e) => `${e.tagName.toLowerCase()}.${e.className}`).slice(0, 5);
+  }));
+  assert.deepEqual(overflow, [[], []], "every element stays inside its component");
+  const letterSpacing = await page.evaluate(() => getComputedStyle(document.getElementById("first").shadowRoot.querySelector("label")).letterSpacing);
+  assert.equal(letterSpacing, "normal", "the host's letter-spacing stops at the shadow root");
+  const headingSize = await page.evaluate(() => getComputedStyle(document.getElementById("first").shadowRoot.querySelector("h3")).fontSize);
+  assert.equal(headingSize, "17.6px", "sizes do not follow the host's root font size");
   for (const s of [a, b]) {
     assert.ok(s.ink > 1000, "the chart is drawn");
     assert.ok(s.width > 300, "the canvas is visible despite canvas { display: none }");
@@ -131,6 +145,47 @@ test("bad input throws an Error naming the field, and the instance stays usable"
   });
   assert.deepEqual(api, { interval: 30000, replay: 10000, error: "interval_ms: must be a number (got the string \"5s\")" });
   assert.deepEqual(await page.evaluate(() => window.__violations), []);
+  assert.deepEqual(errors, []);
+});
+
+test("view options are checked like settings, a failed mount leaves nothing, report() waits for a run", async () => {
+  const { page, errors } = await open(browser, base + FIXTURE);
+  const results = await page.evaluate(async () => {
+    const cases = [
+      ["exercises", 5], ["exercises", {}], ["exercises", true], ["controls", true], ["controls", "banana <b>x</b>"],
+      ["controls", ["interval", 7]], ["sink", 5], ["theme", {}], ["scenario", ["lesson"]], ["exercise", 12],
+    ];
+    const out = [];
+    for (const [key, value] of cases) {
+      try {
+        window.__handle.set({ [key]: value });
+        out.push([key, "no error"]);
+      } catch (e) {
+        out.push([key, e instanceof Error && !(e instanceof TypeError) ? e.message : `not a plain Error: ${e}`]);
+      }
+    }
+    return out;
+  });
+  for (const [key, message] of results) assert.match(message, new RegExp(`^${key}: `), `${key}: ${message}`);
+  assert.match(results[4][1], /unknown name "banana"/);
+  // The handle still works, and an unknown control in an attribute is shown inside the component.
+  assert.equal(await page.evaluate(() => { window.__handle.set({ interval_ms: 10000 }); return window.__handle.summary().interval_replay_events; }), 20000);
+  await page.evaluate(() => document.getElementById("first").setAttribute("controls", "banana <b>x</b>"));
+  assert.match(await page.evaluate(() => document.getElementById("first").shadowRoot.querySelector(".error").textContent), /controls: unknown name "banana"/);
+  // A mount whose options are refused leaves no element and no engine behind.
+  const left = await page.evaluate(async () => {
+    const { mount } = await import("/pkg/checkpoint-lab.js");
+    const target = document.createElement("div");
+    document.body.append(target);
+    let message;
+    for (let i = 0; i < 3; i++) {
+      try { await mount(target, { interval_ms: 0 }); } catch (e) { message = e.message; }
+    }
+    return { children: target.querySelectorAll("checkpoint-lab").length, message };
+  });
+  assert.deepEqual(left, { children: 0, message: "interval_ms: must be between 100 ms and 1 h (got 0 ms)" });
+  // Before its first run an element has no report.
+  assert.equal(await page.evaluate(() => { const lab = document.createElement("checkpoint-lab"); document.body.append(lab); return lab.report(); }), undefined);
   assert.deepEqual(errors, []);
 });
 
