@@ -34,7 +34,7 @@ step "wasm-bindgen tests, headless Chrome"
 run chrome wasm-pack test --headless --chrome --mode no-install -- --locked --no-default-features --test web
 step "wasm-bindgen tests, headless Firefox"
 run firefox wasm-pack test --headless --firefox --mode no-install -- --locked --no-default-features --test web
-step "end-to-end tests, Chromium against the release build"
+step "end-to-end tests (Chromium against the release build), the npm package, the TypeScript declarations"
 scripts/build-wasm.sh
 run e2e node --test --test-reporter=tap tests/e2e/
 

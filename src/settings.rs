@@ -665,6 +665,10 @@ pub fn typescript_config() -> String {
             s.typescript()
         ));
     }
+    out.push_str("}\n\n/** The element's attribute for every setting, written as a person writes it. */\nexport interface SettingAttributes {\n");
+    for s in &SETTINGS {
+        out.push_str(&format!("  /** {}. */\n  {:?}?: string;\n", s.label, s.attribute));
+    }
     out.push_str("}\n");
     out
 }

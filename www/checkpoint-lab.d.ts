@@ -58,6 +58,64 @@ export interface Config {
   /** End-to-end latency SLA, for the interval rule (an interval of about a tenth of it) (100 ms to 24 h). Attribute `sla`, flag `--latency-sla`. */
   latency_sla_ms: number;
 }
+
+/** The element's attribute for every setting, written as a person writes it. */
+export interface SettingAttributes {
+  /** Seed. */
+  "seed"?: string;
+  /** Partitions. */
+  "partitions"?: string;
+  /** Input rate. */
+  "rate"?: string;
+  /** Products. */
+  "products"?: string;
+  /** Producer retries. */
+  "retry-rate"?: string;
+  /** Log retention. */
+  "retention"?: string;
+  /** Window. */
+  "window"?: string;
+  /** Emit period. */
+  "emit-every"?: string;
+  /** Restart design. */
+  "mode"?: string;
+  /** Checkpoint interval. */
+  "interval"?: string;
+  /** Barrier alignment. */
+  "alignment"?: string;
+  /** Snapshots. */
+  "snapshots"?: string;
+  /** Backpressure (slow input). */
+  "backpressure"?: string;
+  /** Record size. */
+  "record-size"?: string;
+  /** State size. */
+  "state-size"?: string;
+  /** Store write bandwidth. */
+  "store-write"?: string;
+  /** Restore bandwidth. */
+  "store-read"?: string;
+  /** Sync pause. */
+  "sync-pause"?: string;
+  /** Failure detection. */
+  "detection"?: string;
+  /** Restart delay. */
+  "restart-delay"?: string;
+  /** Capacity. */
+  "capacity"?: string;
+  /** Start time. */
+  "start-time"?: string;
+  /** Start offset. */
+  "start-offset"?: string;
+  /** Start checkpoint. */
+  "start-checkpoint"?: string;
+  /** Crash time. */
+  "crash-at"?: string;
+  /** Horizon. */
+  "horizon"?: string;
+  /** Latency SLA. */
+  "sla"?: string;
+}
 // </generated>
 
 /** A clock time: "10:00:32.100" and seconds since the scenario start. */
@@ -87,6 +145,8 @@ export interface SinkFigures {
   guarantee: string;
   rows: number;
   duplicate_rows: number;
+  /** Distinct (product_id, window_start) keys among the rows. */
+  keys: number;
   regressions: number;
   aborted_rows: number;
   silent_ms: number;
@@ -94,7 +154,7 @@ export interface SinkFigures {
   matches_failure_free: boolean;
 }
 
-export type Phase = "running" | "aligning" | "sync_pause" | "detecting" | "restarting" | "restoring" | "replaying" | "catching_up";
+export type Phase = "running" | "aligning" | "sync_pause" | "detecting" | "restarting" | "restoring" | "replaying" | "catching_up" | "waiting_for_trigger";
 
 export interface Sample {
   t_s: number;
@@ -181,28 +241,61 @@ export type ScenarioName = "lesson" | "tiny-interval" | "slow-store" | "backpres
 /** Options of mount() and set(): any Config key, plus how the component looks. */
 export interface MountOptions extends Partial<Config> {
   sink?: "append-only" | "upsert" | "transactional" | "dedupe-view";
-  /** Which controls show, e.g. "interval state-size crash-at". */
-  controls?: string;
+  /** Which controls show: "interval state-size crash-at" or ["interval", "crash-at"]. */
+  controls?: string | string[];
   theme?: "light" | "dark" | "auto";
   scenario?: ScenarioName;
   exercise?: string;
-  exercises?: string;
+  /** Exercise ids: "id1 id2", ["id1", "id2"], or "all". */
+  exercises?: string | string[];
 }
 
 export interface LabHandle {
   element: CheckpointLabElement;
   /** Applies options and re-runs; throws an Error naming a bad field and keeps the last good run. */
   set(options: MountOptions): LabHandle;
-  report(): Report;
-  summary(): Summary;
+  report(): Report | undefined;
+  summary(): Summary | undefined;
   destroy(): void;
+}
+
+/** The events a lab dispatches; they bubble and leave the shadow root. */
+export interface CheckpointLabEventMap {
+  "checkpointlab-change": CustomEvent<ChangeDetail>;
+  "checkpointlab-exercise": CustomEvent<ExerciseDetail>;
+  "checkpointlab-ready": CustomEvent<void>;
 }
 
 export declare class CheckpointLabElement extends HTMLElement {
   /** True while a run is being computed over several frames. */
   readonly busy: boolean;
+  /** The report of the current run; undefined before the first run. */
   report(): Report | undefined;
   summary(): Summary | undefined;
+  /** Resolves once the first picture is drawn (or a bad setting is shown instead). */
+  whenReady(): Promise<void>;
+}
+
+/** The element's attributes, for JSX and for typed markup: every setting's attribute (read as a
+ * person writes it: "30s", "2GB", "10:00:45") and the view's own. */
+export interface CheckpointLabAttributes extends SettingAttributes {
+  sink?: "append-only" | "upsert" | "transactional" | "dedupe-view";
+  theme?: "light" | "dark" | "auto";
+  scenario?: ScenarioName;
+  /** Which controls show, e.g. "interval state-size crash-at". */
+  controls?: string;
+  exercise?: string;
+  exercises?: string;
+  "exercises-src"?: string;
+  id?: string;
+  class?: string;
+  className?: string;
+  style?: unknown;
+  hidden?: boolean;
+  "aria-label"?: string;
+  children?: unknown;
+  ref?: unknown;
+  key?: string | number;
 }
 
 export declare const SCENARIOS: Record<ScenarioName, { label: string; settings: Partial<Config> }>;
@@ -236,11 +329,14 @@ export interface Exercise {
 export declare function registerExercises(list: Exercise[]): Promise<string[]>;
 export declare function exerciseIds(): Promise<string[]>;
 
+// The events bubble out of the component, so a listener on the document, the window or any
+// ancestor element receives them typed.
 declare global {
   interface HTMLElementTagNameMap { "checkpoint-lab": CheckpointLabElement }
-  interface HTMLElementEventMap {
-    "checkpointlab-change": CustomEvent<ChangeDetail>;
-    "checkpointlab-exercise": CustomEvent<ExerciseDetail>;
-    "checkpointlab-ready": CustomEvent<void>;
+  interface HTMLElementEventMap extends CheckpointLabEventMap {}
+  interface DocumentEventMap extends CheckpointLabEventMap {}
+  interface WindowEventMap extends CheckpointLabEventMap {}
+  namespace JSX {
+    interface IntrinsicElements { "checkpoint-lab": CheckpointLabAttributes }
   }
 }

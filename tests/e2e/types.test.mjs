@@ -1,0 +1,86 @@
+// The TypeScript declarations under `tsc --strict`: the README's TypeScript and a usage file that
+// touches every exported function, every event, the JSX element and every report field.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ROOT } from "./harness.mjs";
+
+const USAGE = `
+import {
+  load, simulate, defaults, defaultConfig, toAttributes, mount, wasmMemoryBytes, registerExercises, exerciseIds, SCENARIOS,
+  type Config, type Report, type Summary, type ChangeDetail, type ExerciseDetail, type CheckpointLabElement,
+  type CheckpointLabAttributes, type Exercise, type Phase, type SinkDesign,
+} from "checkpoint-lab";
+
+declare global { namespace JSX { interface Element {} } }
+
+export async function everything(): Promise<void> {
+  await load();
+  const config: Config = await defaults();
+  const same: Config = await defaultConfig();
+  const attributes: Record<string, string> = await toAttributes({ interval_ms: config.interval_ms + same.interval_ms });
+  const report: Report = await simulate({ ...config, crash_at_ms: null, mode: "micro_batch", alignment: "unaligned", snapshots: "incremental" });
+  const phase: Phase = report.series[0].phase;
+  const waiting: Phase = "waiting_for_trigger";
+  const design: SinkDesign = report.sinks.append_only.design;
+  const keys: number = report.sinks.upsert.keys + report.sinks.dedupe_view.keys;
+  const restored: number | undefined = report.restored_checkpoint?.id;
+  const crashAt: string | undefined = report.crash?.at.at;
+  const recovery: number | null = report.recovery_s;
+  const table: string[] = report.crash_table.map((row) => \`\${row.at.at} \${row.offset ?? ""} \${row.what}\`);
+  const batches: number = report.offset_log.length + report.checkpoints.length + report.timeline.length;
+  const steady: boolean = report.steady_state.store_limited;
+  const stale: number = report.series[0].staleness_ms.transactional;
+  console.log(attributes, phase, waiting, design, keys, restored, crashAt, recovery, table, batches, steady, stale, report.warnings);
+  const handle = await mount(document.body, { interval_ms: 10_000, controls: ["interval", "crash-at"], sink: "upsert", theme: "dark" });
+  const lab: CheckpointLabElement = handle.element;
+  await lab.whenReady();
+  const summary: Summary | undefined = handle.summary();
+  const current: Report | undefined = lab.report();
+  console.log(summary?.duplicate_rows.append_only, current?.config.interval_ms, lab.busy, await wasmMemoryBytes());
+  handle.set({ state_bytes: 512_000_000 }).destroy();
+  const exercise: Exercise = { id: "mine", title: "t", prompt: "p", kind: "number", check: "answer == replayed_events",
+    answer: "replayed_events", feedback: { right: "yes", wrong: "no" }, explanation: "e" };
+  const ids: string[] = [...(await registerExercises([exercise])), ...(await exerciseIds())];
+  console.log(ids, SCENARIOS.lesson.label);
+  // Events, typed wherever they are heard.
+  document.addEventListener("checkpointlab-change", (event) => { const d: ChangeDetail = event.detail; console.log(d.settings.interval_ms); });
+  window.addEventListener("checkpointlab-exercise", (event) => { const d: ExerciseDetail = event.detail; console.log(d.correct); });
+  lab.addEventListener("checkpointlab-ready", (event) => console.log(event.type));
+  const found: CheckpointLabElement | null = document.querySelector("checkpoint-lab");
+  console.log(found);
+}
+
+const shown: CheckpointLabAttributes = { interval: "30s", "crash-at": "10:00:45", "state-size": "2GB", sink: "upsert" };
+export const element = <checkpoint-lab interval="7s" crash-at="10:00:45" controls="interval crash-at" theme="light" />;
+console.log(shown);
+`;
+
+test("the declarations type the README's TypeScript and every export under tsc --strict", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "checkpoint-lab-types-"));
+  try {
+    const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+    assert.ok(blocks.length >= 1, "the README has TypeScript to check");
+    blocks.forEach((code, i) => fs.writeFileSync(path.join(dir, `readme-${i}.ts`), `${code}\nexport {};\n`));
+    fs.writeFileSync(path.join(dir, "usage.tsx"), USAGE);
+    fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({
+      compilerOptions: {
+        strict: true, noEmit: true, target: "es2022", module: "esnext", moduleResolution: "bundler",
+        lib: ["dom", "es2022"], jsx: "preserve", types: [], skipLibCheck: false,
+        paths: { "checkpoint-lab": [path.join(ROOT, "www", "checkpoint-lab.d.ts")] },
+      },
+      include: ["*.ts", "*.tsx"],
+    }));
+    try {
+      execFileSync(path.join(ROOT, "node_modules", ".bin", "tsc"), ["-p", dir], { encoding: "utf8" });
+    } catch (e) {
+      assert.fail(`tsc --strict reported:\n${e.stdout}${e.stderr}`);
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
