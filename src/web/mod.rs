@@ -27,23 +27,66 @@ fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
         .map_err(|e| JsError::new(&format!("could not convert the result: {e}")))
 }
 
+#[wasm_bindgen]
+extern "C" {
+    /// `Array.isArray`, catching what a revoked Proxy throws instead of letting it unwind through wasm.
+    #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
+    fn is_array_checked(value: &JsValue) -> Result<bool, JsValue>;
+    /// `Object.keys`, catching what a Proxy's `ownKeys` trap or a getter throws.
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
+    fn keys_checked(value: &JsValue) -> Result<js_sys::Array, JsValue>;
+}
+
+/// More fields than any config has: an object beyond this is refused before it is read.
+const MAX_FIELDS: u32 = 64;
+/// Longer than any setting's text ("micro_batch", "10:00:45.500"): refused before it is copied.
+const MAX_TEXT_CHARS: u32 = 256;
+
+/// The own enumerable keys of a plain object, read without letting a throwing Proxy or getter
+/// unwind through wasm. Errors name `what`.
+fn object_keys(value: &JsValue, what: &str, example: &str) -> Result<Vec<String>, JsError> {
+    let is_array = is_array_checked(value).map_err(|_| JsError::new(&format!("{what}: could not be read")))?;
+    if !value.is_object() || is_array {
+        return Err(JsError::new(&format!("{what}: must be an object, like {example}")));
+    }
+    let keys = keys_checked(value).map_err(|_| JsError::new(&format!("{what}: its keys could not be read")))?;
+    if keys.length() > MAX_FIELDS {
+        return Err(JsError::new(&format!("{what}: has {} keys, more than the {MAX_FIELDS} allowed", keys.length())));
+    }
+    keys.iter()
+        .map(|key| {
+            let name = key.as_string().unwrap_or_default();
+            if name.chars().count() > MAX_TEXT_CHARS as usize {
+                return Err(JsError::new(&format!("{what}: a key of {} characters is not a setting", name.len())));
+            }
+            Ok(name)
+        })
+        .collect()
+}
+
+/// One field's value, read with `Reflect.get` (which catches a throwing getter).
+fn field_value(object: &JsValue, name: &str) -> Result<JsValue, JsError> {
+    Reflect::get(object, &JsValue::from_str(name)).map_err(|_| JsError::new(&format!("{name}: could not be read")))
+}
+
 /// Reads a plain JavaScript object into checked config fields; `undefined` means the defaults.
+/// Proxies, throwing getters, symbols, BigInt and very long strings are refused with an Error
+/// naming the field; nothing a caller passes can unwind through the engine.
 fn config_from_js(value: &JsValue) -> Result<Config, JsError> {
     if value.is_undefined() || value.is_null() {
         return Ok(Config::default());
     }
-    if !value.is_object() || js_sys::Array::is_array(value) {
-        return Err(JsError::new("config: must be an object of settings, like { interval_ms: 30000 }"));
-    }
-    let object: &Object = value.unchecked_ref();
     let mut fields = Vec::new();
-    for key in Object::keys(object).iter() {
-        let name = key.as_string().unwrap_or_default();
-        let v = Reflect::get(object, &key).map_err(|_| JsError::new(&format!("{name}: could not be read")))?;
+    for name in object_keys(value, "config", "{ interval_ms: 30000 }")? {
+        let v = field_value(value, &name)?;
         let field = if let Some(n) = v.as_f64() {
             FieldValue::Number(n)
-        } else if let Some(t) = v.as_string() {
-            FieldValue::Text(t)
+        } else if v.is_string() {
+            let length = js_sys::JsString::from(v.clone()).length();
+            if length > MAX_TEXT_CHARS {
+                return Err(JsError::new(&format!("{name}: a string of {length} characters is not a setting")));
+            }
+            FieldValue::Text(v.as_string().unwrap_or_default())
         } else if v.is_null() {
             FieldValue::Null
         } else {
@@ -58,15 +101,14 @@ fn config_from_js(value: &JsValue) -> Result<Config, JsError> {
 /// config object with the keys `simulate` takes. Throws an Error naming the attribute.
 #[wasm_bindgen(js_name = parseAttributes)]
 pub fn parse_attributes(attributes: JsValue) -> Result<JsValue, JsError> {
-    if !attributes.is_object() {
-        return Err(JsError::new("attributes: must be an object of attribute names to strings"));
-    }
-    let object: &Object = attributes.unchecked_ref();
     let mut pairs = Vec::new();
-    for key in Object::keys(object).iter() {
-        let name = key.as_string().unwrap_or_default();
-        let value = Reflect::get(object, &key).ok().and_then(|v| v.as_string());
-        let value = value.ok_or_else(|| JsError::new(&format!("{name}: must be a string")))?;
+    for name in object_keys(&attributes, "attributes", "{ interval: \"30s\" }")? {
+        let v = field_value(&attributes, &name)?;
+        let length = if v.is_string() { js_sys::JsString::from(v.clone()).length() } else { 0 };
+        if length > MAX_TEXT_CHARS {
+            return Err(JsError::new(&format!("{name}: a value of {length} characters is not a setting")));
+        }
+        let value = v.as_string().ok_or_else(|| JsError::new(&format!("{name}: must be a string")))?;
         pairs.push((name, value));
     }
     let fields = engine::config::fields_from_attributes(&pairs).map_err(|e| JsError::new(&e.to_string()))?;
@@ -169,13 +211,11 @@ pub fn format_value(key_or_unit: &str, value: f64) -> Result<String, JsError> {
 #[wasm_bindgen(js_name = settingsText)]
 pub fn settings_text(config: JsValue) -> Result<JsValue, JsError> {
     let checked = crate::settings::to_map(&config_from_js(&config)?);
-    if !config.is_object() {
+    if config.is_undefined() || config.is_null() {
         return Ok(Object::new().into());
     }
-    let object: &Object = config.unchecked_ref();
     let result = Object::new();
-    for key in Object::keys(object).iter() {
-        let name = key.as_string().unwrap_or_default();
+    for name in object_keys(&config, "config", "{ interval_ms: 30000 }")? {
         if let (Some(setting), Some(value)) = (crate::settings::by_key(&name), checked.get(&name)) {
             Reflect::set(&result, &JsValue::from_str(setting.attribute), &JsValue::from_str(&setting.text(value)))
                 .map_err(|_| JsError::new("could not build the attributes"))?;

@@ -189,6 +189,49 @@ test("view options are checked like settings, a failed mount leaves nothing, rep
   assert.deepEqual(errors, []);
 });
 
+test("hostile JavaScript values are refused with an Error, and nothing is poisoned", async () => {
+  const { page, errors } = await open(browser, base + FIXTURE);
+  const results = await page.evaluate(async () => {
+    const engine = await import("/pkg/checkpoint-lab.js");
+    const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const cyclic = { interval_ms: 5000 };
+    cyclic.self = cyclic;
+    const cases = {
+      "ownKeys throws": () => new Proxy({}, { ownKeys() { throw new Error("boom"); } }),
+      "getter throws": () => ({ get interval_ms() { throw new Error("boom"); } }),
+      "get trap throws": () => new Proxy({ interval_ms: 1 }, { get() { throw new Error("boom"); } }),
+      "revoked proxy": () => revoked,
+      "symbol value": () => ({ interval_ms: Symbol("x") }),
+      "bigint value": () => ({ interval_ms: 5000n }),
+      "long string": () => ({ mode: "x".repeat(1_000_000) }),
+      "long key": () => ({ ["k".repeat(100_000)]: 1 }),
+      "many keys": () => Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, i])),
+      "cyclic object": () => cyclic,
+      "array": () => [1, 2, 3],
+      "function": () => () => 1,
+    };
+    const out = {};
+    for (const [name, make] of Object.entries(cases)) {
+      const messages = new Set();
+      for (let i = 0; i < 50; i++) {
+        for (const call of [(v) => engine.simulate(v), (v) => window.__handle.set(v), (v) => engine.toAttributes(v)]) {
+          try { await call(make()); messages.add("no error"); } catch (e) { messages.add(e instanceof Error ? "Error" : `not an Error: ${e}`); }
+        }
+      }
+      out[name] = [...messages];
+    }
+    // Still working afterwards: the module, the handle and the elements.
+    const report = await engine.simulate({ interval_ms: 5000 });
+    window.__handle.set({ interval_ms: 10000 });
+    return { out, replay: report.interval_replay_events, handle: window.__handle.summary().interval_replay_events };
+  });
+  for (const [name, kinds] of Object.entries(results.out)) assert.deepEqual(kinds, ["Error"], `${name}: ${kinds}`);
+  assert.equal(results.replay, 10000);
+  assert.equal(results.handle, 20000);
+  assert.deepEqual(errors, []);
+});
+
 test("destroy() removes the instance and leaves the other working", async () => {
   const { page, errors } = await open(browser, base + FIXTURE);
   await page.evaluate(() => window.__handle.destroy());
