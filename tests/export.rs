@@ -1,6 +1,6 @@
 //! The export panel's text: the chosen settings as Flink configuration and Spark code.
 
-use checkpoint_lab::engine::export::export;
+use checkpoint_lab::lesson::export::export;
 use checkpoint_lab::engine::{Alignment, Config, Mode, SinkDesign, Snapshots};
 
 #[test]

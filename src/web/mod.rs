@@ -13,7 +13,7 @@ use web_sys::HtmlCanvasElement;
 use crate::charts::{self, Theme, View};
 use crate::engine::clock::ClockTime;
 use crate::engine::config::FieldValue;
-use crate::engine::exercise::{Exercise, Response};
+use crate::lesson::exercise::{Exercise, Response};
 use crate::engine::{self, Config, Outcome, Report, SinkDesign};
 
 #[wasm_bindgen(start)]
@@ -382,7 +382,7 @@ impl Lab {
 
     /// The last run's settings as Flink configuration and Spark code: { flink, spark }.
     pub fn export(&self) -> Result<JsValue, JsError> {
-        to_js(&crate::engine::export::export(&self.current()?.config, self.highlight))
+        to_js(&crate::lesson::export::export(&self.current()?.config, self.highlight))
     }
 
     /// The headline figures of the last run.

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::fmt;
 
-use super::config::{Config, FieldValue};
-use super::units::format_count;
+use crate::engine::config::{Config, FieldValue};
+use crate::engine::units::format_count;
 
 /// Every field of an exercise, and those it must have.
 pub const FIELDS: [&str; 14] = [
@@ -303,7 +303,7 @@ impl Exercise {
 
     /// The scope the check sees: the report (without its series) with the settings at top level.
     fn scope(&self, config: &Config) -> Result<Value, ExerciseError> {
-        let report = super::simulate(config).map_err(|e| self.error(e.field, e.message))?;
+        let report = crate::engine::simulate(config).map_err(|e| self.error(e.field, e.message))?;
         let mut scope = serde_json::to_value(&report).map_err(|e| self.error("report", e.to_string()))?;
         let object = scope.as_object_mut().expect("the report is an object");
         object.remove("series");
