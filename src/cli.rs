@@ -10,7 +10,8 @@ use crate::engine::sinks::CSV_HEADER;
 use crate::engine::units::{
     format_bytes, format_count, format_duration_ms, parse_bytes, parse_bytes_per_s, parse_duration_ms,
 };
-use crate::engine::{self, Alignment, Config, Mode, Report, SinkDesign, Snapshots};
+use crate::engine::{self, Alignment, Config, Mode, SinkDesign, Snapshots};
+use crate::lesson::Report;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]

@@ -428,7 +428,7 @@ pub fn vertical_line<DB: plotters::prelude::DrawingBackend>(
 pub fn finish_time_chart<DB: plotters::prelude::DrawingBackend>(
     area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
     mut chart: TimeChart<'_, DB>,
-    crash: Option<&crate::engine::report::CrashSummary>,
+    crash: Option<&crate::lesson::report::CrashSummary>,
     mut legend: Vec<LegendEntry>,
     view: &View,
 ) -> Result<(), plotters::prelude::DrawingAreaErrorKind<DB::ErrorType>> {

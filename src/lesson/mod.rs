@@ -5,3 +5,14 @@
 
 pub mod exercise;
 pub mod export;
+pub mod narration;
+pub mod report;
+
+pub use report::{report, Report, Summary};
+
+use crate::engine::{self, Config, ConfigError};
+
+/// Runs a scenario and returns its report.
+pub fn simulate(config: &Config) -> Result<Report, ConfigError> {
+    Ok(report(engine::run(config)?.figures()))
+}

@@ -13,8 +13,8 @@ use web_sys::HtmlCanvasElement;
 use crate::charts::{self, Theme, View};
 use crate::engine::clock::ClockTime;
 use crate::engine::config::FieldValue;
-use crate::lesson::exercise::{Exercise, Response};
 use crate::engine::{self, Config, Outcome, Report, SinkDesign};
+use crate::lesson::exercise::{Exercise, Response};
 
 #[wasm_bindgen(start)]
 pub fn start() {
@@ -154,7 +154,7 @@ struct Pinned<'a> {
     config: &'a crate::engine::Config,
     /// As the charts' legends name it: "barrier 30 s, 2 GB".
     label: String,
-    summary: crate::engine::report::Summary,
+    summary: crate::lesson::Summary,
 }
 
 /// One lab on a page: the last run, kept in wasm memory, and the charts drawn from it.
@@ -236,7 +236,7 @@ impl Lab {
     }
 
     /// Builds the finished run's report and keeps both as the lab's current run.
-    fn keep(&mut self, outcome: Outcome) -> crate::engine::report::Summary {
+    fn keep(&mut self, outcome: Outcome) -> crate::lesson::Summary {
         let report = outcome.report();
         let summary = report.summary();
         self.outcome = Some(outcome);
@@ -423,7 +423,7 @@ impl Lab {
 struct Progress {
     done: bool,
     progress: f64,
-    summary: Option<crate::engine::report::Summary>,
+    summary: Option<crate::lesson::Summary>,
 }
 
 #[derive(Serialize)]
