@@ -7,6 +7,7 @@ pub mod exercise;
 pub mod export;
 pub mod narration;
 pub mod report;
+pub mod scenarios;
 
 pub use report::{report, Report, Summary};
 
