@@ -1,6 +1,6 @@
 //! What each sink holds for one key of one window, over time: every append-only row (orphans
 //! and their re-emissions marked), the value an upsert or dedupe-view reader sees, and the value
-//! a transactional reader sees after each commit.
+//! a transactional reader sees after each commit. The rows come from the report's sink tables.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;

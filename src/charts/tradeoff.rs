@@ -1,6 +1,8 @@
 //! The interval trade-off: across intervals from 1 s to 10 min, what a crash replays and how long
 //! recovery takes (top) against what the checkpoints cost: store write load and pause overhead
 //! (bottom). The current interval, the latency SLA / 10 rule and the store's lower bound are marked.
+//! Everything comes from the report's `tradeoff` (the model swept over intervals) and its
+//! `steady_state`; the chart computes no figure of its own.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
