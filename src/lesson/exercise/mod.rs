@@ -1,5 +1,5 @@
 //! Exercises: predict a number, choose an answer, or set the sliders so that a condition holds.
-//! An exercise is data (JSON); its check is an expression over the engine's report and the
+//! An exercise is data (JSON); its check is an expression over the report and the
 //! settings, so every verdict comes from a simulation, never from a stored answer.
 
 pub mod expr;
@@ -303,7 +303,7 @@ impl Exercise {
 
     /// The scope the check sees: the report (without its series) with the settings at top level.
     fn scope(&self, config: &Config) -> Result<Value, ExerciseError> {
-        let report = crate::engine::simulate(config).map_err(|e| self.error(e.field, e.message))?;
+        let report = super::simulate(config).map_err(|e| self.error(e.field, e.message))?;
         let mut scope = serde_json::to_value(&report).map_err(|e| self.error("report", e.to_string()))?;
         let object = scope.as_object_mut().expect("the report is an object");
         object.remove("series");
