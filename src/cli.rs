@@ -10,7 +10,8 @@ use crate::engine::clock::ClockTime;
 use crate::engine::config::FieldValue;
 use crate::engine::sinks::CSV_HEADER;
 use crate::engine::units::{format_bytes, format_count, format_duration_ms};
-use crate::engine::{self, Config, Mode, Report, SinkDesign};
+use crate::engine::{self, Config, Mode, SinkDesign};
+use crate::lesson::Report;
 use crate::settings::{self, Setting, Unit, SETTINGS};
 use clap::{Arg, ArgAction, Command};
 

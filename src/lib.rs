@@ -1,10 +1,13 @@
-//! Checkpoint Lab: an interactive lesson on restarting a stream. `engine` simulates the job,
-//! `charts` draws its report with plotters, `cli` is the command line, and `web` (WebAssembly only) puts both on a page.
+//! Checkpoint Lab: an interactive lesson on restarting a stream. `settings` is the one table of
+//! settings, `engine` simulates the job and reports numbers, `lesson` puts them into words,
+//! `charts` draws the report with plotters, `cli` is the command line, and `web` (WebAssembly
+//! only) puts them on a page.
 
 pub mod charts;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod engine;
+pub mod lesson;
 pub mod settings;
 
 #[cfg(target_arch = "wasm32")]

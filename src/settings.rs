@@ -135,7 +135,7 @@ pub const SETTINGS: [Setting; 27] = [
     Setting {
         help: "Root seed; every component derives its own sub-seed from it",
         label: "Seed",
-        ..setting("seed", "seed", Unit::Seed, 0.0, MAX_SAFE_INTEGER)
+        ..setting("seed", "seed", Unit::Seed, 0.0, u64::MAX as f64)
     },
     Setting {
         help: "Source partitions",
@@ -460,7 +460,9 @@ impl Setting {
     /// Like `format`, without a rate's "events/s" (range errors name the unit once).
     fn format_plain(&self, value: f64) -> String {
         match self.unit {
-            Unit::EventsPerS | Unit::Count | Unit::Seed => trim_number(value),
+            Unit::EventsPerS | Unit::Count => trim_number(value),
+            // Any u64 is a seed; the float's saturating cast prints the largest exactly.
+            Unit::Seed => (value as u64).to_string(),
             Unit::Share => format!("{value}"),
             unit => format_unit(unit, value),
         }
@@ -522,7 +524,8 @@ impl Setting {
         let n = value.as_f64().unwrap_or(0.0);
         let whole = n as u64;
         match self.unit {
-            Unit::Count | Unit::EventsPerS | Unit::Seed => trim_number(n),
+            Unit::Count | Unit::EventsPerS => trim_number(n),
+            Unit::Seed => whole.to_string(),
             Unit::Share => format!("{n}"),
             Unit::DurationMs => {
                 let unit = [(3_600_000, "h"), (60_000, "m"), (1_000, "s")].into_iter().find(|(ms, _)| whole % ms == 0);

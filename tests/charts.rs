@@ -1,8 +1,8 @@
 //! Every chart drawn natively with plotters' SVG backend: it draws, and its title, axis labels and
 //! legend are there. The interval trade-off's closed form agrees with full simulations.
 
-use checkpoint_lab::charts::{self, Theme, View};
-use checkpoint_lab::engine::model::steady_state;
+use checkpoint_lab::charts::{self, Chart, Focus, Theme, View};
+use checkpoint_lab::engine::model::{rule_interval_ms, steady_state};
 use checkpoint_lab::engine::sinks::SinkDesign;
 use checkpoint_lab::engine::{self, Config, Snapshots};
 use plotters::prelude::*;
@@ -31,7 +31,7 @@ fn views() -> [View; 2] {
 fn replay_chart() {
     let report = engine::simulate(&Config::default()).unwrap();
     for view in views() {
-        let out = svg(|a| charts::replay::draw(a, &report, None, &view).unwrap());
+        let out = svg(|a| charts::draw(Chart::Replay, a, &report, None, &Focus::default(), &view).unwrap());
         assert_has(
             &out,
             &[
@@ -49,7 +49,7 @@ fn replay_chart() {
             assert!(out.contains("10:01:00") && out.contains("10:05:00"), "clock ticks on round minutes");
         }
     }
-    let alt = charts::replay::text_alternative(&report);
+    let alt = charts::text_alternative(Chart::Replay, &report, &Focus::default());
     assert!(alt.summary.contains("10:00:45") && alt.summary.contains("30,000"));
     assert_eq!(alt.columns.len(), alt.rows[0].len());
 }
@@ -58,7 +58,17 @@ fn replay_chart() {
 fn latency_chart() {
     let report = engine::simulate(&Config::default()).unwrap();
     for view in views() {
-        let out = svg(|a| charts::latency::draw(a, &report, SinkDesign::Transactional, None, &view).unwrap());
+        let out = svg(|a| {
+            charts::draw(
+                Chart::Latency,
+                a,
+                &report,
+                None,
+                &Focus { sink: SinkDesign::Transactional, ..Focus::default() },
+                &view,
+            )
+            .unwrap()
+        });
         assert_has(
             &out,
             &[
@@ -69,14 +79,15 @@ fn latency_chart() {
             ],
         );
     }
-    assert!(charts::latency::text_alternative(&report).summary.contains("transactional"));
+    assert!(charts::text_alternative(Chart::Latency, &report, &Focus::default()).summary.contains("transactional"));
 }
 
 #[test]
 fn tradeoff_chart() {
     let config = Config::default();
+    let report = engine::simulate(&config).unwrap();
     for view in views() {
-        let out = svg(|a| charts::tradeoff::draw(a, &config, None, &view).unwrap());
+        let out = svg(|a| charts::draw(Chart::Tradeoff, a, &report, None, &Focus::default(), &view).unwrap());
         assert_has(
             &out,
             &[
@@ -92,8 +103,8 @@ fn tradeoff_chart() {
         }
     }
     // The rule: a tenth of a 5-minute SLA is 30 s, above the 2.1 s the store needs per full snapshot.
-    assert_eq!(charts::tradeoff::rule_interval_ms(&config), 30_000);
-    let alt = charts::tradeoff::text_alternative(&config);
+    assert_eq!(rule_interval_ms(&config), 30_000);
+    let alt = charts::text_alternative(Chart::Tradeoff, &report, &Focus::default());
     assert!(alt.summary.contains("30 s") && alt.summary.contains("4 GB"));
 }
 
@@ -102,7 +113,7 @@ fn checkpoint_timeline_chart() {
     let config = Config { crash_at_ms: Some(36_031_000), ..Config::default() };
     let report = engine::simulate(&config).unwrap();
     for view in views() {
-        let out = svg(|a| charts::checkpoints::draw(a, &report, &view).unwrap());
+        let out = svg(|a| charts::draw(Chart::Checkpoints, a, &report, None, &Focus::default(), &view).unwrap());
         assert_has(
             &out,
             &[
@@ -114,15 +125,16 @@ fn checkpoint_timeline_chart() {
             ],
         );
     }
-    let alt = charts::checkpoints::text_alternative(&report);
+    let alt = charts::text_alternative(Chart::Checkpoints, &report, &Focus::default());
     assert!(alt.summary.contains("2.1 s"), "{}", alt.summary);
 }
 
 #[test]
 fn sink_window_chart() {
-    let outcome = engine::run(&Config::default()).unwrap();
+    let report = engine::simulate(&Config::default()).unwrap();
     let window = 36_000_000;
-    let data = charts::sink_window::data(&outcome, window, 0);
+    let focus = Focus { window_start_ms: Some(window), product: 0, ..Focus::default() };
+    let data = charts::sink_window::data(&report, window, 0);
     use charts::sink_window::RowKind;
     let orphans = data.appended.iter().filter(|p| p.2 == RowKind::Orphan).count();
     let again = data.appended.iter().filter(|p| p.2 == RowKind::ReEmitted).count();
@@ -130,7 +142,7 @@ fn sink_window_chart() {
     assert!(data.upsert.windows(2).any(|w| w[1].1 < w[0].1), "the upsert value steps back");
     assert!(data.transactional.windows(2).all(|w| w[1].1 >= w[0].1), "a transactional reader never steps back");
     for view in views() {
-        let out = svg(|a| charts::sink_window::draw(a, &outcome, window, 0, &view).unwrap());
+        let out = svg(|a| charts::draw(Chart::SinkWindow, a, &report, None, &focus, &view).unwrap());
         assert_has(
             &out,
             &[
@@ -141,7 +153,7 @@ fn sink_window_chart() {
             ],
         );
     }
-    let alt = charts::sink_window::text_alternative(&outcome, window, 0);
+    let alt = charts::text_alternative(Chart::SinkWindow, &report, &focus);
     assert!(alt.summary.contains("orphans"));
 }
 
@@ -172,27 +184,34 @@ fn comparing_draws_the_pinned_run_under_the_current_one() {
     let a = engine::simulate(&Config::default()).unwrap();
     let b = engine::simulate(&Config { mode: engine::Mode::MicroBatch, ..Config::default() }).unwrap();
     let view = View::default();
-    let alone = svg(|area| charts::replay::draw(area, &b, None, &view).unwrap());
-    let both = svg(|area| charts::replay::draw(area, &b, Some(&a), &view).unwrap());
+    let alone = svg(|area| charts::draw(Chart::Replay, area, &b, None, &Focus::default(), &view).unwrap());
+    let both = svg(|area| charts::draw(Chart::Replay, area, &b, Some(&a), &Focus::default(), &view).unwrap());
     assert_has(&both, &["A: barrier 30 s, 2 GB", "B: micro-batch 30 s, 2 GB", "batch committed"]);
     assert!(!alone.contains("A: barrier"));
     // A's lag is drawn dashed: more line pieces than the chart without it.
     assert!(both.matches("<polyline").count() > alone.matches("<polyline").count() + 10);
-    let latency = svg(|area| charts::latency::draw(area, &b, SinkDesign::Upsert, Some(&a), &view).unwrap());
+    let latency = svg(|area| {
+        charts::draw(Chart::Latency, area, &b, Some(&a), &Focus { sink: SinkDesign::Upsert, ..Focus::default() }, &view)
+            .unwrap()
+    });
     assert_has(&latency, &["A: barrier 30 s, 2 GB, immediate sinks"]);
-    let tradeoff = svg(|area| charts::tradeoff::draw(area, &b.config, Some(&a.config), &view).unwrap());
+    let tradeoff = svg(|area| charts::draw(Chart::Tradeoff, area, &b, Some(&a), &Focus::default(), &view).unwrap());
     assert_has(&tradeoff, &["A: barrier 30 s, 2 GB, worst-case replay", "A: barrier 30 s, 2 GB, store writes"]);
     assert_has(&tradeoff, &[charts::tradeoff::BATCH_X_LABEL, "back to back below"]);
     let compact = View { compact: true, ..view };
-    assert_has(&svg(|area| charts::replay::draw(area, &b, Some(&a), &compact).unwrap()), &["A (pinned)", "B (now)"]);
+    assert_has(
+        &svg(|area| charts::draw(Chart::Replay, area, &b, Some(&a), &Focus::default(), &compact).unwrap()),
+        &["A (pinned)", "B (now)"],
+    );
 }
 
 #[test]
 fn the_batch_timeline_in_micro_batch_mode() {
     let report = engine::simulate(&Config { mode: engine::Mode::MicroBatch, ..Config::default() }).unwrap();
-    let out = svg(|area| charts::checkpoints::draw(area, &report, &View::default()).unwrap());
+    let out =
+        svg(|area| charts::draw(Chart::Checkpoints, area, &report, None, &Focus::default(), &View::default()).unwrap());
     assert_has(&out, &[charts::checkpoints::BATCH_TITLE, "offset log write", "processing", "state store write"]);
-    let alt = charts::checkpoints::text_alternative(&report);
+    let alt = charts::text_alternative(Chart::Checkpoints, &report, &Focus::default());
     assert!(alt.summary.contains("batches committed"), "{}", alt.summary);
     assert!(alt.summary.contains("15 s processing"), "{}", alt.summary);
     assert_eq!(alt.columns[2], "offset log");

@@ -2,7 +2,7 @@
 //! answer fails), malformed exercises are rejected naming the exercise and the field, and the
 //! README's example for authors loads and works.
 
-use checkpoint_lab::engine::exercise::{Exercise, Kind, Response};
+use checkpoint_lab::lesson::exercise::{Exercise, Kind, Response};
 use serde_json::{json, Map, Value};
 
 #[test]
@@ -127,7 +127,7 @@ fn the_readme_example_for_authors_loads_and_works() {
 
 #[test]
 fn builtin_json_validates() {
-    let text = checkpoint_lab::engine::exercise::BUILTIN_JSON;
+    let text = checkpoint_lab::lesson::exercise::BUILTIN_JSON;
     if let Err(e) = Exercise::list_from_json(text) {
         panic!("{e}");
     }

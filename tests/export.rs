@@ -1,7 +1,7 @@
 //! The export panel's text: the chosen settings as Flink configuration and Spark code.
 
-use checkpoint_lab::engine::export::export;
 use checkpoint_lab::engine::{Alignment, Config, Mode, SinkDesign, Snapshots};
+use checkpoint_lab::lesson::export::export;
 
 #[test]
 fn the_default_scenario_exports_a_30_second_aligned_full_checkpoint() {

@@ -3,7 +3,7 @@
 // <generated from src/settings.rs>
 /** Settings of a scenario. Times in ms (clock times in ms since midnight), sizes in bytes. */
 export interface Config {
-  /** Root seed; every component derives its own sub-seed from it (0 to 9007199254740991). Attribute `seed`, flag `--seed`. */
+  /** Root seed; every component derives its own sub-seed from it (0 to 18446744073709551615). Attribute `seed`, flag `--seed`. */
   seed: number;
   /** Source partitions (1 to 256). Attribute `partitions`, flag `--partitions`. */
   partitions: number;

@@ -1,7 +1,7 @@
 // Generated from src/settings.rs (the one table of settings) by `UPDATE_GENERATED=1 cargo test --test generated`.
 // Do not edit: change the table instead.
 export const SETTINGS = [
-  {"key":"seed","attribute":"seed","flag":"seed","unit":{"kind":"seed"},"min":0.0,"max":9007199254740991.0,"optional":false,"control":"none","steps":{"kind":"none"},"label":"Seed","label_micro_batch":null,"help":"Root seed; every component derives its own sub-seed from it","default":42},
+  {"key":"seed","attribute":"seed","flag":"seed","unit":{"kind":"seed"},"min":0.0,"max":1.8446744073709552e+19,"optional":false,"control":"none","steps":{"kind":"none"},"label":"Seed","label_micro_batch":null,"help":"Root seed; every component derives its own sub-seed from it","default":42},
   {"key":"partitions","attribute":"partitions","flag":"partitions","unit":{"kind":"count"},"min":1.0,"max":256.0,"optional":false,"control":"none","steps":{"kind":"none"},"label":"Partitions","label_micro_batch":null,"help":"Source partitions","default":12},
   {"key":"rate_per_s","attribute":"rate","flag":"rate","unit":{"kind":"events_per_s"},"min":1.0,"max":1000000.0,"optional":false,"control":"advanced","steps":{"kind":"values","values":[500.0,1000.0,2000.0,5000.0,10000.0,20000.0]},"label":"Input rate","label_micro_batch":null,"help":"Input rate over all partitions","default":2000},
   {"key":"products","attribute":"products","flag":"products","unit":{"kind":"count"},"min":1.0,"max":100000.0,"optional":false,"control":"none","steps":{"kind":"none"},"label":"Products","label_micro_batch":null,"help":"Distinct products the orders are skewed over","default":100},

@@ -3,7 +3,7 @@
 //! fixed scope.
 #![no_main]
 
-use checkpoint_lab::engine::exercise::{expr, Exercise};
+use checkpoint_lab::lesson::exercise::{expr, Exercise};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -9,9 +9,9 @@ use super::{
     clock_label, finish_time_chart, pinned_label, pinned_line, samples_with_pinned, seconds_label, time_chart, Frame,
     LegendEntry, Swatch, TextAlternative, View,
 };
-use crate::engine::report::Report;
 use crate::engine::sinks::SinkDesign;
 use crate::engine::units::format_duration_ms;
+use crate::lesson::Report;
 
 pub const SHORT_TITLE: &str = "Staleness per sink";
 pub const TITLE: &str = "What a reader sees: staleness per sink";

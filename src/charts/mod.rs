@@ -1,6 +1,8 @@
 //! Charts drawn from the report with plotters. Every chart is a function generic over the
 //! drawing backend: the page draws on canvases, the tests draw SVG natively. Charts only read the
-//! report; each also has a text alternative (a summary and the data as a table).
+//! report (and the pinned report of a comparison); each also has a text alternative (a summary
+//! and the data as a table). [`draw`] and [`text_alternative`] pick the chart by [`Chart`]: the
+//! page and the tests go through them.
 
 pub mod checkpoints;
 pub mod latency;
@@ -8,10 +10,105 @@ pub mod replay;
 pub mod sink_window;
 pub mod tradeoff;
 
+use plotters::coord::Shift;
+use plotters::prelude::{DrawingArea, DrawingAreaErrorKind, DrawingBackend};
 use plotters::style::RGBColor;
 
 use crate::engine::clock::ClockTime;
+use crate::engine::sinks::SinkDesign;
 use crate::engine::units::format_count;
+use crate::lesson::Report;
+
+/// The charts a lab draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chart {
+    /// Consumer lag and replay over time.
+    Replay,
+    /// Latency and staleness per sink over time.
+    Latency,
+    /// The interval trade-off.
+    Tradeoff,
+    /// The checkpoint (or batch) timeline.
+    Checkpoints,
+    /// What each sink holds for one key of one window.
+    SinkWindow,
+}
+
+impl Chart {
+    pub const ALL: [Chart; 5] = [Chart::Replay, Chart::Latency, Chart::Tradeoff, Chart::Checkpoints, Chart::SinkWindow];
+
+    /// The chart's name on the page ("sink-window").
+    pub fn name(self) -> &'static str {
+        match self {
+            Chart::Replay => "replay",
+            Chart::Latency => "latency",
+            Chart::Tradeoff => "tradeoff",
+            Chart::Checkpoints => "checkpoints",
+            Chart::SinkWindow => "sink-window",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Chart> {
+        Chart::ALL.into_iter().find(|c| c.name() == name)
+    }
+}
+
+/// What the student picked besides the settings: the sink the latency chart highlights and the
+/// key (window, product) the sink-window chart shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Focus {
+    pub sink: SinkDesign,
+    /// `None`: the window the crash falls in (or the first one).
+    pub window_start_ms: Option<u64>,
+    pub product: u32,
+}
+
+impl Default for Focus {
+    fn default() -> Self {
+        Focus { sink: SinkDesign::AppendOnly, window_start_ms: None, product: 0 }
+    }
+}
+
+impl Focus {
+    /// The window the sink chart shows: the chosen one, else the one the crash falls in.
+    pub fn window(&self, report: &Report) -> u64 {
+        self.window_start_ms.unwrap_or_else(|| {
+            let config = &report.config;
+            let at = config.crash_at_ms.unwrap_or(config.start_time_ms);
+            at / config.window_ms * config.window_ms
+        })
+    }
+}
+
+/// Draws `chart` from `report`, with `pinned` (setting A of a comparison) under it where the chart
+/// compares.
+pub fn draw<DB: DrawingBackend>(
+    chart: Chart,
+    area: &DrawingArea<DB, Shift>,
+    report: &Report,
+    pinned: Option<&Report>,
+    focus: &Focus,
+    view: &View,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    match chart {
+        Chart::Replay => replay::draw(area, report, pinned, view),
+        Chart::Latency => latency::draw(area, report, focus.sink, pinned, view),
+        Chart::Tradeoff => tradeoff::draw(area, report, pinned, view),
+        Chart::Checkpoints => checkpoints::draw(area, report, view),
+        Chart::SinkWindow => sink_window::draw(area, report, focus.window(report), focus.product, view),
+    }
+}
+
+/// The text alternative of `chart` drawn from `report`.
+pub fn text_alternative(chart: Chart, report: &Report, focus: &Focus) -> TextAlternative {
+    match chart {
+        Chart::Replay => replay::text_alternative(report),
+        Chart::Latency => latency::text_alternative(report),
+        Chart::Tradeoff => tradeoff::text_alternative(report),
+        Chart::Checkpoints => checkpoints::text_alternative(report),
+        Chart::SinkWindow => sink_window::text_alternative(report, focus.window(report), focus.product),
+    }
+}
 
 /// Light or dark, from the page's prefers-color-scheme.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,8 +223,8 @@ pub fn pinned_label(config: &crate::engine::Config, view: &View) -> String {
 
 /// The per-second samples of a run and of the pinned run, for axes that must hold both.
 pub fn samples_with_pinned<'a>(
-    report: &'a crate::engine::Report,
-    pinned: Option<&'a crate::engine::Report>,
+    report: &'a Report,
+    pinned: Option<&'a Report>,
 ) -> impl Iterator<Item = &'a crate::engine::sim::Sample> {
     report.series.iter().chain(pinned.into_iter().flat_map(|a| a.series.iter()))
 }
@@ -428,7 +525,7 @@ pub fn vertical_line<DB: plotters::prelude::DrawingBackend>(
 pub fn finish_time_chart<DB: plotters::prelude::DrawingBackend>(
     area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
     mut chart: TimeChart<'_, DB>,
-    crash: Option<&crate::engine::report::CrashSummary>,
+    crash: Option<&crate::lesson::report::CrashSummary>,
     mut legend: Vec<LegendEntry>,
     view: &View,
 ) -> Result<(), plotters::prelude::DrawingAreaErrorKind<DB::ErrorType>> {

@@ -8,9 +8,9 @@ use super::{
     clock_label, count_label, finish_time_chart, pinned_label, pinned_line, samples_with_pinned, setting_label,
     time_chart, Frame, LegendEntry, Swatch, TextAlternative, View,
 };
-use crate::engine::report::Report;
 use crate::engine::sim::Phase;
 use crate::engine::units::{format_count, format_duration_ms};
+use crate::lesson::Report;
 
 pub const SHORT_TITLE: &str = "Lag and replay";
 pub const TITLE: &str = "Consumer lag and replay";

@@ -1,6 +1,6 @@
 //! What each sink holds for one key of one window, over time: every append-only row (orphans
 //! and their re-emissions marked), the value an upsert or dedupe-view reader sees, and the value
-//! a transactional reader sees after each commit.
+//! a transactional reader sees after each commit. The rows come from the report's sink tables.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -9,27 +9,16 @@ use super::{
     clock_label, draw_legend, time_chart, vertical_line, Frame, LegendEntry, Swatch, TextAlternative, TimeAxis, View,
 };
 use crate::engine::clock::ClockTime;
-use crate::engine::report::Outcome;
-use crate::engine::sinks::Row;
+pub use crate::engine::report::RowKind;
 use crate::engine::units::format_count;
+use crate::lesson::Report;
 
 pub const SHORT_TITLE: &str = "Product";
 pub const TITLE: &str = "What each sink holds for one window";
 pub const X_LABEL: &str = "emitted at";
 pub const Y_LABEL: &str = "order_count";
 
-/// How an append-only row came about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RowKind {
-    /// Written once and never rolled back.
-    Kept,
-    /// Written after the restored checkpoint by an attempt that then crashed.
-    Orphan,
-    /// Written again by the replay: the same content as an orphan.
-    ReEmitted,
-}
-
-/// The data behind the chart for (window, product).
+/// The data behind the chart for (window, product), in seconds since the scenario start.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SinkWindow {
     /// (seconds since start, order_count, kind) for every append-only row.
@@ -40,50 +29,29 @@ pub struct SinkWindow {
     pub transactional: Vec<(f64, u32)>,
 }
 
-pub fn data(outcome: &Outcome, window_start_ms: u64, product: u32) -> SinkWindow {
-    let run = &outcome.run;
-    let start = run.config.start_time_ms;
+/// The key's history from the report's sink tables, on the chart's time axis.
+pub fn data(report: &Report, window_start_ms: u64, product: u32) -> SinkWindow {
+    let start = report.config.start_time_ms;
     let secs = |ms: u64| (ms.saturating_sub(start)) as f64 / 1000.0;
-    let key = |r: &&Row| r.window_start_ms == window_start_ms && r.product_id == product;
-    let rows: Vec<&Row> = run.sinks.append_only.rows().iter().filter(key).collect();
-    let orphans: Vec<(u32, u64, u32)> = rows.iter().filter(|r| outcome.is_orphan(r)).map(|r| r.content()).collect();
-    let appended = rows
-        .iter()
-        .map(|r| {
-            let kind = if outcome.is_orphan(r) {
-                RowKind::Orphan
-            } else if orphans.contains(&r.content()) {
-                RowKind::ReEmitted
-            } else {
-                RowKind::Kept
-            };
-            (secs(r.emitted_at_ms), r.order_count, kind)
-        })
-        .collect();
-    let upsert = rows.iter().map(|r| (secs(r.emitted_at_ms), r.order_count)).collect();
-    let committed = run.sinks.transactional.committed_rows();
-    let mut transactional = Vec::new();
-    let mut seen = 0;
-    for &(_, at, upto) in run.sinks.transactional.commits() {
-        if let Some(latest) = committed[seen..upto].iter().rfind(key) {
-            transactional.push((secs(at), latest.order_count));
-        }
-        seen = upto;
+    let history = report.tables.history(window_start_ms, product);
+    SinkWindow {
+        appended: history.appended.iter().map(|&(at, count, kind)| (secs(at), count, kind)).collect(),
+        upsert: history.upsert.iter().map(|&(at, count)| (secs(at), count)).collect(),
+        transactional: history.transactional.iter().map(|&(at, count)| (secs(at), count)).collect(),
     }
-    SinkWindow { appended, upsert, transactional }
 }
 
 /// The stretch of time the chart shows: around the crash and its recovery when the crash falls
 /// in the window, else the window itself and a little after.
-pub fn x_range(outcome: &Outcome, window_start_ms: u64) -> (f64, f64) {
-    let config = &outcome.run.config;
+pub fn x_range(report: &Report, window_start_ms: u64) -> (f64, f64) {
+    let config = &report.config;
     let start = config.start_time_ms;
     let end_s = config.horizon_ms as f64 / 1000.0;
     let secs = |ms: u64| ms.saturating_sub(start) as f64 / 1000.0;
     let window_end = window_start_ms + config.window_ms;
-    if let Some(r) = outcome.run.recoveries.first() {
+    if let Some(r) = report.tables.recoveries.first() {
         if (window_start_ms..window_end).contains(&r.crashed_at_ms) {
-            let from = secs(r.restored.barrier_at_ms) - 10.0;
+            let from = secs(r.restored_barrier_at_ms) - 10.0;
             let to = r.caught_up_at_ms.map_or(end_s, |t| secs(t) + 15.0);
             return (from.max(0.0), to.min(end_s));
         }
@@ -104,16 +72,15 @@ fn steps(points: &[(f64, u32)], end_s: f64) -> Vec<(f64, f64)> {
 
 pub fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    outcome: &Outcome,
+    report: &Report,
     window_start_ms: u64,
     product: u32,
     view: &View,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = view.theme.palette();
-    let config = &outcome.run.config;
-    let start_ms = config.start_time_ms;
-    let d = data(outcome, window_start_ms, product);
-    let (from_s, to_s) = x_range(outcome, window_start_ms);
+    let start_ms = report.config.start_time_ms;
+    let d = data(report, window_start_ms, product);
+    let (from_s, to_s) = x_range(report, window_start_ms);
     let in_view = |t: f64| t >= from_s && t <= to_s;
     let y_max = d.appended.iter().filter(|p| in_view(p.0)).map(|p| p.1).max().unwrap_or(1) as f64 * 1.12 + 1.0;
     let title = if view.compact {
@@ -171,8 +138,8 @@ pub fn draw<DB: DrawingBackend>(
     area.present()
 }
 
-pub fn text_alternative(outcome: &Outcome, window_start_ms: u64, product: u32) -> TextAlternative {
-    let d = data(outcome, window_start_ms, product);
+pub fn text_alternative(report: &Report, window_start_ms: u64, product: u32) -> TextAlternative {
+    let d = data(report, window_start_ms, product);
     let count = |kind: RowKind| d.appended.iter().filter(|p| p.2 == kind).count();
     let regressions = d.upsert.windows(2).filter(|w| w[1].1 < w[0].1).count();
     let summary = format!(
@@ -186,7 +153,7 @@ pub fn text_alternative(outcome: &Outcome, window_start_ms: u64, product: u32) -
         regressions,
         d.transactional.len()
     );
-    let start = outcome.run.config.start_time_ms;
+    let start = report.config.start_time_ms;
     let rows = d
         .appended
         .iter()

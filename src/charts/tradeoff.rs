@@ -1,6 +1,8 @@
 //! The interval trade-off: across intervals from 1 s to 10 min, what a crash replays and how long
 //! recovery takes (top) against what the checkpoints cost: store write load and pause overhead
 //! (bottom). The current interval, the latency SLA / 10 rule and the store's lower bound are marked.
+//! Everything comes from the report's `tradeoff` (the model swept over intervals) and its
+//! `steady_state`; the chart computes no figure of its own.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -9,9 +11,9 @@ use super::{
     count_label, draw_legend, pinned_label, pinned_line, seconds_label, LegendEntry, LogSecondsAxis, Swatch,
     TextAlternative, View,
 };
-use crate::engine::config::Config;
-use crate::engine::model::{steady_state, store_bound_interval_ms, SteadyState};
+use crate::engine::model::{SWEEP_FROM_MS, SWEEP_TO_MS};
 use crate::engine::units::{format_bytes, format_count};
+use crate::lesson::Report;
 
 pub const SHORT_TITLE: &str = "Choosing the interval";
 pub const TITLE: &str = "Choosing the interval: replay and recovery against store load and pauses";
@@ -22,42 +24,27 @@ pub const Y_LABELS: [&str; 4] =
 
 type Points = Vec<(f64, f64)>;
 
-pub const MIN_INTERVAL_S: f64 = 1.0;
-pub const MAX_INTERVAL_S: f64 = 600.0;
-
-/// The closed-form steady state at log-spaced intervals from 1 s to 10 min.
-pub fn sweep(config: &Config) -> Vec<SteadyState> {
-    let points = 49;
-    (0..points)
-        .map(|i| {
-            let s = MIN_INTERVAL_S * (MAX_INTERVAL_S / MIN_INTERVAL_S).powf(i as f64 / (points - 1) as f64);
-            steady_state(config, (s * 1000.0).round() as u64)
-        })
-        .collect()
-}
-
-/// The interval the rule suggests: a tenth of the latency SLA, but never below what the store absorbs.
-pub fn rule_interval_ms(config: &Config) -> u64 {
-    (config.latency_sla_ms / 10).max(store_bound_interval_ms(config))
-}
+pub const MIN_INTERVAL_S: f64 = SWEEP_FROM_MS as f64 / 1000.0;
+pub const MAX_INTERVAL_S: f64 = SWEEP_TO_MS as f64 / 1000.0;
 
 pub fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    config: &Config,
-    pinned: Option<&Config>,
+    report: &Report,
+    pinned: Option<&Report>,
     view: &View,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let config = &report.config;
     let pal = view.theme.palette();
     area.fill(&pal.background)?;
     let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
     let titled = area.titled(if view.compact { SHORT_TITLE } else { TITLE }, text(14.0))?;
     let (upper, lower) = titled.split_vertically(titled.dim_in_pixel().1 / 2);
-    let data = sweep(config);
-    let pinned_data = pinned.map(sweep);
+    let data = &report.tradeoff.sweep;
+    let pinned_data = pinned.map(|a| &a.tradeoff.sweep);
     let x_range = || LogSecondsAxis::new(MIN_INTERVAL_S, MAX_INTERVAL_S, view.compact);
     let current_s = config.interval_ms as f64 / 1000.0;
     let sla_s = config.latency_sla_ms as f64 / 10_000.0;
-    let store_s = store_bound_interval_ms(config) as f64 / 1000.0;
+    let store_s = report.tradeoff.store_bound_interval_ms as f64 / 1000.0;
 
     let panels: [(&DrawingArea<DB, Shift>, usize); 2] = [(&upper, 0), (&lower, 1)];
     for (panel, which) in panels {
@@ -79,7 +66,7 @@ pub fn draw<DB: DrawingBackend>(
             )
         };
         // The pinned run A, on the left axis of each panel: worst-case replay, store writes.
-        let pinned_left: Option<Points> = pinned_data.as_ref().map(|d| {
+        let pinned_left: Option<Points> = pinned_data.map(|d| {
             d.iter()
                 .map(|s| {
                     let y = if which == 0 {
@@ -158,7 +145,7 @@ pub fn draw<DB: DrawingBackend>(
         }
         if let (Some(a), Some(points)) = (pinned, pinned_left) {
             pinned_line(&mut chart, points, view)?;
-            let x = a.interval_ms as f64 / 1000.0;
+            let x = a.config.interval_ms as f64 / 1000.0;
             chart.draw_series(LineSeries::new(vertical(x), pal.pinned.stroke_width(view.px(2.0))))?;
         }
         chart.draw_series(LineSeries::new(left, pal.blue.stroke_width(view.px(2.5))))?;
@@ -194,15 +181,20 @@ pub fn draw<DB: DrawingBackend>(
         };
         if let Some(a) = pinned {
             let what = if which == 0 { "worst-case replay" } else { "store writes" };
-            legend.push(LegendEntry::new(format!("{}, {what}", pinned_label(a, view)), pal.pinned, Swatch::Dashed));
+            legend.push(LegendEntry::new(
+                format!("{}, {what}", pinned_label(&a.config, view)),
+                pal.pinned,
+                Swatch::Dashed,
+            ));
         }
         draw_legend(&chart.plotting_area().strip_coord_spec(), &legend, view)?;
     }
     area.present()
 }
 
-pub fn text_alternative(config: &Config) -> TextAlternative {
-    let current = steady_state(config, config.interval_ms);
+pub fn text_alternative(report: &Report) -> TextAlternative {
+    let config = &report.config;
+    let current = &report.steady_state;
     let summary = format!(
         "Longer intervals replay more after a crash and recover more slowly; shorter ones write more to the \
          store and pause more often. At the current interval of {} a crash replays up to {} events and the \
@@ -210,14 +202,16 @@ pub fn text_alternative(config: &Config) -> TextAlternative {
         seconds_label(config.interval_ms as f64 / 1000.0),
         format_count(current.worst_case_replay_events),
         format_bytes(current.store_write_bytes_per_min as f64),
-        seconds_label(rule_interval_ms(config) as f64 / 1000.0),
+        seconds_label(report.tradeoff.rule_interval_ms as f64 / 1000.0),
         match config.mode {
             crate::engine::Mode::Barrier => "the store can absorb full snapshots no more often than every",
             crate::engine::Mode::MicroBatch => "batches run back to back with a trigger interval below",
         },
-        seconds_label(store_bound_interval_ms(config) as f64 / 1000.0),
+        seconds_label(report.tradeoff.store_bound_interval_ms as f64 / 1000.0),
     );
-    let rows = sweep(config)
+    let rows = report
+        .tradeoff
+        .sweep
         .iter()
         .step_by(4)
         .map(|s| {

@@ -4,8 +4,6 @@
 pub mod checkpoint;
 pub mod clock;
 pub mod config;
-pub mod exercise;
-pub mod export;
 pub mod model;
 pub mod operators;
 pub mod report;

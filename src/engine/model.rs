@@ -183,6 +183,48 @@ pub fn store_bound_interval_ms(config: &Config) -> u64 {
     config.sync_pause_ms + transfer_ms(size, config.store_write_bytes_per_s)
 }
 
+/// The interval trade-off: the steady state swept over intervals, and the two bounds the lesson's
+/// rule sets. Every run's report carries it, so the trade-off chart reads it rather than
+/// deriving the model again.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tradeoff {
+    /// The steady state at [`SWEEP_POINTS`] log-spaced intervals from [`SWEEP_FROM_MS`] to [`SWEEP_TO_MS`].
+    pub sweep: Vec<SteadyState>,
+    /// See [`store_bound_interval_ms`].
+    pub store_bound_interval_ms: u64,
+    /// See [`rule_interval_ms`].
+    pub rule_interval_ms: u64,
+}
+
+pub const SWEEP_FROM_MS: u64 = 1_000;
+pub const SWEEP_TO_MS: u64 = 600_000;
+pub const SWEEP_POINTS: usize = 49;
+
+/// The closed-form steady state at log-spaced intervals from 1 s to 10 min.
+pub fn sweep(config: &Config) -> Vec<SteadyState> {
+    let (from_s, to_s) = (SWEEP_FROM_MS as f64 / 1000.0, SWEEP_TO_MS as f64 / 1000.0);
+    (0..SWEEP_POINTS)
+        .map(|i| {
+            let s = from_s * (to_s / from_s).powf(i as f64 / (SWEEP_POINTS - 1) as f64);
+            steady_state(config, (s * 1000.0).round() as u64)
+        })
+        .collect()
+}
+
+/// The interval the rule suggests: a tenth of the latency SLA, but never below what the store absorbs.
+pub fn rule_interval_ms(config: &Config) -> u64 {
+    (config.latency_sla_ms / 10).max(store_bound_interval_ms(config))
+}
+
+/// The trade-off of `config`'s settings across intervals.
+pub fn tradeoff(config: &Config) -> Tradeoff {
+    Tradeoff {
+        sweep: sweep(config),
+        store_bound_interval_ms: store_bound_interval_ms(config),
+        rule_interval_ms: rule_interval_ms(config),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,71 +1,25 @@
-//! The report: one serde structure with everything the CLI prints, the page draws and the
-//! exercises check. Every time is given twice: as clock text ("10:00:32.100") and as seconds since
-//! the scenario start (`..._s`). Field by field documentation is in the README.
+//! The outcome of a run in numbers: every figure the report, the crash table, the charts and the
+//! exercises are made from. Times are milliseconds on the scenario clock and nothing here is
+//! text: the lesson layer (`crate::lesson`) puts these figures into words and builds the serde
+//! report the command line and the page hand out.
 
-use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::checkpoint::CompletedCheckpoint;
-use super::clock::{seconds, ClockTime};
 use super::config::{Config, Mode};
-use super::model::{steady_state, SteadyState};
+use super::model::{steady_state, tradeoff, SteadyState, Tradeoff};
 use super::sim::{OffsetLogEntry, Recovery, Sample, Sim, TimelineEntry};
 use super::sinks::{dedupe_view, duplicate_rows, duplicates_and_keys, Row, SinkDesign};
-use super::units::{format_bytes, format_count, format_duration_ms};
 
-/// A clock time: text plus seconds since the scenario start.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Stamp {
-    pub at: String,
-    pub s: f64,
-}
+/// The report in words is the lesson layer's; it is named here too so that `engine::simulate`
+/// and `Outcome::report` keep giving a run and its report in one call.
+pub use crate::lesson::report::Report;
 
-impl Stamp {
-    pub fn new(config: &Config, at_ms: u64) -> Stamp {
-        Stamp { at: ClockTime(at_ms).to_string(), s: seconds(at_ms.saturating_sub(config.start_time_ms)) }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CheckpointSummary {
-    pub id: u64,
-    pub barrier_at: Stamp,
-    pub completed_at: Stamp,
-    /// Sum of partition offsets the checkpoint restores to.
-    pub offset: u64,
-    pub offsets: Vec<u64>,
-    pub size_bytes: u64,
-    pub in_flight_bytes: u64,
-    pub duration_ms: u64,
-    pub alignment_ms: u64,
-    pub sync_ms: u64,
-    pub processing_ms: u64,
-    pub upload_ms: u64,
-    pub attempt: u32,
-}
-
-impl CheckpointSummary {
-    fn new(config: &Config, c: &CompletedCheckpoint) -> Self {
-        CheckpointSummary {
-            id: c.id,
-            barrier_at: Stamp::new(config, c.barrier_at_ms),
-            completed_at: Stamp::new(config, c.completed_at_ms),
-            offset: c.offset,
-            offsets: c.offsets.clone(),
-            size_bytes: c.size_bytes,
-            in_flight_bytes: c.in_flight_bytes,
-            duration_ms: c.duration_ms,
-            alignment_ms: c.alignment_ms,
-            sync_ms: c.sync_ms,
-            processing_ms: c.processing_ms,
-            upload_ms: c.upload_ms,
-            attempt: c.attempt,
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CrashSummary {
-    pub at: Stamp,
+/// The crash: when, where the readers were, and the checkpoint it discarded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CrashFigures {
+    pub at_ms: u64,
     /// The readers' total position at the crash.
     pub offset: u64,
     pub offsets: Vec<u64>,
@@ -73,29 +27,28 @@ pub struct CrashSummary {
     pub discarded_checkpoint: Option<u64>,
 }
 
-/// Duration of each recovery phase, in seconds.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RecoveryPhases {
-    pub detection_s: f64,
-    pub restart_s: f64,
-    pub restore_s: f64,
+/// Duration of each recovery phase, in milliseconds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PhaseDurations {
+    pub detection_ms: u64,
+    pub restart_ms: u64,
+    pub restore_ms: u64,
     /// Restore until the readers are back at the crash offset.
-    pub replay_s: Option<f64>,
+    pub replay_ms: Option<u64>,
     /// From there until the backlog is gone.
-    pub catch_up_s: Option<f64>,
+    pub catch_up_ms: Option<u64>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct OffsetRange {
     pub from: u64,
     pub to: u64,
 }
 
 /// What one sink design stores and what its readers see.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SinkFigures {
     pub design: SinkDesign,
-    pub guarantee: &'static str,
     /// Rows stored (for the view: rows the query returns).
     pub rows: u64,
     /// Rows repeating an earlier row's (product_id, window_start, order_count).
@@ -114,7 +67,7 @@ pub struct SinkFigures {
     pub matches_failure_free: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SinkReport {
     pub append_only: SinkFigures,
     pub upsert: SinkFigures,
@@ -123,43 +76,225 @@ pub struct SinkReport {
 }
 
 /// The running total of the crashing window, as the last emission before the crash showed it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct WindowTotal {
-    pub window_start: String,
+    pub window_start_ms: u64,
     pub order_count: u64,
-    pub emitted_at: Stamp,
+    pub emitted_at_ms: u64,
 }
 
-/// One line of "a crash, second by second".
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CrashTableRow {
-    pub at: Stamp,
-    pub what: String,
+/// One line of "a crash, second by second": when, the offset it concerns, and what happened.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CrashFact {
+    pub at_ms: u64,
     pub offset: Option<u64>,
+    pub kind: CrashFactKind,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Report {
+/// What happened at one line of the crash table, with its numbers. In micro-batch mode the
+/// restored checkpoint is the last committed batch and its barrier is when it was planned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CrashFactKind {
+    /// The restored checkpoint's barrier passed the readers at `offset` (offsets total).
+    RestoredBarrier { checkpoint: u64, offset: u64 },
+    /// The restored checkpoint is the completed one the scenario starts from.
+    StartingCheckpoint { checkpoint: u64 },
+    /// The restored checkpoint completed: its pause (sync and alignment) and upload.
+    Completed { checkpoint: u64, pause_ms: u64, upload_ms: u64 },
+    /// The restored batch committed: offset log, processing and state store write.
+    BatchCommitted { batch: u64, offset_log_ms: u64, processing_ms: u64, state_store_ms: u64 },
+    /// The crashing window's running total in the last emission before the crash.
+    LastWindowTotal { window_start_ms: u64, order_count: u64 },
+    /// The crash, what it leaves to replay since the restored checkpoint, and what was in flight.
+    Crash { offset: u64, replay_events: u64, restored: u64, in_flight: InFlight },
+    /// The failure was noticed after `after_ms`.
+    Detected { after_ms: u64 },
+    /// The restored checkpoint's state is loaded; the readers rewound to `offset`.
+    Restored { checkpoint: u64, state_bytes: u64, offset: u64, backlog_events: u64 },
+    /// The readers are back at the crash offset.
+    ReplayDone { offset: u64 },
+    /// The batch the crash interrupted committed again with the same offsets.
+    BatchCommittedAgain { batch: u64, from: u64, to: u64 },
+    /// The job caught up `after_ms` after the crash (micro-batch: back on the trigger schedule).
+    CaughtUp { after_ms: u64 },
+}
+
+/// What the crash found in flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InFlight {
+    /// Barrier mode between checkpoints: nothing.
+    Nothing,
+    /// A checkpoint was in flight and is discarded.
+    DiscardedCheckpoint { checkpoint: u64 },
+    /// A batch is in the offset log without a commit entry, so it runs again.
+    BatchRerun { batch: u64, from: u64, to: u64 },
+    /// Micro-batch mode between batches: `committed` is the last batch, and none was running.
+    NoBatchRunning { committed: u64 },
+}
+
+/// Why a recovery did not catch up within the horizon.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaughtUpReason {
+    /// A later crash cut this recovery short.
+    Interrupted,
+    /// The restore had not finished by the end of the horizon.
+    RestoreUnfinished,
+    /// Micro-batch batches outlast the trigger interval.
+    BatchesOutlastTrigger,
+    /// Capacity is not above the input rate.
+    CapacityNotAboveRate,
+    /// The backlog was not worked off by the end of the horizon.
+    BacklogRemains,
+}
+
+/// A pathological setting, with its numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Warning {
+    /// Micro-batch: a batch outlasts the trigger interval; batches run back to back.
+    BatchesBackToBack { interval_ms: u64, state_store_write_bytes: u64, every_ms: u64 },
+    /// The store cannot absorb a checkpoint per interval; checkpoints run back to back.
+    StoreCannotKeepUp { checkpoint_bytes: u64, interval_ms: u64, every_ms: u64 },
+    /// The job never catches up.
+    NeverCatchesUp(CaughtUpReason),
+    /// Backpressure was set in micro-batch mode, where it does not apply.
+    BackpressureInMicroBatch,
+    /// Recovery rewound past the log's retention.
+    EventsLost { events: u64 },
+}
+
+/// A crash's effect on the sink tables: rows its attempt wrote after the restored checkpoint
+/// are orphans, rolled back and written again by the replay.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RolledBack {
+    pub crashed_at_ms: u64,
+    pub crashed_attempt: u32,
+    pub restored_id: u64,
+    pub restored_barrier_at_ms: u64,
+    pub caught_up_at_ms: Option<u64>,
+}
+
+/// What the sinks hold at the end of the run, shared (not copied) by every clone of a report.
+#[derive(Clone, Default, PartialEq)]
+pub struct SinkTables {
+    /// Every append-only row, in write order.
+    pub append_only: Arc<[Row]>,
+    /// The upsert table, ordered by key.
+    pub upsert: Arc<[Row]>,
+    /// Committed rows of the transactional sink, in commit order.
+    pub transactional: Arc<[Row]>,
+    /// Each commit: (epoch, committed at ms, committed rows up to this index).
+    pub commits: Arc<[(u64, u64, usize)]>,
+    /// What the dedupe view returns, ordered by key.
+    pub dedupe_view: Arc<[Row]>,
+    pub recoveries: Vec<RolledBack>,
+}
+
+impl std::fmt::Debug for SinkTables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SinkTables")
+            .field("append_only", &self.append_only.len())
+            .field("upsert", &self.upsert.len())
+            .field("transactional", &self.transactional.len())
+            .field("commits", &self.commits.len())
+            .field("dedupe_view", &self.dedupe_view.len())
+            .field("recoveries", &self.recoveries)
+            .finish()
+    }
+}
+
+/// How an append-only row came about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowKind {
+    /// Written once and never rolled back.
+    Kept,
+    /// Written after the restored checkpoint by an attempt that then crashed.
+    Orphan,
+    /// Written again by the replay: the same content as an orphan.
+    ReEmitted,
+}
+
+/// One key's history in every sink: (ms, order_count) points.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct KeyHistory {
+    /// (emitted at, order_count, kind) for every append-only row.
+    pub appended: Vec<(u64, u32, RowKind)>,
+    /// What an upsert (and dedupe-view) reader sees after each write.
+    pub upsert: Vec<(u64, u32)>,
+    /// What a transactional reader sees after each commit that changed the key.
+    pub transactional: Vec<(u64, u32)>,
+}
+
+impl SinkTables {
+    /// What a reader of `design` sees at the end of the run.
+    pub fn read(&self, design: SinkDesign) -> &[Row] {
+        match design {
+            SinkDesign::AppendOnly => &self.append_only,
+            SinkDesign::Upsert => &self.upsert,
+            SinkDesign::Transactional => &self.transactional,
+            SinkDesign::DedupeView => &self.dedupe_view,
+        }
+    }
+
+    /// Whether `row` was written by an attempt that later crashed, after the checkpoint that
+    /// attempt's recovery restored.
+    pub fn is_orphan(&self, row: &Row) -> bool {
+        self.recoveries.iter().any(|r| r.crashed_attempt == row.attempt && row.epoch > r.restored_id)
+    }
+
+    /// The history of (window, product) in every sink.
+    pub fn history(&self, window_start_ms: u64, product: u32) -> KeyHistory {
+        let key = |r: &&Row| r.window_start_ms == window_start_ms && r.product_id == product;
+        let rows: Vec<&Row> = self.append_only.iter().filter(key).collect();
+        let orphans: Vec<(u32, u64, u32)> = rows.iter().filter(|r| self.is_orphan(r)).map(|r| r.content()).collect();
+        let appended = rows
+            .iter()
+            .map(|r| {
+                let kind = if self.is_orphan(r) {
+                    RowKind::Orphan
+                } else if orphans.contains(&r.content()) {
+                    RowKind::ReEmitted
+                } else {
+                    RowKind::Kept
+                };
+                (r.emitted_at_ms, r.order_count, kind)
+            })
+            .collect();
+        let upsert = rows.iter().map(|r| (r.emitted_at_ms, r.order_count)).collect();
+        let mut transactional = Vec::new();
+        let mut seen = 0;
+        for &(_, at, upto) in self.commits.iter() {
+            if let Some(latest) = self.transactional[seen..upto].iter().rfind(key) {
+                transactional.push((at, latest.order_count));
+            }
+            seen = upto;
+        }
+        KeyHistory { appended, upsert, transactional }
+    }
+}
+
+/// Everything a run produced, in numbers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Figures {
     pub config: Config,
-    pub restored_checkpoint: Option<CheckpointSummary>,
-    pub crash: Option<CrashSummary>,
+    pub restored_checkpoint: Option<CompletedCheckpoint>,
+    pub crash: Option<CrashFigures>,
     pub replayed_events: u64,
     pub replayed_offsets: Option<OffsetRange>,
     /// Rate x effective interval: what a crash just before the next barrier replays.
     pub interval_replay_events: u64,
     /// Also counting the checkpoint's own duration: a crash just before the next one completes.
     pub worst_case_replay_events: u64,
-    pub detected_at: Option<Stamp>,
-    pub restored_at: Option<Stamp>,
-    pub replay_done_at: Option<Stamp>,
-    pub caught_up_at: Option<Stamp>,
-    /// Why `caught_up_at` is null, when it is.
-    pub caught_up_reason: Option<String>,
-    /// Crash to caught up, in seconds.
-    pub recovery_s: Option<f64>,
+    pub detected_at_ms: Option<u64>,
+    pub restored_at_ms: Option<u64>,
+    pub replay_done_at_ms: Option<u64>,
+    pub caught_up_at_ms: Option<u64>,
+    /// Why `caught_up_at_ms` is `None`, when it is.
+    pub caught_up_reason: Option<CaughtUpReason>,
+    /// Crash to caught up.
+    pub recovery_ms: Option<u64>,
     /// Crash to restored (the job processes nothing).
-    pub downtime_s: Option<f64>,
-    pub phases: Option<RecoveryPhases>,
+    pub downtime_ms: Option<u64>,
+    pub phases: Option<PhaseDurations>,
     pub backlog_at_restore_events: Option<u64>,
     /// Events lost because recovery rewound past the log's retention.
     pub lost_events: u64,
@@ -170,16 +305,20 @@ pub struct Report {
     pub pause_overhead: f64,
     pub paused_ms: u64,
     pub aligning_ms: u64,
-    pub checkpoints: Vec<CheckpointSummary>,
+    pub checkpoints: Vec<CompletedCheckpoint>,
     pub sinks: SinkReport,
     pub window_total_before_crash: Option<WindowTotal>,
-    pub crash_table: Vec<CrashTableRow>,
+    pub crash_table: Vec<CrashFact>,
     pub steady_state: SteadyState,
+    /// The steady state across intervals, for the trade-off chart.
+    pub tradeoff: Tradeoff,
     pub series: Vec<Sample>,
     pub timeline: Vec<TimelineEntry>,
     /// Micro-batch mode: every offset-log entry, in order (empty in barrier mode).
     pub offset_log: Vec<OffsetLogEntry>,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
+    /// The sinks' rows, for the sink-window chart and row listings.
+    pub tables: SinkTables,
 }
 
 /// A finished simulation and its failure-free companion (the same run without the crash).
@@ -195,8 +334,14 @@ impl Outcome {
         self.failure_free.as_ref().unwrap_or(&self.run)
     }
 
-    pub fn report(&self) -> Report {
+    /// The run's figures, in numbers.
+    pub fn figures(&self) -> Figures {
         build(self)
+    }
+
+    /// The run's report: its figures put into words by the lesson layer.
+    pub fn report(&self) -> Report {
+        crate::lesson::report(self.figures())
     }
 
     /// Events processed by the run and by the failure-free companion after the fork.
@@ -243,7 +388,7 @@ fn freshness(start_ms: u64, end_ms: u64, visible: impl Iterator<Item = (u64, u64
     (silent, stale)
 }
 
-fn sink_figures(outcome: &Outcome) -> SinkReport {
+fn sink_figures(outcome: &Outcome) -> (SinkReport, SinkTables) {
     let (run, truth) = (&outcome.run, outcome.truth());
     let (start, end) = (run.config.start_time_ms, run.config.end_ms());
     let appended = run.sinks.append_only.rows();
@@ -282,12 +427,6 @@ fn sink_figures(outcome: &Outcome) -> SinkReport {
         let (duplicate_rows, keys) = duplicates_and_keys(rows);
         SinkFigures {
             design,
-            guarantee: match design {
-                SinkDesign::AppendOnly => "at least once: replayed emissions are stored again",
-                SinkDesign::Upsert => "effectively once per key: the latest write wins, values can step back",
-                SinkDesign::Transactional => "exactly once: output is visible only when its checkpoint commits",
-                SinkDesign::DedupeView => "effectively once per key at read time: the newest emitted_at wins",
-            },
             rows: rows.len() as u64,
             duplicate_rows,
             keys,
@@ -298,7 +437,7 @@ fn sink_figures(outcome: &Outcome) -> SinkReport {
             matches_failure_free: matches,
         }
     };
-    SinkReport {
+    let sinks = SinkReport {
         append_only: figures(
             SinkDesign::AppendOnly,
             appended,
@@ -318,7 +457,26 @@ fn sink_figures(outcome: &Outcome) -> SinkReport {
             immediate,
             same_rows(&view_rows, &truth.sinks.read(SinkDesign::DedupeView)),
         ),
-    }
+    };
+    let tables = SinkTables {
+        append_only: appended.into(),
+        upsert: upsert_rows.into(),
+        transactional: committed.into(),
+        commits: commits.into(),
+        dedupe_view: view_rows.into(),
+        recoveries: run
+            .recoveries
+            .iter()
+            .map(|r| RolledBack {
+                crashed_at_ms: r.crashed_at_ms,
+                crashed_attempt: r.crashed_attempt,
+                restored_id: r.restored.id,
+                restored_barrier_at_ms: r.restored.barrier_at_ms,
+                caught_up_at_ms: r.caught_up_at_ms,
+            })
+            .collect(),
+    };
+    (sinks, tables)
 }
 
 /// Worst replay seen failure-free: a crash just before a checkpoint completes rewinds to the
@@ -345,140 +503,121 @@ fn measured_cycle(truth: &Sim) -> Option<(u64, u64)> {
     Some((spacing_ms.round() as u64, (mean_size * 60_000.0 / spacing_ms).round() as u64))
 }
 
-fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<WindowTotal>) -> Vec<CrashTableRow> {
-    let stamp = |ms| Stamp::new(config, ms);
+fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<WindowTotal>) -> Vec<CrashFact> {
     let restored = &recovery.restored;
     let micro_batch = config.mode == Mode::MicroBatch;
-    let (unit, planned, completed) =
-        if micro_batch { ("batch", "planned", "committed") } else { ("checkpoint", "barrier", "completed") };
     let mut rows = vec![
-        CrashTableRow {
-            at: stamp(restored.barrier_at_ms),
-            what: format!("{unit} {} {planned}: offsets total {}", restored.id, format_count(restored.offset)),
+        CrashFact {
+            at_ms: restored.barrier_at_ms,
             offset: Some(restored.offset),
+            kind: CrashFactKind::RestoredBarrier { checkpoint: restored.id, offset: restored.offset },
         },
-        CrashTableRow {
-            at: stamp(restored.completed_at_ms),
-            what: if restored.id == config.start_checkpoint_id {
-                format!("{unit} {} is the {completed} {unit} the scenario starts from", restored.id)
-            } else if micro_batch {
-                format!(
-                    "batch {} committed ({} offset log + {} processing + {} state store write)",
-                    restored.id,
-                    format_duration_ms(restored.sync_ms),
-                    format_duration_ms(restored.processing_ms),
-                    format_duration_ms(restored.upload_ms)
-                )
-            } else {
-                format!(
-                    "checkpoint {} completed ({} pause + {} upload)",
-                    restored.id,
-                    format_duration_ms(restored.sync_ms + restored.alignment_ms),
-                    format_duration_ms(restored.upload_ms)
-                )
-            },
+        CrashFact {
+            at_ms: restored.completed_at_ms,
             offset: Some(restored.offset),
+            kind: if restored.id == config.start_checkpoint_id {
+                CrashFactKind::StartingCheckpoint { checkpoint: restored.id }
+            } else if micro_batch {
+                CrashFactKind::BatchCommitted {
+                    batch: restored.id,
+                    offset_log_ms: restored.sync_ms,
+                    processing_ms: restored.processing_ms,
+                    state_store_ms: restored.upload_ms,
+                }
+            } else {
+                CrashFactKind::Completed {
+                    checkpoint: restored.id,
+                    pause_ms: restored.sync_ms + restored.alignment_ms,
+                    upload_ms: restored.upload_ms,
+                }
+            },
         },
     ];
     if let Some(total) = before {
-        rows.push(CrashTableRow {
-            at: total.emitted_at.clone(),
-            what: format!(
-                "running total of the {} window: {} (the last emission before the crash)",
-                total.window_start,
-                format_count(total.order_count)
-            ),
+        rows.push(CrashFact {
+            at_ms: total.emitted_at_ms,
             offset: None,
+            kind: CrashFactKind::LastWindowTotal {
+                window_start_ms: total.window_start_ms,
+                order_count: total.order_count,
+            },
         });
     }
     let replayed = recovery.crash_offset - restored.offset;
     let rerun = recovery.discarded_checkpoint.and_then(|id| run.offset_log.iter().find(|e| e.batch_id == id));
-    let mut crash_line = format!(
-        "crash at offset {}: {} events since {unit} {} to replay",
-        format_count(recovery.crash_offset),
-        format_count(replayed),
-        restored.id
-    );
-    match (recovery.discarded_checkpoint, rerun) {
-        (Some(id), Some(entry)) if micro_batch => crash_line.push_str(&format!(
-            "; batch {id} is in the offset log ({} to {}) without a commit entry, so it runs again",
-            format_count(entry.start_offset),
-            format_count(entry.end_offset)
-        )),
-        (Some(id), _) => crash_line.push_str(&format!("; checkpoint {id} was in flight and is discarded")),
-        (None, _) if micro_batch => {
-            crash_line.push_str(&format!("; batch {} is committed and no batch was running", restored.id))
+    let in_flight = match (recovery.discarded_checkpoint, rerun) {
+        (Some(id), Some(entry)) if micro_batch => {
+            InFlight::BatchRerun { batch: id, from: entry.start_offset, to: entry.end_offset }
         }
-        (None, _) => {}
-    }
-    rows.push(CrashTableRow {
-        at: stamp(recovery.crashed_at_ms),
-        what: crash_line,
+        (Some(id), _) => InFlight::DiscardedCheckpoint { checkpoint: id },
+        (None, _) if micro_batch => InFlight::NoBatchRunning { committed: restored.id },
+        (None, _) => InFlight::Nothing,
+    };
+    rows.push(CrashFact {
+        at_ms: recovery.crashed_at_ms,
         offset: Some(recovery.crash_offset),
+        kind: CrashFactKind::Crash {
+            offset: recovery.crash_offset,
+            replay_events: replayed,
+            restored: restored.id,
+            in_flight,
+        },
     });
-    rows.push(CrashTableRow {
-        at: stamp(recovery.detected_at_ms),
-        what: format!("failure detected after {}", format_duration_ms(config.detection_ms)),
+    rows.push(CrashFact {
+        at_ms: recovery.detected_at_ms,
         offset: None,
+        kind: CrashFactKind::Detected { after_ms: config.detection_ms },
     });
     if let Some(restored_at) = recovery.restored_at_ms {
-        let what = if micro_batch { "state store version of batch" } else { "checkpoint" };
-        rows.push(CrashTableRow {
-            at: stamp(restored_at),
-            what: format!(
-                "{what} {} restored ({} of state); rewound to {}, backlog {} events",
-                restored.id,
-                format_bytes(config.state_bytes as f64),
-                format_count(restored.offset),
-                format_count(recovery.backlog_at_restore_events.unwrap_or(0))
-            ),
+        rows.push(CrashFact {
+            at_ms: restored_at,
             offset: Some(restored.offset),
+            kind: CrashFactKind::Restored {
+                checkpoint: restored.id,
+                state_bytes: config.state_bytes,
+                offset: restored.offset,
+                backlog_events: recovery.backlog_at_restore_events.unwrap_or(0),
+            },
         });
     }
     if let Some(done) = recovery.replay_done_at_ms {
-        rows.push(CrashTableRow {
-            at: stamp(done),
-            what: format!("replay back at the crash offset {}", format_count(recovery.crash_offset)),
+        rows.push(CrashFact {
+            at_ms: done,
             offset: Some(recovery.crash_offset),
+            kind: CrashFactKind::ReplayDone { offset: recovery.crash_offset },
         });
     }
     if let Some(entry) = rerun.filter(|_| micro_batch) {
         let again = run.checkpoints.iter().find(|c| c.id == entry.batch_id && c.attempt > recovery.crashed_attempt);
         if let Some(again) = again {
-            rows.push(CrashTableRow {
-                at: stamp(again.completed_at_ms),
-                what: format!(
-                    "batch {} committed again with the same offsets ({} to {})",
-                    entry.batch_id,
-                    format_count(entry.start_offset),
-                    format_count(again.offset)
-                ),
+            rows.push(CrashFact {
+                at_ms: again.completed_at_ms,
                 offset: Some(again.offset),
+                kind: CrashFactKind::BatchCommittedAgain {
+                    batch: entry.batch_id,
+                    from: entry.start_offset,
+                    to: again.offset,
+                },
             });
         }
     }
     if let Some(caught_up) = recovery.caught_up_at_ms {
-        rows.push(CrashTableRow {
-            at: stamp(caught_up),
-            what: format!(
-                "caught up{}: {} from crash to catch-up",
-                if micro_batch { " (back on the trigger schedule)" } else { "" },
-                format_duration_ms(caught_up - recovery.crashed_at_ms)
-            ),
+        rows.push(CrashFact {
+            at_ms: caught_up,
             offset: Some(match run.checkpoints.iter().find(|c| micro_batch && c.completed_at_ms == caught_up) {
                 Some(batch) => batch.offset,
                 None => run.log().log_end_at(caught_up),
             }),
+            kind: CrashFactKind::CaughtUp { after_ms: caught_up - recovery.crashed_at_ms },
         });
     }
     rows
 }
 
-fn build(outcome: &Outcome) -> Report {
+fn build(outcome: &Outcome) -> Figures {
     let run = &outcome.run;
     let truth = outcome.truth();
     let config = &run.config;
-    let stamp = |ms| Stamp::new(config, ms);
     let model = steady_state(config, config.interval_ms);
     let recovery = run.recoveries.first();
     let (effective_interval_ms, store_write_bytes_per_min) =
@@ -488,72 +627,61 @@ fn build(outcome: &Outcome) -> Report {
             run.sinks.append_only.rows().iter().filter(|row| row.emitted_at_ms < r.crashed_at_ms).collect();
         let last = before.last()?;
         let window = last.window_start_ms;
-        let mut latest = std::collections::BTreeMap::new();
+        let mut latest = BTreeMap::new();
         for row in before.iter().filter(|row| row.window_start_ms == window) {
             latest.insert(row.product_id, row.order_count);
         }
         Some(WindowTotal {
-            window_start: ClockTime(window).to_string(),
+            window_start_ms: window,
             order_count: latest.values().map(|&c| u64::from(c)).sum(),
-            emitted_at: stamp(last.emitted_at_ms),
+            emitted_at_ms: last.emitted_at_ms,
         })
     });
     let mut warnings = Vec::new();
     if model.store_limited && config.mode == Mode::MicroBatch {
-        warnings.push(format!(
-            "A batch takes longer than the {} trigger interval (processing, the offset log and a {} state \
-             store write): batches run back to back, one every {}.",
-            format_duration_ms(config.interval_ms),
-            format_bytes(model.size_bytes as f64),
-            format_duration_ms(model.effective_interval_ms)
-        ));
+        warnings.push(Warning::BatchesBackToBack {
+            interval_ms: config.interval_ms,
+            state_store_write_bytes: model.size_bytes,
+            every_ms: model.effective_interval_ms,
+        });
     } else if model.store_limited {
-        warnings.push(format!(
-            "The store cannot absorb a {} checkpoint every {}: checkpoints run back to back, every {}.",
-            format_bytes(model.size_bytes as f64),
-            format_duration_ms(config.interval_ms),
-            format_duration_ms(model.effective_interval_ms)
-        ));
+        warnings.push(Warning::StoreCannotKeepUp {
+            checkpoint_bytes: model.size_bytes,
+            interval_ms: config.interval_ms,
+            every_ms: model.effective_interval_ms,
+        });
     }
     let caught_up_reason = recovery.and_then(|r| {
         if r.caught_up_at_ms.is_some() {
             None
         } else if r.interrupted {
-            Some("a later crash cut this recovery short".to_string())
+            Some(CaughtUpReason::Interrupted)
         } else if r.restored_at_ms.is_none() {
-            Some("the restore had not finished by the end of the horizon".to_string())
+            Some(CaughtUpReason::RestoreUnfinished)
         } else if config.mode == Mode::MicroBatch && model.store_limited {
-            Some(
-                "batches take longer than the trigger interval, so the job never gets back on its schedule".to_string(),
-            )
+            Some(CaughtUpReason::BatchesOutlastTrigger)
         } else if config.capacity_per_s <= config.rate_per_s {
-            Some("capacity is not above the input rate, so the backlog never shrinks".to_string())
+            Some(CaughtUpReason::CapacityNotAboveRate)
         } else {
-            Some("the backlog was not worked off by the end of the horizon".to_string())
+            Some(CaughtUpReason::BacklogRemains)
         }
     });
-    if let Some(reason) = &caught_up_reason {
-        warnings.push(format!("The job never catches up: {reason}."));
+    if let Some(reason) = caught_up_reason {
+        warnings.push(Warning::NeverCatchesUp(reason));
     }
     let lost_events: u64 = run.recoveries.iter().map(|r| r.lost_events).sum();
     if config.mode == Mode::MicroBatch && config.backpressure_ms > 0 {
-        warnings.push(
-            "Backpressure and barrier alignment do not apply in micro-batch mode: a batch reads all its input \
-             before it writes its output."
-                .to_string(),
-        );
+        warnings.push(Warning::BackpressureInMicroBatch);
     }
     if lost_events > 0 {
-        warnings.push(format!(
-            "Recovery rewound past the log's retention: {} events were lost.",
-            format_count(lost_events)
-        ));
+        warnings.push(Warning::EventsLost { events: lost_events });
     }
     let horizon = config.horizon_ms as f64;
-    Report {
-        restored_checkpoint: recovery.map(|r| CheckpointSummary::new(config, &r.restored)),
-        crash: recovery.map(|r| CrashSummary {
-            at: stamp(r.crashed_at_ms),
+    let (sinks, tables) = sink_figures(outcome);
+    Figures {
+        restored_checkpoint: recovery.map(|r| r.restored.clone()),
+        crash: recovery.map(|r| CrashFigures {
+            at_ms: r.crashed_at_ms,
             offset: r.crash_offset,
             offsets: r.crash_offsets.clone(),
             discarded_checkpoint: r.discarded_checkpoint,
@@ -562,19 +690,19 @@ fn build(outcome: &Outcome) -> Report {
         replayed_offsets: recovery.map(|r| OffsetRange { from: r.restored.offset, to: r.crash_offset }),
         interval_replay_events: config.rate_per_s * effective_interval_ms / 1000,
         worst_case_replay_events: worst_case_replay(truth).unwrap_or(model.worst_case_replay_events),
-        detected_at: recovery.map(|r| stamp(r.detected_at_ms)),
-        restored_at: recovery.and_then(|r| r.restored_at_ms.map(stamp)),
-        replay_done_at: recovery.and_then(|r| r.replay_done_at_ms.map(stamp)),
-        caught_up_at: recovery.and_then(|r| r.caught_up_at_ms.map(stamp)),
+        detected_at_ms: recovery.map(|r| r.detected_at_ms),
+        restored_at_ms: recovery.and_then(|r| r.restored_at_ms),
+        replay_done_at_ms: recovery.and_then(|r| r.replay_done_at_ms),
+        caught_up_at_ms: recovery.and_then(|r| r.caught_up_at_ms),
         caught_up_reason,
-        recovery_s: recovery.and_then(|r| r.caught_up_at_ms.map(|t| seconds(t - r.crashed_at_ms))),
-        downtime_s: recovery.map(|r| seconds(r.restore_done_at_ms - r.crashed_at_ms)),
-        phases: recovery.map(|r| RecoveryPhases {
-            detection_s: seconds(r.detected_at_ms - r.crashed_at_ms),
-            restart_s: seconds(r.restore_started_at_ms - r.detected_at_ms),
-            restore_s: seconds(r.restore_done_at_ms - r.restore_started_at_ms),
-            replay_s: r.replay_done_at_ms.map(|t| seconds(t - r.restore_done_at_ms)),
-            catch_up_s: r.caught_up_at_ms.zip(r.replay_done_at_ms).map(|(c, d)| seconds(c - d)),
+        recovery_ms: recovery.and_then(|r| r.caught_up_at_ms.map(|t| t - r.crashed_at_ms)),
+        downtime_ms: recovery.map(|r| r.restore_done_at_ms - r.crashed_at_ms),
+        phases: recovery.map(|r| PhaseDurations {
+            detection_ms: r.detected_at_ms - r.crashed_at_ms,
+            restart_ms: r.restore_started_at_ms - r.detected_at_ms,
+            restore_ms: r.restore_done_at_ms - r.restore_started_at_ms,
+            replay_ms: r.replay_done_at_ms.map(|t| t - r.restore_done_at_ms),
+            catch_up_ms: r.caught_up_at_ms.zip(r.replay_done_at_ms).map(|(c, d)| c - d),
         }),
         backlog_at_restore_events: recovery.and_then(|r| r.backlog_at_restore_events),
         lost_events,
@@ -584,57 +712,18 @@ fn build(outcome: &Outcome) -> Report {
         pause_overhead: (truth.paused_ms + truth.aligning_ms) as f64 / horizon,
         paused_ms: run.paused_ms,
         aligning_ms: run.aligning_ms,
-        checkpoints: run.checkpoints.iter().map(|c| CheckpointSummary::new(config, c)).collect(),
-        sinks: sink_figures(outcome),
+        checkpoints: run.checkpoints.clone(),
+        sinks,
         crash_table: recovery.map_or_else(Vec::new, |r| crash_table(config, run, r, &window_total_before_crash)),
         window_total_before_crash,
         steady_state: model,
+        tradeoff: tradeoff(config),
         series: run.series.clone(),
         timeline: run.timeline.clone(),
         offset_log: run.offset_log.clone(),
         warnings,
+        tables,
         config: config.clone(),
-    }
-}
-
-/// The headline figures: what the page shows in large type and what change events carry.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Summary {
-    pub replayed_events: u64,
-    pub interval_replay_events: u64,
-    pub worst_case_replay_events: u64,
-    pub recovery_s: Option<f64>,
-    pub store_write_bytes_per_min: u64,
-    pub pause_overhead: f64,
-    pub duplicate_rows: DuplicateRows,
-    pub warnings: Vec<String>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct DuplicateRows {
-    pub append_only: u64,
-    pub upsert: u64,
-    pub transactional: u64,
-    pub dedupe_view: u64,
-}
-
-impl Report {
-    pub fn summary(&self) -> Summary {
-        Summary {
-            replayed_events: self.replayed_events,
-            interval_replay_events: self.interval_replay_events,
-            worst_case_replay_events: self.worst_case_replay_events,
-            recovery_s: self.recovery_s,
-            store_write_bytes_per_min: self.store_write_bytes_per_min,
-            pause_overhead: self.pause_overhead,
-            duplicate_rows: DuplicateRows {
-                append_only: self.sinks.append_only.duplicate_rows,
-                upsert: self.sinks.upsert.duplicate_rows,
-                transactional: self.sinks.transactional.duplicate_rows,
-                dedupe_view: self.sinks.dedupe_view.duplicate_rows,
-            },
-            warnings: self.warnings.clone(),
-        }
     }
 }
 

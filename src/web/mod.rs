@@ -10,11 +10,12 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
 
-use crate::charts::{self, Theme, View};
+use crate::charts::{self, Chart, Focus, Theme, View};
 use crate::engine::clock::ClockTime;
 use crate::engine::config::FieldValue;
-use crate::engine::exercise::{Exercise, Response};
-use crate::engine::{self, Config, Outcome, Report, SinkDesign};
+use crate::engine::{self, Config, Outcome, SinkDesign};
+use crate::lesson::exercise::{Exercise, Response};
+use crate::lesson::{self, Report};
 
 #[wasm_bindgen(start)]
 pub fn start() {
@@ -178,7 +179,7 @@ pub fn reveal_exercise(exercise: JsValue) -> Result<JsValue, JsError> {
 #[wasm_bindgen]
 pub fn simulate(config: JsValue) -> Result<JsValue, JsError> {
     let config = config_from_js(&config)?;
-    let report = engine::simulate(&config).map_err(|e| JsError::new(&e.to_string()))?;
+    let report = lesson::simulate(&config).map_err(|e| JsError::new(&e.to_string()))?;
     to_js(&report)
 }
 
@@ -230,15 +231,20 @@ pub fn defaults() -> Result<JsValue, JsError> {
     to_js(&Config::default())
 }
 
-/// The charts a lab draws, by name.
-pub const CHARTS: [&str; 5] = ["replay", "latency", "tradeoff", "checkpoints", "sink-window"];
+/// A chart by its name on the page, or an Error listing the names.
+fn chart_named(name: &str) -> Result<Chart, JsError> {
+    Chart::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Chart::ALL.iter().map(|c| c.name()).collect();
+        JsError::new(&format!("chart: unknown chart {name:?}; the charts are {}", names.join(", ")))
+    })
+}
 
 #[derive(serde::Serialize)]
 struct Pinned<'a> {
     config: &'a crate::engine::Config,
     /// As the charts' legends name it: "barrier 30 s, 2 GB".
     label: String,
-    summary: crate::engine::report::Summary,
+    summary: crate::lesson::Summary,
 }
 
 /// One lab on a page: the last run, kept in wasm memory, and the charts drawn from it.
@@ -254,9 +260,8 @@ pub struct Lab {
     report: Option<Report>,
     /// Setting A of a comparison: the report pinned by `pin`, drawn under the current one.
     pinned: Option<Report>,
-    highlight: SinkDesign,
-    window_start_ms: Option<u64>,
-    product: u32,
+    /// The highlighted sink and the (window, product) the sink chart shows.
+    focus: Focus,
 }
 
 impl Default for Lab {
@@ -276,19 +281,17 @@ impl Lab {
             report_estimate_ms: 15.0,
             report: None,
             pinned: None,
-            highlight: SinkDesign::AppendOnly,
-            window_start_ms: None,
-            product: 0,
+            focus: Focus::default(),
         }
     }
 
     /// Chooses the sink to highlight and the (window, product) the sink chart shows; a window of
     /// `undefined` means the window the crash falls in (or the first one).
     pub fn select(&mut self, sink: &str, window_start_ms: Option<f64>, product: f64) -> Result<(), JsError> {
-        self.highlight = SinkDesign::from_name(sink).ok_or_else(|| {
+        self.focus.sink = SinkDesign::from_name(sink).ok_or_else(|| {
             JsError::new(&format!("sink: must be append-only, upsert, transactional or dedupe-view (got {sink:?})"))
         })?;
-        self.window_start_ms = match window_start_ms {
+        self.focus.window_start_ms = match window_start_ms {
             None => None,
             Some(w) if w.is_finite() && w >= 0.0 && w.fract() == 0.0 && w < 86_400_000.0 => Some(w as u64),
             Some(w) => {
@@ -298,17 +301,8 @@ impl Lab {
         if !(product.is_finite() && product >= 0.0 && product.fract() == 0.0 && product <= 100_000.0) {
             return Err(JsError::new(&format!("product: must be a whole number from 0 (got {product})")));
         }
-        self.product = product as u32;
+        self.focus.product = product as u32;
         Ok(())
-    }
-
-    /// The window the sink chart shows: the chosen one, else the one the crash falls in.
-    fn window(&self, report: &Report) -> u64 {
-        self.window_start_ms.unwrap_or_else(|| {
-            let config = &report.config;
-            let at = config.crash_at_ms.unwrap_or(config.start_time_ms);
-            at / config.window_ms * config.window_ms
-        })
     }
 
     /// Runs `config`; returns the headline figures. On error the previous run stays in place.
@@ -320,8 +314,8 @@ impl Lab {
     }
 
     /// Builds the finished run's report and keeps both as the lab's current run.
-    fn keep(&mut self, outcome: Outcome) -> crate::engine::report::Summary {
-        let report = outcome.report();
+    fn keep(&mut self, outcome: Outcome) -> crate::lesson::Summary {
+        let report = lesson::report(outcome.figures());
         let summary = report.summary();
         self.outcome = Some(outcome);
         self.report = Some(report);
@@ -384,7 +378,7 @@ impl Lab {
         to_js(self.current()?)
     }
 
-    /// Draws `chart` (one of [`CHARTS`]) on `canvas` at its backing size; `scale` is devicePixelRatio.
+    /// Draws `chart` (a [`Chart`] name) on `canvas` at its backing size; `scale` is devicePixelRatio.
     pub fn draw(
         &self,
         chart: &str,
@@ -394,49 +388,20 @@ impl Lab {
         cursor_s: Option<f64>,
     ) -> Result<(), JsError> {
         let report = self.current()?;
+        let named = chart_named(chart)?;
         let backend = canvas::MeasuredCanvas::new(canvas).ok_or_else(|| JsError::new("canvas has no 2d context"))?;
         let area = backend.into_drawing_area();
         let scale = if scale.is_finite() && scale > 0.0 { scale.min(4.0) } else { 1.0 };
         let compact = View::is_narrow(area.dim_in_pixel().0, scale);
         let view = View { theme: if dark { Theme::Dark } else { Theme::Light }, scale, cursor_s, compact };
-        let drawn = match chart {
-            "replay" => charts::replay::draw(&area, report, self.pinned.as_ref(), &view),
-            "latency" => charts::latency::draw(&area, report, self.highlight, self.pinned.as_ref(), &view),
-            "tradeoff" => charts::tradeoff::draw(&area, &report.config, self.pinned.as_ref().map(|a| &a.config), &view),
-            "checkpoints" => charts::checkpoints::draw(&area, report, &view),
-            "sink-window" => {
-                let outcome = self.outcome.as_ref().ok_or_else(|| JsError::new("run a scenario first"))?;
-                charts::sink_window::draw(&area, outcome, self.window(report), self.product, &view)
-            }
-            other => {
-                return Err(JsError::new(&format!(
-                    "chart: unknown chart {other:?}; the charts are {}",
-                    CHARTS.join(", ")
-                )))
-            }
-        };
+        let drawn = charts::draw(named, &area, report, self.pinned.as_ref(), &self.focus, &view);
         drawn.map_err(|e| JsError::new(&format!("drawing {chart} failed: {e}")))
     }
 
     /// A chart's text alternative: { summary, columns, rows }.
     pub fn text_alternative(&self, chart: &str) -> Result<JsValue, JsError> {
         let report = self.current()?;
-        let alternative = match chart {
-            "replay" => charts::replay::text_alternative(report),
-            "latency" => charts::latency::text_alternative(report),
-            "tradeoff" => charts::tradeoff::text_alternative(&report.config),
-            "checkpoints" => charts::checkpoints::text_alternative(report),
-            "sink-window" => {
-                let outcome = self.outcome.as_ref().ok_or_else(|| JsError::new("run a scenario first"))?;
-                charts::sink_window::text_alternative(outcome, self.window(report), self.product)
-            }
-            other => {
-                return Err(JsError::new(&format!(
-                    "chart: unknown chart {other:?}; the charts are {}",
-                    CHARTS.join(", ")
-                )))
-            }
-        };
+        let alternative = charts::text_alternative(chart_named(chart)?, report, &self.focus);
         to_js(&alternative)
     }
 
@@ -466,7 +431,7 @@ impl Lab {
 
     /// The last run's settings as Flink configuration and Spark code: { flink, spark }.
     pub fn export(&self) -> Result<JsValue, JsError> {
-        to_js(&crate::engine::export::export(&self.current()?.config, self.highlight))
+        to_js(&crate::lesson::export::export(&self.current()?.config, self.focus.sink))
     }
 
     /// The headline figures of the last run.
@@ -481,14 +446,13 @@ impl Lab {
 
     /// What a reader of `sink` sees at the end of the run, for one window: rows as plain objects.
     pub fn sink_rows(&self, sink: &str) -> Result<JsValue, JsError> {
-        let outcome = self.outcome.as_ref().ok_or_else(|| JsError::new("run a scenario first"))?;
+        let report = self.current()?;
         let design = SinkDesign::from_name(sink).ok_or_else(|| {
             JsError::new(&format!("sink: must be append-only, upsert, transactional or dedupe-view (got {sink:?})"))
         })?;
-        let window = self.window(self.current()?);
-        let rows: Vec<SinkRow> = outcome
-            .run
-            .sinks
+        let window = self.focus.window(report);
+        let rows: Vec<SinkRow> = report
+            .tables
             .read(design)
             .iter()
             .filter(|r| r.window_start_ms == window)
@@ -507,7 +471,7 @@ impl Lab {
 struct Progress {
     done: bool,
     progress: f64,
-    summary: Option<crate::engine::report::Summary>,
+    summary: Option<crate::lesson::Summary>,
 }
 
 #[derive(Serialize)]

@@ -5,8 +5,8 @@
 
 use serde::Serialize;
 
-use super::config::{Alignment, Config, Mode, Snapshots};
-use super::sinks::SinkDesign;
+use crate::engine::config::{Alignment, Config, Mode, Snapshots};
+use crate::engine::sinks::SinkDesign;
 
 /// Both exports of one configuration.
 #[derive(Clone, Debug, PartialEq, Serialize)]

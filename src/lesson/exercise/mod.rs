@@ -1,5 +1,5 @@
 //! Exercises: predict a number, choose an answer, or set the sliders so that a condition holds.
-//! An exercise is data (JSON); its check is an expression over the engine's report and the
+//! An exercise is data (JSON); its check is an expression over the report and the
 //! settings, so every verdict comes from a simulation, never from a stored answer.
 
 pub mod expr;
@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::fmt;
 
-use super::config::{Config, FieldValue};
-use super::units::format_count;
+use crate::engine::config::{Config, FieldValue};
+use crate::engine::units::format_count;
 
 /// Every field of an exercise, and those it must have.
 pub const FIELDS: [&str; 14] = [

@@ -1,0 +1,200 @@
+//! The run in words: the lines of "a crash, second by second", the warnings, why a recovery
+//! never caught up and each sink's delivery guarantee, each made from one of the engine's typed
+//! facts. Nothing here computes a figure; it only says what the figures mean.
+
+use crate::engine::config::Mode;
+use crate::engine::report::{CaughtUpReason, CrashFactKind, InFlight, Warning};
+use crate::engine::sinks::SinkDesign;
+use crate::engine::units::{format_bytes, format_count, format_duration_ms};
+
+/// A sink design's delivery guarantee, as the report states it.
+pub fn guarantee(design: SinkDesign) -> &'static str {
+    match design {
+        SinkDesign::AppendOnly => "at least once: replayed emissions are stored again",
+        SinkDesign::Upsert => "effectively once per key: the latest write wins, values can step back",
+        SinkDesign::Transactional => "exactly once: output is visible only when its checkpoint commits",
+        SinkDesign::DedupeView => "effectively once per key at read time: the newest emitted_at wins",
+    }
+}
+
+/// Why a recovery did not catch up within the horizon.
+pub fn caught_up_reason(reason: CaughtUpReason) -> &'static str {
+    match reason {
+        CaughtUpReason::Interrupted => "a later crash cut this recovery short",
+        CaughtUpReason::RestoreUnfinished => "the restore had not finished by the end of the horizon",
+        CaughtUpReason::BatchesOutlastTrigger => {
+            "batches take longer than the trigger interval, so the job never gets back on its schedule"
+        }
+        CaughtUpReason::CapacityNotAboveRate => "capacity is not above the input rate, so the backlog never shrinks",
+        CaughtUpReason::BacklogRemains => "the backlog was not worked off by the end of the horizon",
+    }
+}
+
+/// A warning about a pathological setting, as one sentence.
+pub fn warning(warning: &Warning) -> String {
+    match *warning {
+        Warning::BatchesBackToBack { interval_ms, state_store_write_bytes, every_ms } => format!(
+            "A batch takes longer than the {} trigger interval (processing, the offset log and a {} state \
+             store write): batches run back to back, one every {}.",
+            format_duration_ms(interval_ms),
+            format_bytes(state_store_write_bytes as f64),
+            format_duration_ms(every_ms)
+        ),
+        Warning::StoreCannotKeepUp { checkpoint_bytes, interval_ms, every_ms } => format!(
+            "The store cannot absorb a {} checkpoint every {}: checkpoints run back to back, every {}.",
+            format_bytes(checkpoint_bytes as f64),
+            format_duration_ms(interval_ms),
+            format_duration_ms(every_ms)
+        ),
+        Warning::NeverCatchesUp(reason) => format!("The job never catches up: {}.", caught_up_reason(reason)),
+        Warning::BackpressureInMicroBatch => "Backpressure and barrier alignment do not apply in micro-batch mode: \
+                                              a batch reads all its input before it writes its output."
+            .to_string(),
+        Warning::EventsLost { events } => {
+            format!("Recovery rewound past the log's retention: {} events were lost.", format_count(events))
+        }
+    }
+}
+
+/// One line of "a crash, second by second". In micro-batch mode the restored checkpoint is a
+/// committed batch, planned rather than reached by a barrier.
+pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
+    let micro_batch = mode == Mode::MicroBatch;
+    let (unit, planned, completed) =
+        if micro_batch { ("batch", "planned", "committed") } else { ("checkpoint", "barrier", "completed") };
+    match *fact {
+        CrashFactKind::RestoredBarrier { checkpoint, offset } => {
+            format!("{unit} {checkpoint} {planned}: offsets total {}", format_count(offset))
+        }
+        CrashFactKind::StartingCheckpoint { checkpoint } => {
+            format!("{unit} {checkpoint} is the {completed} {unit} the scenario starts from")
+        }
+        CrashFactKind::Completed { checkpoint, pause_ms, upload_ms } => format!(
+            "checkpoint {checkpoint} completed ({} pause + {} upload)",
+            format_duration_ms(pause_ms),
+            format_duration_ms(upload_ms)
+        ),
+        CrashFactKind::BatchCommitted { batch, offset_log_ms, processing_ms, state_store_ms } => format!(
+            "batch {batch} committed ({} offset log + {} processing + {} state store write)",
+            format_duration_ms(offset_log_ms),
+            format_duration_ms(processing_ms),
+            format_duration_ms(state_store_ms)
+        ),
+        CrashFactKind::LastWindowTotal { window_start_ms, order_count } => format!(
+            "running total of the {} window: {} (the last emission before the crash)",
+            crate::engine::clock::ClockTime(window_start_ms),
+            format_count(order_count)
+        ),
+        CrashFactKind::Crash { offset, replay_events, restored, in_flight } => {
+            let then = match in_flight {
+                InFlight::Nothing => String::new(),
+                InFlight::DiscardedCheckpoint { checkpoint } => {
+                    format!("; checkpoint {checkpoint} was in flight and is discarded")
+                }
+                InFlight::BatchRerun { batch, from, to } => format!(
+                    "; batch {batch} is in the offset log ({} to {}) without a commit entry, so it runs again",
+                    format_count(from),
+                    format_count(to)
+                ),
+                InFlight::NoBatchRunning { committed } => {
+                    format!("; batch {committed} is committed and no batch was running")
+                }
+            };
+            format!(
+                "crash at offset {}: {} events since {unit} {restored} to replay{then}",
+                format_count(offset),
+                format_count(replay_events)
+            )
+        }
+        CrashFactKind::Detected { after_ms } => format!("failure detected after {}", format_duration_ms(after_ms)),
+        CrashFactKind::Restored { checkpoint, state_bytes, offset, backlog_events } => format!(
+            "{} {checkpoint} restored ({} of state); rewound to {}, backlog {} events",
+            if micro_batch { "state store version of batch" } else { "checkpoint" },
+            format_bytes(state_bytes as f64),
+            format_count(offset),
+            format_count(backlog_events)
+        ),
+        CrashFactKind::ReplayDone { offset } => format!("replay back at the crash offset {}", format_count(offset)),
+        CrashFactKind::BatchCommittedAgain { batch, from, to } => format!(
+            "batch {batch} committed again with the same offsets ({} to {})",
+            format_count(from),
+            format_count(to)
+        ),
+        CrashFactKind::CaughtUp { after_ms } => format!(
+            "caught up{}: {} from crash to catch-up",
+            if micro_batch { " (back on the trigger schedule)" } else { "" },
+            format_duration_ms(after_ms)
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::{self, Config, Mode};
+
+    /// The lesson's worked example, line for line as the README prints it.
+    #[test]
+    fn the_default_crash_table_reads_as_the_lesson_tells_it() {
+        let report = crate::lesson::simulate(&Config::default()).unwrap();
+        let lines: Vec<(&str, &str)> = report.crash_table.iter().map(|r| (r.at.at.as_str(), r.what.as_str())).collect();
+        assert_eq!(
+            lines,
+            [
+                ("10:00:30", "checkpoint 42 barrier: offsets total 1,060,000"),
+                ("10:00:32.100", "checkpoint 42 completed (100 ms pause + 2 s upload)"),
+                ("10:00:44", "running total of the 10:00:00 window: 88,000 (the last emission before the crash)"),
+                ("10:00:45", "crash at offset 1,090,000: 30,000 events since checkpoint 42 to replay"),
+                ("10:00:55", "failure detected after 10 s"),
+                ("10:01:05", "checkpoint 42 restored (2 GB of state); rewound to 1,060,000, backlog 70,000 events"),
+                ("10:01:12.500", "replay back at the crash offset 1,090,000"),
+                ("10:01:40.200", "caught up: 55.2 s from crash to catch-up"),
+            ]
+        );
+        assert!(report.warnings.is_empty() && report.caught_up_reason.is_none());
+    }
+
+    #[test]
+    fn a_crash_during_a_checkpoint_and_a_batch_rerun_are_told() {
+        let during = Config { crash_at_ms: Some(36_031_000), ..Config::default() };
+        let report = crate::lesson::simulate(&during).unwrap();
+        assert!(report.crash_table.iter().any(|r| r.what
+            == "crash at offset 1,062,000: 62,000 events since checkpoint 41 to replay; checkpoint 42 was in flight \
+                and is discarded"));
+        let batch = Config { mode: Mode::MicroBatch, crash_at_ms: Some(36_046_000), ..Config::default() };
+        let report = crate::lesson::simulate(&batch).unwrap();
+        let what: Vec<&str> = report.crash_table.iter().map(|r| r.what.as_str()).collect();
+        assert!(what.iter().any(|w| w.contains("without a commit entry, so it runs again")), "{what:#?}");
+        assert!(what.iter().any(|w| w.starts_with("caught up (back on the trigger schedule): ")), "{what:#?}");
+        assert!(what.iter().any(|w| w.contains("committed again with the same offsets")), "{what:#?}");
+    }
+
+    #[test]
+    fn warnings_and_the_caught_up_reason_are_sentences() {
+        let slow = Config { capacity_per_s: 2_000, ..Config::default() };
+        let report = crate::lesson::simulate(&slow).unwrap();
+        let reason = "capacity is not above the input rate, so the backlog never shrinks";
+        assert_eq!(report.caught_up_reason.as_deref(), Some(reason));
+        assert!(report.warnings.contains(&format!("The job never catches up: {reason}.")));
+        let store = Config { store_write_bytes_per_s: 50_000_000, interval_ms: 5_000, ..Config::default() };
+        let report = engine::simulate(&store).unwrap();
+        assert_eq!(
+            report.warnings[0],
+            "The store cannot absorb a 2 GB checkpoint every 5 s: checkpoints run back to back, every 40.1 s."
+        );
+    }
+
+    /// The engine's outcome types hold numbers: no text field, no sentence built with `format!`.
+    #[test]
+    fn the_engine_outcome_holds_no_words() {
+        for (file, source) in [
+            ("engine/report.rs", include_str!("../engine/report.rs")),
+            ("engine/model.rs", include_str!("../engine/model.rs")),
+        ] {
+            let code: String =
+                source.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+            for word in ["String", "&'static str", "format!("] {
+                assert!(!code.contains(word), "{file} holds {word:?}: its figures should be numbers");
+            }
+        }
+    }
+}

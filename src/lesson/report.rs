@@ -1,0 +1,316 @@
+//! The report: one serde structure with everything the command line prints, the page draws and
+//! the exercises check, built from the engine's figures. Every time is given twice: as clock text
+//! ("10:00:32.100") and as seconds since the scenario start (`..._s`). Field by field
+//! documentation is in the README. The fields marked `serde(skip)` are not part of the JSON:
+//! they are what the charts read beyond it.
+
+use serde::Serialize;
+
+use super::narration;
+use crate::engine::checkpoint::CompletedCheckpoint;
+use crate::engine::clock::{seconds, ClockTime};
+use crate::engine::config::Config;
+use crate::engine::model::{SteadyState, Tradeoff};
+use crate::engine::report::{self as figures, Figures, OffsetRange, SinkTables};
+use crate::engine::sim::{OffsetLogEntry, Sample, TimelineEntry};
+use crate::engine::sinks::SinkDesign;
+
+/// A clock time: text plus seconds since the scenario start.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Stamp {
+    pub at: String,
+    pub s: f64,
+}
+
+impl Stamp {
+    pub fn new(config: &Config, at_ms: u64) -> Stamp {
+        Stamp { at: ClockTime(at_ms).to_string(), s: seconds(at_ms.saturating_sub(config.start_time_ms)) }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CheckpointSummary {
+    pub id: u64,
+    pub barrier_at: Stamp,
+    pub completed_at: Stamp,
+    /// Sum of partition offsets the checkpoint restores to.
+    pub offset: u64,
+    pub offsets: Vec<u64>,
+    pub size_bytes: u64,
+    pub in_flight_bytes: u64,
+    pub duration_ms: u64,
+    pub alignment_ms: u64,
+    pub sync_ms: u64,
+    pub processing_ms: u64,
+    pub upload_ms: u64,
+    pub attempt: u32,
+}
+
+impl CheckpointSummary {
+    fn new(config: &Config, c: &CompletedCheckpoint) -> Self {
+        CheckpointSummary {
+            id: c.id,
+            barrier_at: Stamp::new(config, c.barrier_at_ms),
+            completed_at: Stamp::new(config, c.completed_at_ms),
+            offset: c.offset,
+            offsets: c.offsets.clone(),
+            size_bytes: c.size_bytes,
+            in_flight_bytes: c.in_flight_bytes,
+            duration_ms: c.duration_ms,
+            alignment_ms: c.alignment_ms,
+            sync_ms: c.sync_ms,
+            processing_ms: c.processing_ms,
+            upload_ms: c.upload_ms,
+            attempt: c.attempt,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CrashSummary {
+    pub at: Stamp,
+    /// The readers' total position at the crash.
+    pub offset: u64,
+    pub offsets: Vec<u64>,
+    /// The checkpoint in flight at the crash, discarded.
+    pub discarded_checkpoint: Option<u64>,
+}
+
+/// Duration of each recovery phase, in seconds.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RecoveryPhases {
+    pub detection_s: f64,
+    pub restart_s: f64,
+    pub restore_s: f64,
+    /// Restore until the readers are back at the crash offset.
+    pub replay_s: Option<f64>,
+    /// From there until the backlog is gone.
+    pub catch_up_s: Option<f64>,
+}
+
+/// What one sink design stores and what its readers see.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SinkFigures {
+    pub design: SinkDesign,
+    pub guarantee: &'static str,
+    /// Rows stored (for the view: rows the query returns).
+    pub rows: u64,
+    /// Rows repeating an earlier row's (product_id, window_start, order_count).
+    pub duplicate_rows: u64,
+    /// Distinct (product_id, window_start) keys among the rows: rows == keys means one row per key.
+    pub keys: u64,
+    /// Writes that replaced a key's running total with a smaller one (upsert).
+    pub regressions: u64,
+    /// Rows written but aborted with their transaction (transactional).
+    pub aborted_rows: u64,
+    /// Longest time with nothing fresher to read.
+    pub silent_ms: u64,
+    /// Worst staleness: now minus the newest event time a reader can see.
+    pub staleness_max_ms: u64,
+    /// Whether a reader at the end of the run sees what a failure-free run shows.
+    pub matches_failure_free: bool,
+}
+
+impl SinkFigures {
+    fn new(f: &figures::SinkFigures) -> Self {
+        SinkFigures {
+            design: f.design,
+            guarantee: narration::guarantee(f.design),
+            rows: f.rows,
+            duplicate_rows: f.duplicate_rows,
+            keys: f.keys,
+            regressions: f.regressions,
+            aborted_rows: f.aborted_rows,
+            silent_ms: f.silent_ms,
+            staleness_max_ms: f.staleness_max_ms,
+            matches_failure_free: f.matches_failure_free,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SinkReport {
+    pub append_only: SinkFigures,
+    pub upsert: SinkFigures,
+    pub transactional: SinkFigures,
+    pub dedupe_view: SinkFigures,
+}
+
+/// The running total of the crashing window, as the last emission before the crash showed it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WindowTotal {
+    pub window_start: String,
+    pub order_count: u64,
+    pub emitted_at: Stamp,
+}
+
+/// One line of "a crash, second by second".
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CrashTableRow {
+    pub at: Stamp,
+    pub what: String,
+    pub offset: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    pub config: Config,
+    pub restored_checkpoint: Option<CheckpointSummary>,
+    pub crash: Option<CrashSummary>,
+    pub replayed_events: u64,
+    pub replayed_offsets: Option<OffsetRange>,
+    /// Rate x effective interval: what a crash just before the next barrier replays.
+    pub interval_replay_events: u64,
+    /// Also counting the checkpoint's own duration: a crash just before the next one completes.
+    pub worst_case_replay_events: u64,
+    pub detected_at: Option<Stamp>,
+    pub restored_at: Option<Stamp>,
+    pub replay_done_at: Option<Stamp>,
+    pub caught_up_at: Option<Stamp>,
+    /// Why `caught_up_at` is null, when it is.
+    pub caught_up_reason: Option<String>,
+    /// Crash to caught up, in seconds.
+    pub recovery_s: Option<f64>,
+    /// Crash to restored (the job processes nothing).
+    pub downtime_s: Option<f64>,
+    pub phases: Option<RecoveryPhases>,
+    pub backlog_at_restore_events: Option<u64>,
+    /// Events lost because recovery rewound past the log's retention.
+    pub lost_events: u64,
+    pub effective_interval_ms: u64,
+    pub store_limited: bool,
+    pub store_write_bytes_per_min: u64,
+    /// Share of time paused for sync or stalled aligning, failure-free.
+    pub pause_overhead: f64,
+    pub paused_ms: u64,
+    pub aligning_ms: u64,
+    pub checkpoints: Vec<CheckpointSummary>,
+    pub sinks: SinkReport,
+    pub window_total_before_crash: Option<WindowTotal>,
+    pub crash_table: Vec<CrashTableRow>,
+    pub steady_state: SteadyState,
+    pub series: Vec<Sample>,
+    pub timeline: Vec<TimelineEntry>,
+    /// Micro-batch mode: every offset-log entry, in order (empty in barrier mode).
+    pub offset_log: Vec<OffsetLogEntry>,
+    pub warnings: Vec<String>,
+    /// The steady state across intervals, for the trade-off chart (not in the JSON).
+    #[serde(skip)]
+    pub tradeoff: Tradeoff,
+    /// The sinks' rows at the end of the run, for the sink-window chart and row listings (not in
+    /// the JSON).
+    #[serde(skip)]
+    pub tables: SinkTables,
+}
+
+/// The report of a run: the engine's figures, with times as stamps and facts as sentences.
+pub fn report(figures: Figures) -> Report {
+    let config = &figures.config;
+    let stamp = |ms| Stamp::new(config, ms);
+    let sinks = &figures.sinks;
+    Report {
+        restored_checkpoint: figures.restored_checkpoint.as_ref().map(|c| CheckpointSummary::new(config, c)),
+        crash: figures.crash.as_ref().map(|c| CrashSummary {
+            at: stamp(c.at_ms),
+            offset: c.offset,
+            offsets: c.offsets.clone(),
+            discarded_checkpoint: c.discarded_checkpoint,
+        }),
+        replayed_events: figures.replayed_events,
+        replayed_offsets: figures.replayed_offsets.clone(),
+        interval_replay_events: figures.interval_replay_events,
+        worst_case_replay_events: figures.worst_case_replay_events,
+        detected_at: figures.detected_at_ms.map(stamp),
+        restored_at: figures.restored_at_ms.map(stamp),
+        replay_done_at: figures.replay_done_at_ms.map(stamp),
+        caught_up_at: figures.caught_up_at_ms.map(stamp),
+        caught_up_reason: figures.caught_up_reason.map(|r| narration::caught_up_reason(r).to_string()),
+        recovery_s: figures.recovery_ms.map(seconds),
+        downtime_s: figures.downtime_ms.map(seconds),
+        phases: figures.phases.as_ref().map(|p| RecoveryPhases {
+            detection_s: seconds(p.detection_ms),
+            restart_s: seconds(p.restart_ms),
+            restore_s: seconds(p.restore_ms),
+            replay_s: p.replay_ms.map(seconds),
+            catch_up_s: p.catch_up_ms.map(seconds),
+        }),
+        backlog_at_restore_events: figures.backlog_at_restore_events,
+        lost_events: figures.lost_events,
+        effective_interval_ms: figures.effective_interval_ms,
+        store_limited: figures.store_limited,
+        store_write_bytes_per_min: figures.store_write_bytes_per_min,
+        pause_overhead: figures.pause_overhead,
+        paused_ms: figures.paused_ms,
+        aligning_ms: figures.aligning_ms,
+        checkpoints: figures.checkpoints.iter().map(|c| CheckpointSummary::new(config, c)).collect(),
+        sinks: SinkReport {
+            append_only: SinkFigures::new(&sinks.append_only),
+            upsert: SinkFigures::new(&sinks.upsert),
+            transactional: SinkFigures::new(&sinks.transactional),
+            dedupe_view: SinkFigures::new(&sinks.dedupe_view),
+        },
+        window_total_before_crash: figures.window_total_before_crash.as_ref().map(|t| WindowTotal {
+            window_start: ClockTime(t.window_start_ms).to_string(),
+            order_count: t.order_count,
+            emitted_at: stamp(t.emitted_at_ms),
+        }),
+        crash_table: figures
+            .crash_table
+            .iter()
+            .map(|fact| CrashTableRow {
+                at: stamp(fact.at_ms),
+                what: narration::crash_fact(config.mode, &fact.kind),
+                offset: fact.offset,
+            })
+            .collect(),
+        warnings: figures.warnings.iter().map(narration::warning).collect(),
+        steady_state: figures.steady_state,
+        tradeoff: figures.tradeoff,
+        series: figures.series,
+        timeline: figures.timeline,
+        offset_log: figures.offset_log,
+        tables: figures.tables,
+        config: figures.config,
+    }
+}
+
+/// The headline figures: what the page shows in large type and what change events carry.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    pub replayed_events: u64,
+    pub interval_replay_events: u64,
+    pub worst_case_replay_events: u64,
+    pub recovery_s: Option<f64>,
+    pub store_write_bytes_per_min: u64,
+    pub pause_overhead: f64,
+    pub duplicate_rows: DuplicateRows,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DuplicateRows {
+    pub append_only: u64,
+    pub upsert: u64,
+    pub transactional: u64,
+    pub dedupe_view: u64,
+}
+
+impl Report {
+    pub fn summary(&self) -> Summary {
+        Summary {
+            replayed_events: self.replayed_events,
+            interval_replay_events: self.interval_replay_events,
+            worst_case_replay_events: self.worst_case_replay_events,
+            recovery_s: self.recovery_s,
+            store_write_bytes_per_min: self.store_write_bytes_per_min,
+            pause_overhead: self.pause_overhead,
+            duplicate_rows: DuplicateRows {
+                append_only: self.sinks.append_only.duplicate_rows,
+                upsert: self.sinks.upsert.duplicate_rows,
+                transactional: self.sinks.transactional.duplicate_rows,
+                dedupe_view: self.sinks.dedupe_view.duplicate_rows,
+            },
+            warnings: self.warnings.clone(),
+        }
+    }
+}
