@@ -412,7 +412,7 @@ pub fn main() -> ExitCode {
         Action::Table => print_table(&outcome.report()),
         Action::Rows(design) => {
             let mut out = std::io::stdout().lock();
-            let rows = outcome.run.sinks.read(design);
+            let rows = outcome.run.sinks().read(design);
             // A closed pipe (`| head`) ends the listing quietly.
             let _ = std::iter::once(CSV_HEADER.to_string())
                 .chain(rows.iter().map(|row| row.csv()))

@@ -45,7 +45,7 @@ pub fn data(outcome: &Outcome, window_start_ms: u64, product: u32) -> SinkWindow
     let start = run.config.start_time_ms;
     let secs = |ms: u64| (ms.saturating_sub(start)) as f64 / 1000.0;
     let key = |r: &&Row| r.window_start_ms == window_start_ms && r.product_id == product;
-    let rows: Vec<&Row> = run.sinks.append_only.rows().iter().filter(key).collect();
+    let rows: Vec<&Row> = run.sinks().append_only.rows().iter().filter(key).collect();
     let orphans: Vec<(u32, u64, u32)> = rows.iter().filter(|r| outcome.is_orphan(r)).map(|r| r.content()).collect();
     let appended = rows
         .iter()
@@ -61,10 +61,10 @@ pub fn data(outcome: &Outcome, window_start_ms: u64, product: u32) -> SinkWindow
         })
         .collect();
     let upsert = rows.iter().map(|r| (secs(r.emitted_at_ms), r.order_count)).collect();
-    let committed = run.sinks.transactional.committed_rows();
+    let committed = run.sinks().transactional.committed_rows();
     let mut transactional = Vec::new();
     let mut seen = 0;
-    for &(_, at, upto) in run.sinks.transactional.commits() {
+    for &(_, at, upto) in run.sinks().transactional.commits() {
         if let Some(latest) = committed[seen..upto].iter().rfind(key) {
             transactional.push((secs(at), latest.order_count));
         }
@@ -83,7 +83,7 @@ pub fn x_range(outcome: &Outcome, window_start_ms: u64) -> (f64, f64) {
     let window_end = window_start_ms + config.window_ms;
     if let Some(r) = outcome.run.recoveries.first() {
         if (window_start_ms..window_end).contains(&r.crashed_at_ms) {
-            let from = secs(r.restored.barrier_at_ms) - 10.0;
+            let from = secs(r.restored.started_at_ms()) - 10.0;
             let to = r.caught_up_at_ms.map_or(end_s, |t| secs(t) + 15.0);
             return (from.max(0.0), to.min(end_s));
         }

@@ -2,15 +2,19 @@
 //! exercises check. Every time is given twice: as clock text ("10:00:32.100") and as seconds since
 //! the scenario start (`..._s`). Field by field documentation is in the README.
 
+mod timeline;
+
 use serde::Serialize;
 
-use super::checkpoint::CompletedCheckpoint;
 use super::clock::{seconds, ClockTime};
 use super::config::{Config, Mode};
 use super::model::{steady_state, SteadyState};
-use super::sim::{OffsetLogEntry, Recovery, Sample, Sim, TimelineEntry};
+use super::protocol::{OffsetLogEntry, RestorePoint};
+use super::sim::{Recovery, Sim};
 use super::sinks::{dedupe_view, duplicate_rows, duplicates_and_keys, Row, SinkDesign};
 use super::units::{format_bytes, format_count, format_duration_ms};
+
+pub use timeline::{series, timeline, Sample, SinkStaleness, TimelineEntry, TimelineKind};
 
 /// A clock time: text plus seconds since the scenario start.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -44,21 +48,40 @@ pub struct CheckpointSummary {
 }
 
 impl CheckpointSummary {
-    fn new(config: &Config, c: &CompletedCheckpoint) -> Self {
-        CheckpointSummary {
-            id: c.id,
-            barrier_at: Stamp::new(config, c.barrier_at_ms),
-            completed_at: Stamp::new(config, c.completed_at_ms),
-            offset: c.offset,
-            offsets: c.offsets.clone(),
-            size_bytes: c.size_bytes,
-            in_flight_bytes: c.in_flight_bytes,
-            duration_ms: c.duration_ms,
-            alignment_ms: c.alignment_ms,
-            sync_ms: c.sync_ms,
-            processing_ms: c.processing_ms,
-            upload_ms: c.upload_ms,
-            attempt: c.attempt,
+    /// A completed checkpoint, or a committed batch in the same terms: planned at its "barrier",
+    /// the offset-log write as its sync, the state store write as its upload.
+    fn new(config: &Config, point: &RestorePoint) -> Self {
+        match point {
+            RestorePoint::Checkpoint(c) => CheckpointSummary {
+                id: c.id,
+                barrier_at: Stamp::new(config, c.barrier_at_ms),
+                completed_at: Stamp::new(config, c.completed_at_ms),
+                offset: c.offset,
+                offsets: c.offsets.clone(),
+                size_bytes: c.size_bytes,
+                in_flight_bytes: c.in_flight_bytes,
+                duration_ms: c.duration_ms,
+                alignment_ms: c.alignment_ms,
+                sync_ms: c.sync_ms,
+                processing_ms: 0,
+                upload_ms: c.upload_ms,
+                attempt: c.attempt,
+            },
+            RestorePoint::Batch(b) => CheckpointSummary {
+                id: b.batch_id,
+                barrier_at: Stamp::new(config, b.planned_at_ms),
+                completed_at: Stamp::new(config, b.committed_at_ms),
+                offset: b.end_offset,
+                offsets: b.end_offsets.clone(),
+                size_bytes: b.state_store_bytes,
+                in_flight_bytes: 0,
+                duration_ms: b.committed_at_ms - b.planned_at_ms,
+                alignment_ms: 0,
+                sync_ms: b.offset_log_write_ms,
+                processing_ms: b.processing_ms,
+                upload_ms: b.state_store_write_ms,
+                attempt: b.attempt,
+            },
         }
     }
 }
@@ -205,7 +228,7 @@ impl Outcome {
             let crash_at = self.run.recoveries.first().map_or(0, |r| r.crashed_at_ms);
             truth.log().log_end_at(crash_at) - truth.config.start_offset
         });
-        self.run.processed_events + self.failure_free.as_ref().map_or(0, |t| t.processed_events) - shared
+        self.run.processed_events() + self.failure_free.as_ref().map_or(0, |t| t.processed_events()) - shared
     }
 }
 
@@ -246,10 +269,10 @@ fn freshness(start_ms: u64, end_ms: u64, visible: impl Iterator<Item = (u64, u64
 fn sink_figures(outcome: &Outcome) -> SinkReport {
     let (run, truth) = (&outcome.run, outcome.truth());
     let (start, end) = (run.config.start_time_ms, run.config.end_ms());
-    let appended = run.sinks.append_only.rows();
+    let appended = run.sinks().append_only.rows();
     let immediate = freshness(start, end, appended.iter().map(|r| (r.emitted_at_ms, r.boundary_ms)));
-    let committed = run.sinks.transactional.committed_rows();
-    let commits = run.sinks.transactional.commits();
+    let committed = run.sinks().transactional.committed_rows();
+    let commits = run.sinks().transactional.commits();
     let mut commit_visibility = Vec::new();
     let mut seen = 0;
     for &(_, at, upto) in commits {
@@ -261,7 +284,7 @@ fn sink_figures(outcome: &Outcome) -> SinkReport {
     let delayed = freshness(start, end, commit_visibility.into_iter());
     let newest_committed = committed.iter().map(|r| r.boundary_ms).max().unwrap_or(start);
     let truth_prefix: Vec<Row> =
-        truth.sinks.append_only.rows().iter().filter(|r| r.boundary_ms <= newest_committed).copied().collect();
+        truth.sinks().append_only.rows().iter().filter(|r| r.boundary_ms <= newest_committed).copied().collect();
 
     // Micro-batch: a restart moves where batches are cut, so the running totals in between differ;
     // a table matches when it holds no duplicate and the same newest total per key.
@@ -275,9 +298,9 @@ fn sink_figures(outcome: &Outcome) -> SinkReport {
             same_rows(a, b)
         }
     };
-    let truth_committed = if micro_batch { truth.sinks.transactional.committed_rows() } else { &truth_prefix };
-    let upsert_rows = run.sinks.read(SinkDesign::Upsert);
-    let view_rows = run.sinks.read(SinkDesign::DedupeView);
+    let truth_committed = if micro_batch { truth.sinks().transactional.committed_rows() } else { &truth_prefix };
+    let upsert_rows = run.sinks().read(SinkDesign::Upsert);
+    let view_rows = run.sinks().read(SinkDesign::DedupeView);
     let figures = |design: SinkDesign, rows: &[Row], fresh: (u64, u64), matches: bool| {
         let (duplicate_rows, keys) = duplicates_and_keys(rows);
         SinkFigures {
@@ -291,8 +314,12 @@ fn sink_figures(outcome: &Outcome) -> SinkReport {
             rows: rows.len() as u64,
             duplicate_rows,
             keys,
-            regressions: if design == SinkDesign::Upsert { run.sinks.upsert.regressions() } else { 0 },
-            aborted_rows: if design == SinkDesign::Transactional { run.sinks.transactional.aborted_rows() } else { 0 },
+            regressions: if design == SinkDesign::Upsert { run.sinks().upsert.regressions() } else { 0 },
+            aborted_rows: if design == SinkDesign::Transactional {
+                run.sinks().transactional.aborted_rows()
+            } else {
+                0
+            },
             silent_ms: fresh.0,
             staleness_max_ms: fresh.1,
             matches_failure_free: matches,
@@ -303,20 +330,20 @@ fn sink_figures(outcome: &Outcome) -> SinkReport {
             SinkDesign::AppendOnly,
             appended,
             immediate,
-            same(appended, truth.sinks.append_only.rows()),
+            same(appended, truth.sinks().append_only.rows()),
         ),
         upsert: figures(
             SinkDesign::Upsert,
             &upsert_rows,
             immediate,
-            same_rows(&upsert_rows, &truth.sinks.read(SinkDesign::Upsert)),
+            same_rows(&upsert_rows, &truth.sinks().read(SinkDesign::Upsert)),
         ),
         transactional: figures(SinkDesign::Transactional, committed, delayed, same(committed, truth_committed)),
         dedupe_view: figures(
             SinkDesign::DedupeView,
             &view_rows,
             immediate,
-            same_rows(&view_rows, &truth.sinks.read(SinkDesign::DedupeView)),
+            same_rows(&view_rows, &truth.sinks().read(SinkDesign::DedupeView)),
         ),
     }
 }
@@ -325,23 +352,23 @@ fn sink_figures(outcome: &Outcome) -> SinkReport {
 /// previous one, replaying everything read up to that completion.
 fn worst_case_replay(truth: &Sim) -> Option<u64> {
     truth
-        .checkpoints
+        .restore_points
         .windows(2)
-        .filter(|pair| pair[0].attempt == pair[1].attempt)
-        .map(|pair| pair[1].position_at_completion - pair[0].offset)
+        .filter(|pair| pair[0].attempt() == pair[1].attempt())
+        .map(|pair| pair[1].position_at_completion() - pair[0].offset())
         .max()
 }
 
 /// Effective interval and store write load measured on the failure-free run.
 fn measured_cycle(truth: &Sim) -> Option<(u64, u64)> {
-    let taken = &truth.checkpoints[1..];
+    let taken = &truth.restore_points[1..];
     if taken.is_empty() {
         return None;
     }
-    let first_barrier = truth.checkpoints[0].barrier_at_ms;
-    let last_barrier = taken.last().expect("non-empty").barrier_at_ms;
+    let first_barrier = truth.restore_points[0].started_at_ms();
+    let last_barrier = taken.last().expect("non-empty").started_at_ms();
     let spacing_ms = (last_barrier - first_barrier) as f64 / taken.len() as f64;
-    let mean_size = taken.iter().map(|c| c.size_bytes as f64).sum::<f64>() / taken.len() as f64;
+    let mean_size = taken.iter().map(|c| c.size_bytes() as f64).sum::<f64>() / taken.len() as f64;
     Some((spacing_ms.round() as u64, (mean_size * 60_000.0 / spacing_ms).round() as u64))
 }
 
@@ -353,31 +380,31 @@ fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<
         if micro_batch { ("batch", "planned", "committed") } else { ("checkpoint", "barrier", "completed") };
     let mut rows = vec![
         CrashTableRow {
-            at: stamp(restored.barrier_at_ms),
-            what: format!("{unit} {} {planned}: offsets total {}", restored.id, format_count(restored.offset)),
-            offset: Some(restored.offset),
+            at: stamp(restored.started_at_ms()),
+            what: format!("{unit} {} {planned}: offsets total {}", restored.id(), format_count(restored.offset())),
+            offset: Some(restored.offset()),
         },
         CrashTableRow {
-            at: stamp(restored.completed_at_ms),
-            what: if restored.id == config.start_checkpoint_id {
-                format!("{unit} {} is the {completed} {unit} the scenario starts from", restored.id)
-            } else if micro_batch {
-                format!(
+            at: stamp(restored.completed_at_ms()),
+            what: match restored {
+                _ if restored.id() == config.start_checkpoint_id => {
+                    format!("{unit} {} is the {completed} {unit} the scenario starts from", restored.id())
+                }
+                RestorePoint::Batch(b) => format!(
                     "batch {} committed ({} offset log + {} processing + {} state store write)",
-                    restored.id,
-                    format_duration_ms(restored.sync_ms),
-                    format_duration_ms(restored.processing_ms),
-                    format_duration_ms(restored.upload_ms)
-                )
-            } else {
-                format!(
+                    b.batch_id,
+                    format_duration_ms(b.offset_log_write_ms),
+                    format_duration_ms(b.processing_ms),
+                    format_duration_ms(b.state_store_write_ms)
+                ),
+                RestorePoint::Checkpoint(c) => format!(
                     "checkpoint {} completed ({} pause + {} upload)",
-                    restored.id,
-                    format_duration_ms(restored.sync_ms + restored.alignment_ms),
-                    format_duration_ms(restored.upload_ms)
-                )
+                    c.id,
+                    format_duration_ms(c.sync_ms + c.alignment_ms),
+                    format_duration_ms(c.upload_ms)
+                ),
             },
-            offset: Some(restored.offset),
+            offset: Some(restored.offset()),
         },
     ];
     if let Some(total) = before {
@@ -391,13 +418,13 @@ fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<
             offset: None,
         });
     }
-    let replayed = recovery.crash_offset - restored.offset;
-    let rerun = recovery.discarded_checkpoint.and_then(|id| run.offset_log.iter().find(|e| e.batch_id == id));
+    let replayed = recovery.crash_offset - restored.offset();
+    let rerun = recovery.discarded_checkpoint.and_then(|id| run.offset_log().iter().find(|e| e.batch_id == id));
     let mut crash_line = format!(
         "crash at offset {}: {} events since {unit} {} to replay",
         format_count(recovery.crash_offset),
         format_count(replayed),
-        restored.id
+        restored.id()
     );
     match (recovery.discarded_checkpoint, rerun) {
         (Some(id), Some(entry)) if micro_batch => crash_line.push_str(&format!(
@@ -407,7 +434,7 @@ fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<
         )),
         (Some(id), _) => crash_line.push_str(&format!("; checkpoint {id} was in flight and is discarded")),
         (None, _) if micro_batch => {
-            crash_line.push_str(&format!("; batch {} is committed and no batch was running", restored.id))
+            crash_line.push_str(&format!("; batch {} is committed and no batch was running", restored.id()))
         }
         (None, _) => {}
     }
@@ -427,12 +454,12 @@ fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<
             at: stamp(restored_at),
             what: format!(
                 "{what} {} restored ({} of state); rewound to {}, backlog {} events",
-                restored.id,
+                restored.id(),
                 format_bytes(config.state_bytes as f64),
-                format_count(restored.offset),
+                format_count(restored.offset()),
                 format_count(recovery.backlog_at_restore_events.unwrap_or(0))
             ),
-            offset: Some(restored.offset),
+            offset: Some(restored.offset()),
         });
     }
     if let Some(done) = recovery.replay_done_at_ms {
@@ -443,17 +470,21 @@ fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<
         });
     }
     if let Some(entry) = rerun.filter(|_| micro_batch) {
-        let again = run.checkpoints.iter().find(|c| c.id == entry.batch_id && c.attempt > recovery.crashed_attempt);
+        let again = run
+            .restore_points
+            .iter()
+            .filter_map(RestorePoint::as_batch)
+            .find(|b| b.batch_id == entry.batch_id && b.attempt > recovery.crashed_attempt);
         if let Some(again) = again {
             rows.push(CrashTableRow {
-                at: stamp(again.completed_at_ms),
+                at: stamp(again.committed_at_ms),
                 what: format!(
                     "batch {} committed again with the same offsets ({} to {})",
                     entry.batch_id,
                     format_count(entry.start_offset),
-                    format_count(again.offset)
+                    format_count(again.end_offset)
                 ),
-                offset: Some(again.offset),
+                offset: Some(again.end_offset),
             });
         }
     }
@@ -465,8 +496,8 @@ fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<
                 if micro_batch { " (back on the trigger schedule)" } else { "" },
                 format_duration_ms(caught_up - recovery.crashed_at_ms)
             ),
-            offset: Some(match run.checkpoints.iter().find(|c| micro_batch && c.completed_at_ms == caught_up) {
-                Some(batch) => batch.offset,
+            offset: Some(match run.restore_points.iter().find(|c| micro_batch && c.completed_at_ms() == caught_up) {
+                Some(batch) => batch.offset(),
                 None => run.log().log_end_at(caught_up),
             }),
         });
@@ -485,7 +516,7 @@ fn build(outcome: &Outcome) -> Report {
         measured_cycle(truth).unwrap_or((model.effective_interval_ms, model.store_write_bytes_per_min));
     let window_total_before_crash = recovery.and_then(|r| {
         let before: Vec<&Row> =
-            run.sinks.append_only.rows().iter().filter(|row| row.emitted_at_ms < r.crashed_at_ms).collect();
+            run.sinks().append_only.rows().iter().filter(|row| row.emitted_at_ms < r.crashed_at_ms).collect();
         let last = before.last()?;
         let window = last.window_start_ms;
         let mut latest = std::collections::BTreeMap::new();
@@ -558,8 +589,8 @@ fn build(outcome: &Outcome) -> Report {
             offsets: r.crash_offsets.clone(),
             discarded_checkpoint: r.discarded_checkpoint,
         }),
-        replayed_events: recovery.map_or(0, |r| r.crash_offset - r.restored.offset),
-        replayed_offsets: recovery.map(|r| OffsetRange { from: r.restored.offset, to: r.crash_offset }),
+        replayed_events: recovery.map_or(0, |r| r.crash_offset - r.restored.offset()),
+        replayed_offsets: recovery.map(|r| OffsetRange { from: r.restored.offset(), to: r.crash_offset }),
         interval_replay_events: config.rate_per_s * effective_interval_ms / 1000,
         worst_case_replay_events: worst_case_replay(truth).unwrap_or(model.worst_case_replay_events),
         detected_at: recovery.map(|r| stamp(r.detected_at_ms)),
@@ -581,17 +612,17 @@ fn build(outcome: &Outcome) -> Report {
         effective_interval_ms,
         store_limited: model.store_limited,
         store_write_bytes_per_min,
-        pause_overhead: (truth.paused_ms + truth.aligning_ms) as f64 / horizon,
-        paused_ms: run.paused_ms,
-        aligning_ms: run.aligning_ms,
-        checkpoints: run.checkpoints.iter().map(|c| CheckpointSummary::new(config, c)).collect(),
+        pause_overhead: (truth.paused_ms() + truth.aligning_ms()) as f64 / horizon,
+        paused_ms: run.paused_ms(),
+        aligning_ms: run.aligning_ms(),
+        checkpoints: run.restore_points.iter().map(|c| CheckpointSummary::new(config, c)).collect(),
         sinks: sink_figures(outcome),
         crash_table: recovery.map_or_else(Vec::new, |r| crash_table(config, run, r, &window_total_before_crash)),
         window_total_before_crash,
         steady_state: model,
-        series: run.series.clone(),
-        timeline: run.timeline.clone(),
-        offset_log: run.offset_log.clone(),
+        series: series(&run.trace, config.start_time_ms),
+        timeline: timeline(&run.trace, config.start_time_ms),
+        offset_log: run.offset_log().to_vec(),
         warnings,
         config: config.clone(),
     }
@@ -642,6 +673,6 @@ impl Outcome {
     /// Whether `row` was written by an attempt that later crashed, after the checkpoint that
     /// attempt's recovery restored: its effect was rolled back and the replay writes it again.
     pub fn is_orphan(&self, row: &Row) -> bool {
-        self.run.recoveries.iter().any(|r| r.crashed_attempt == row.attempt && row.epoch > r.restored.id)
+        self.run.recoveries.iter().any(|r| r.crashed_attempt == row.attempt && row.epoch > r.restored.id())
     }
 }

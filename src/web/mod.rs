@@ -404,7 +404,7 @@ impl Lab {
         let window = self.window(self.current()?);
         let rows: Vec<SinkRow> = outcome
             .run
-            .sinks
+            .sinks()
             .read(design)
             .iter()
             .filter(|r| r.window_start_ms == window)
