@@ -156,11 +156,6 @@ impl Sim {
         self.job.processed_events
     }
 
-    /// Offsets per partition the operator has processed (behind the readers on a slow channel).
-    pub fn processed_offsets(&self) -> &[u64] {
-        &self.job.processed_offsets
-    }
-
     /// The readers' total position (sum of partition offsets consumed).
     pub fn position(&self) -> u64 {
         self.job.position()
@@ -168,11 +163,6 @@ impl Sim {
 
     pub fn is_running(&self) -> bool {
         matches!(self.phase, JobPhase::Running)
-    }
-
-    /// True while running with no backlog.
-    pub fn is_caught_up(&self) -> bool {
-        self.is_running() && self.job.caught_up
     }
 
     /// True once every recovery has either caught up or been cut short by a later crash.
@@ -375,7 +365,11 @@ impl Sim {
         let now = self.now_ms;
         let discarded = self.protocol.crash(now);
         if let Some(id) = discarded {
-            self.trace.push(now, Event::CheckpointDiscarded { checkpoint_id: id });
+            let event = match self.protocol {
+                Protocol::Barrier(_) => Event::CheckpointDiscarded { checkpoint_id: id },
+                Protocol::MicroBatch(_) => Event::BatchDiscarded { batch_id: id },
+            };
+            self.trace.push(now, event);
         }
         if let Some(previous) = self.recoveries.last_mut() {
             if previous.caught_up_at_ms.is_none() {

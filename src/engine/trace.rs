@@ -19,7 +19,7 @@ pub enum Event {
     UploadStarted { checkpoint_id: u64, size_bytes: u64, completes_at_ms: u64 },
     /// Every ack is in and the upload is done: the checkpoint is restorable.
     CheckpointCompleted { checkpoint_id: u64, offset: u64 },
-    /// A crash discarded the checkpoint (or the batch) in flight.
+    /// A crash discarded the checkpoint in flight.
     CheckpointDiscarded { checkpoint_id: u64 },
     /// Micro-batch mode: the batch's end offsets are durable in the offset log.
     BatchPlanned { batch_id: u64, end_offset: u64 },
@@ -29,6 +29,8 @@ pub enum Event {
     BatchOutput { batch_id: u64, end_offset: u64, rows: u64 },
     /// Micro-batch mode: the state store version and the commit-log entry are written.
     BatchCommitted { batch_id: u64, end_offset: u64 },
+    /// Micro-batch mode: a crash cut short a batch whose offset-log entry was written; it runs again.
+    BatchDiscarded { batch_id: u64 },
     /// The window operator emitted the running totals of the keys changed up to `boundary_ms`.
     Emitted { boundary_ms: u64, rows: u64 },
     /// The job crashed with its readers at `offset`. Detection and the restore's start follow at

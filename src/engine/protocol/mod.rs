@@ -94,13 +94,6 @@ impl RestorePoint {
         }
     }
 
-    pub fn as_checkpoint(&self) -> Option<&CompletedCheckpoint> {
-        match self {
-            RestorePoint::Checkpoint(c) => Some(c),
-            RestorePoint::Batch(_) => None,
-        }
-    }
-
     pub fn as_batch(&self) -> Option<&CommittedBatch> {
         match self {
             RestorePoint::Checkpoint(_) => None,

@@ -94,8 +94,8 @@ pub fn timeline(trace: &Trace, start_ms: u64) -> Vec<TimelineEntry> {
             Event::CheckpointCompleted { checkpoint_id, offset } => {
                 out.push(entry(at, TimelineKind::CheckpointCompleted, Some(checkpoint_id), Some(offset)))
             }
-            Event::CheckpointDiscarded { checkpoint_id } => {
-                out.push(entry(at, TimelineKind::CheckpointDiscarded, Some(checkpoint_id), None))
+            Event::CheckpointDiscarded { checkpoint_id: id } | Event::BatchDiscarded { batch_id: id } => {
+                out.push(entry(at, TimelineKind::CheckpointDiscarded, Some(id), None))
             }
             Event::BatchPlanned { batch_id, end_offset } => {
                 out.push(entry(at, TimelineKind::BatchPlanned, Some(batch_id), Some(end_offset)))
