@@ -213,42 +213,38 @@ impl Job {
     /// Emits every emit boundary the watermark (and the clock) has passed into all sinks, the rows
     /// belonging to `epoch`: one trace event per boundary that changed keys.
     pub fn emit(&mut self, now_ms: u64, watermark_log_number: u64, epoch: u64, trace: &mut Trace) {
-        let mut emissions = Vec::new();
-        self.state.emit_ready(watermark_log_number, now_ms, &self.log, &self.shape, |e| emissions.push(e));
+        let attempt = self.attempt;
+        let mut rows = Vec::new();
+        self.state.emit_ready(watermark_log_number, now_ms, &self.log, &self.shape, |e| {
+            rows.push(row(e, now_ms, attempt, epoch))
+        });
         let passed = self.state.windows.next_boundary_ms - self.shape.emit_every_ms;
         self.newest_emitted_boundary_ms = self.newest_emitted_boundary_ms.max(passed.min(now_ms));
-        for per_boundary in emissions.chunk_by(|a, b| a.boundary_ms == b.boundary_ms) {
+        if rows.is_empty() {
+            return;
+        }
+        for per_boundary in rows.chunk_by(|a, b| a.boundary_ms == b.boundary_ms) {
             let (boundary_ms, rows) = (per_boundary[0].boundary_ms, per_boundary.len() as u64);
             trace.push(now_ms, Event::Emitted { boundary_ms, rows });
         }
-        self.write(now_ms, epoch, emissions);
+        for row in rows {
+            self.sinks.write(row);
+        }
     }
 
     /// A micro-batch's output: every changed key's total up to `boundary_ms`, written to all sinks
     /// as batch `batch_id`'s rows and pre-committed in its transaction. Returns the rows written.
     pub fn write_batch_output(&mut self, now_ms: u64, boundary_ms: u64, batch_id: u64) -> u64 {
-        let mut emissions = Vec::new();
-        self.state.emit_batch(boundary_ms, &self.shape, |e| emissions.push(e));
-        let rows = emissions.len() as u64;
-        self.write(now_ms, batch_id, emissions);
+        let attempt = self.attempt;
+        let mut rows = Vec::new();
+        self.state.emit_batch(boundary_ms, &self.shape, |e| rows.push(row(e, now_ms, attempt, batch_id)));
+        let n = rows.len() as u64;
+        for row in rows {
+            self.sinks.write(row);
+        }
         self.sinks.transactional.pre_commit(batch_id);
         self.newest_emitted_boundary_ms = self.newest_emitted_boundary_ms.max(boundary_ms);
-        rows
-    }
-
-    /// Writes the emissions to every sink as rows of this attempt and `epoch`.
-    fn write(&mut self, now_ms: u64, epoch: u64, emissions: Vec<Emission>) {
-        for e in emissions {
-            self.sinks.write(Row {
-                product_id: e.product_id,
-                window_start_ms: e.window_start_ms,
-                order_count: e.order_count,
-                emitted_at_ms: now_ms,
-                boundary_ms: e.boundary_ms,
-                attempt: self.attempt,
-                epoch,
-            });
-        }
+        n
     }
 
     /// The snapshot of the state now, resuming from `offsets`.
@@ -327,5 +323,19 @@ impl Job {
             transactional: now_ms.saturating_sub(self.newest_committed_boundary_ms),
             dedupe_view: fresh,
         }
+    }
+}
+
+/// The sink row of an emission written at `now_ms` by job attempt `attempt`, in epoch `epoch`.
+#[inline]
+fn row(e: Emission, now_ms: u64, attempt: u32, epoch: u64) -> Row {
+    Row {
+        product_id: e.product_id,
+        window_start_ms: e.window_start_ms,
+        order_count: e.order_count,
+        emitted_at_ms: now_ms,
+        boundary_ms: e.boundary_ms,
+        attempt,
+        epoch,
     }
 }

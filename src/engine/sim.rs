@@ -231,7 +231,9 @@ impl Sim {
             self.crash();
         }
         // 2. Recovery: detection, the restart delay, the restore.
-        self.recover();
+        if !self.is_running() {
+            self.recover();
+        }
         // 3. The protocol's due work: stages that end now, a trigger; what becomes restorable commits.
         if self.is_running() {
             self.protocol_due();
@@ -305,6 +307,9 @@ impl Sim {
 
     /// Runs the protocol's work due now, one stage at a time, committing what it completes.
     fn protocol_due(&mut self) {
+        if !self.protocol.may_be_due(self.now_ms) {
+            return;
+        }
         loop {
             let ctx = Ctx {
                 now_ms: self.now_ms,
@@ -456,6 +461,11 @@ impl Sim {
         let position = self.job.position();
         let phase = self.phase_now();
         let state = &self.job.state;
+        if self.trace.samples.len() == self.trace.samples.capacity() {
+            // One sample a second to the end of the horizon: grow once, not by doubling.
+            let to_end_s = self.config.end_ms().saturating_sub(now) / 1000 + 1;
+            self.trace.samples.reserve(to_end_s as usize);
+        }
         self.trace.samples.push(WorldSample {
             at_ms: now,
             phase,

@@ -184,6 +184,15 @@ impl Protocol {
         }
     }
 
+    /// False when nothing can be due at `now_ms` (a quick test for the common instant).
+    #[inline]
+    pub fn may_be_due(&self, now_ms: u64) -> bool {
+        match self {
+            Protocol::Barrier(b) => b.pending.is_some() || now_ms >= b.next_trigger_ms,
+            Protocol::MicroBatch(_) => true,
+        }
+    }
+
     /// The protocol's work at the current instant, one stage at a time.
     pub(crate) fn on_due(&mut self, ctx: Ctx<'_>) -> Due {
         match self {
