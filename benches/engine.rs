@@ -43,7 +43,8 @@ fn benches(c: &mut Criterion) {
     // Dragging the crash-time slider: the failure-free run of the previous setting is reused.
     let previous = engine::run(&Config::default()).unwrap();
     let moved = Config { crash_at_ms: Some(36_197_000), ..Config::default() };
-    group.throughput(Throughput::Elements(engine::run_reusing(&moved, Some(&previous)).unwrap().run.processed_events));
+    group
+        .throughput(Throughput::Elements(engine::run_reusing(&moved, Some(&previous)).unwrap().run.processed_events()));
     group.bench_function("crash at 10:03:17, reusing the failure-free run", |b| {
         b.iter(|| engine::run_reusing(black_box(&moved), Some(&previous)).unwrap())
     });

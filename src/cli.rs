@@ -257,7 +257,7 @@ fn output(outcome: &engine::Outcome, action: &Action) -> String {
             out
         }
         Action::Rows(design, format) => {
-            let rows = outcome.run.sinks.read(*design);
+            let rows = outcome.run.sinks().read(*design);
             match format {
                 Format::Csv => std::iter::once(CSV_HEADER.to_string())
                     .chain(rows.iter().map(|row| row.csv()))

@@ -35,7 +35,7 @@ fn running_total_of_the_ten_oclock_window_at_10_00_44() {
     let outcome = engine::run(&Config::default()).unwrap();
     let total: u64 = outcome
         .run
-        .sinks
+        .sinks()
         .read(SinkDesign::AppendOnly)
         .iter()
         .filter(|r| r.window_start_ms == at("10:00:00") && r.emitted_at_ms <= at("10:00:44"))
@@ -132,7 +132,7 @@ fn the_four_sinks_after_the_crash() {
     let window = at("10:00:00");
     // Append-only: the orphans written between checkpoint 42's barrier and the crash stay beside
     // the rows the replay writes for the same keys.
-    let appended = run.sinks.read(SinkDesign::AppendOnly);
+    let appended = run.sinks().read(SinkDesign::AppendOnly);
     let orphans: Vec<_> = appended.iter().filter(|r| r.attempt == 1 && r.epoch > 42).collect();
     assert!(!orphans.is_empty());
     for orphan in &orphans {
@@ -148,14 +148,14 @@ fn the_four_sinks_after_the_crash() {
     assert_eq!(report.sinks.append_only.duplicate_rows, orphans.len() as u64);
     assert!(!report.sinks.append_only.matches_failure_free);
     // Upsert: one row per key; the replay made values step back before they moved on.
-    let upsert = run.sinks.read(SinkDesign::Upsert);
+    let upsert = run.sinks().read(SinkDesign::Upsert);
     let mut keys: Vec<_> = upsert.iter().map(|r| (r.product_id, r.window_start_ms)).collect();
     keys.dedup();
     assert_eq!(keys.len(), upsert.len());
     assert!(report.sinks.upsert.regressions > 0);
     assert!(report.sinks.upsert.matches_failure_free);
     // Transactional: nothing written after checkpoint 42 by the crashed attempt was committed.
-    let committed = run.sinks.read(SinkDesign::Transactional);
+    let committed = run.sinks().read(SinkDesign::Transactional);
     assert!(committed.iter().all(|r| r.attempt == 2 || r.epoch <= 42));
     assert!(report.sinks.transactional.aborted_rows >= orphans.len() as u64);
     assert_eq!(report.sinks.transactional.duplicate_rows, 0);
@@ -163,7 +163,7 @@ fn the_four_sinks_after_the_crash() {
     // Transactional readers wait for commits: their worst staleness exceeds interval + duration.
     assert!(report.sinks.transactional.staleness_max_ms > 32_100);
     // The dedupe view returns exactly what the upsert sink holds.
-    let view = run.sinks.read(SinkDesign::DedupeView);
+    let view = run.sinks().read(SinkDesign::DedupeView);
     assert_eq!(common::contents(&view), common::contents(&upsert));
     assert!(report.sinks.dedupe_view.matches_failure_free);
 }

@@ -26,8 +26,8 @@ fn another_seed_gives_other_events_but_the_same_lesson_figures() {
     let outcome_a = engine::run(&Config::default()).unwrap();
     let outcome_b = engine::run(&Config { seed: 99, ..Config::default() }).unwrap();
     assert_ne!(
-        outcome_a.run.sinks.read(engine::SinkDesign::Upsert),
-        outcome_b.run.sinks.read(engine::SinkDesign::Upsert),
+        outcome_a.run.sinks().read(engine::SinkDesign::Upsert),
+        outcome_b.run.sinks().read(engine::SinkDesign::Upsert),
         "a different seed gives different products"
     );
 }

@@ -5,8 +5,9 @@
 
 mod common;
 
-use checkpoint_lab::engine::sim::TimelineKind;
+use checkpoint_lab::engine::protocol::{CommittedBatch, RestorePoint};
 use checkpoint_lab::engine::sinks::{dedupe_view, duplicate_rows, SinkDesign};
+use checkpoint_lab::engine::trace::Event;
 use checkpoint_lab::engine::{simulate, Config, Mode, Sim, Snapshots};
 use common::{at, contents, extra_rows, run_past_recovery};
 
@@ -15,8 +16,16 @@ fn micro_batch() -> Config {
 }
 
 /// The committed batch `id` of the attempt after the crash, if any.
-fn committed_again(sim: &Sim, id: u64) -> Option<&checkpoint_lab::engine::checkpoint::CompletedCheckpoint> {
-    sim.checkpoints.iter().find(|c| c.id == id && c.attempt == 2)
+fn committed_again(sim: &Sim, id: u64) -> Option<&CommittedBatch> {
+    sim.restore_points.iter().filter_map(RestorePoint::as_batch).find(|b| b.batch_id == id && b.attempt == 2)
+}
+
+/// Whether the run's trace holds a re-run of a batch (of batch `id`, if given).
+fn reran(sim: &Sim, id: Option<u64>) -> bool {
+    sim.trace
+        .events
+        .iter()
+        .any(|e| matches!(e.event, Event::BatchRerun { batch_id, .. } if id.is_none_or(|id| id == batch_id)))
 }
 
 #[test]
@@ -26,22 +35,22 @@ fn the_default_trigger_plans_commits_and_reruns_batch_42() {
     let config = Config { crash_at_ms: Some(at("10:00:46")), ..micro_batch() };
     let outcome = checkpoint_lab::engine::run(&config).unwrap();
     let run = &outcome.run;
-    let entry = run.offset_log.iter().find(|e| e.batch_id == 42).expect("batch 42 was planned");
+    let entry = run.offset_log().iter().find(|e| e.batch_id == 42).expect("batch 42 was planned");
     assert_eq!((entry.planned_at_ms, entry.written_at_ms), (at("10:00:30"), at("10:00:30.100")));
     assert_eq!((entry.start_offset, entry.end_offset), (1_000_000, 1_060_000));
-    assert_eq!(run.offset_log.iter().filter(|e| e.batch_id == 42).count(), 1, "the entry is written once");
+    assert_eq!(run.offset_log().iter().filter(|e| e.batch_id == 42).count(), 1, "the entry is written once");
     let recovery = &run.recoveries[0];
-    assert_eq!(recovery.restored.id, 41);
+    assert_eq!(recovery.restored.id(), 41);
     assert_eq!(recovery.discarded_checkpoint, Some(42));
     // 60,000 events at 4,000 events/s: processed by 10:00:45.100, so all of them are read again.
     assert_eq!(recovery.crash_offset, 1_060_000);
     let rerun = committed_again(run, 42).expect("batch 42 runs again and commits");
-    assert_eq!(rerun.offsets, entry.end_offsets, "the re-run reads exactly the logged offsets");
-    assert_eq!(rerun.barrier_at_ms, entry.planned_at_ms, "the re-run keeps the batch time");
-    assert!(run.timeline.iter().any(|e| e.kind == TimelineKind::BatchRerun && e.checkpoint == Some(42)));
+    assert_eq!(rerun.end_offsets, entry.end_offsets, "the re-run reads exactly the logged offsets");
+    assert_eq!(rerun.planned_at_ms, entry.planned_at_ms, "the re-run keeps the batch time");
+    assert!(reran(run, Some(42)));
     // Its output went to the sinks twice: the append-only table holds each row of batch 42 twice.
     let report = outcome.report();
-    let orphans = run.sinks.append_only.rows().iter().filter(|r| outcome.is_orphan(r)).count() as u64;
+    let orphans = run.sinks().append_only.rows().iter().filter(|r| outcome.is_orphan(r)).count() as u64;
     assert_eq!(orphans, 100, "one row per product of the 10:00 window");
     assert_eq!(report.sinks.append_only.duplicate_rows, orphans);
     // The same offsets from the same state give the same totals: the upsert never steps back.
@@ -58,15 +67,15 @@ fn a_crash_between_batches_replays_nothing() {
     let config = Config { crash_at_ms: Some(at("10:00:50")), ..micro_batch() };
     let outcome = checkpoint_lab::engine::run(&config).unwrap();
     let recovery = &outcome.run.recoveries[0];
-    assert_eq!(recovery.restored.id, 42);
-    assert_eq!(recovery.restored.completed_at_ms, at("10:00:47.100"));
+    assert_eq!(recovery.restored.id(), 42);
+    assert_eq!(recovery.restored.completed_at_ms(), at("10:00:47.100"));
     assert_eq!(recovery.discarded_checkpoint, None);
     let report = outcome.report();
     assert_eq!(report.replayed_events, 0);
-    assert!(!outcome.run.timeline.iter().any(|e| e.kind == TimelineKind::BatchRerun));
+    assert!(!reran(&outcome.run, None));
     assert_eq!(report.sinks.append_only.duplicate_rows, 0);
     // The first batch after the restart reads everything that arrived since batch 42 ended.
-    let first = outcome.run.offset_log.iter().find(|e| e.planned_at_ms >= recovery.restored_at_ms.unwrap()).unwrap();
+    let first = outcome.run.offset_log().iter().find(|e| e.planned_at_ms >= recovery.restored_at_ms.unwrap()).unwrap();
     assert_eq!(first.start_offset, 1_060_000);
     assert_eq!(first.end_offset, outcome.run.log().log_end_at(first.planned_at_ms));
 }
@@ -82,26 +91,28 @@ fn every_crash_between_offset_log_and_commit_log_reruns_the_batch_exactly() {
             let why = format!("interval {interval_ms} crash {crash_ms}");
             let recovery = &crashed.recoveries[0];
             let in_flight = crashed
-                .offset_log
+                .offset_log()
                 .iter()
-                .find(|e| e.batch_id == recovery.restored.id + 1 && e.written_at_ms <= recovery.crashed_at_ms);
+                .find(|e| e.batch_id == recovery.restored.id() + 1 && e.written_at_ms <= recovery.crashed_at_ms);
             match in_flight {
                 Some(entry) => {
                     assert_eq!(recovery.discarded_checkpoint, Some(entry.batch_id), "{why}");
                     let rerun = committed_again(&crashed, entry.batch_id).expect("re-run");
-                    assert_eq!(rerun.offsets, entry.end_offsets, "{why}");
-                    assert_eq!(entry.start_offset, recovery.restored.offset, "{why}");
-                    assert!(recovery.crash_offset - recovery.restored.offset <= entry.end_offset - entry.start_offset);
+                    assert_eq!(rerun.end_offsets, entry.end_offsets, "{why}");
+                    assert_eq!(entry.start_offset, recovery.restored.offset(), "{why}");
+                    assert!(
+                        recovery.crash_offset - recovery.restored.offset() <= entry.end_offset - entry.start_offset
+                    );
                 }
                 None => {
                     assert_eq!(recovery.discarded_checkpoint, None, "{why}");
-                    assert!(!crashed.timeline.iter().any(|e| e.kind == TimelineKind::BatchRerun), "{why}");
+                    assert!(!reran(&crashed, None), "{why}");
                 }
             }
             // State after recovery equals the failure-free state.
             assert!(crashed.state().same_content(truth.state()), "state differs: {why}");
             assert_eq!(crashed.state().seen_ids(), truth.state().seen_ids(), "{why}");
-            let (run, free) = (&crashed.sinks, &truth.sinks);
+            let (run, free) = (&crashed.sinks(), &truth.sinks());
             assert_eq!(contents(&run.read(SinkDesign::Upsert)), contents(&free.read(SinkDesign::Upsert)), "{why}");
             assert_eq!(
                 contents(&run.read(SinkDesign::DedupeView)),
@@ -117,7 +128,7 @@ fn every_crash_between_offset_log_and_commit_log_reruns_the_batch_exactly() {
                 "transactional newest totals: {why}"
             );
             // Append-only: every row of the re-run batch's first attempt is stored twice.
-            let restored_id = recovery.restored.id;
+            let restored_id = recovery.restored.id();
             let orphans: Vec<_> =
                 run.append_only.rows().iter().filter(|r| r.attempt == 1 && r.epoch > restored_id).collect();
             assert_eq!(duplicate_rows(run.append_only.rows()), orphans.len() as u64, "{why}");
@@ -232,13 +243,13 @@ mod properties {
             let (crashed, truth) = run_past_recovery(&config);
             prop_assert!(crashed.state().same_content(truth.state()));
             prop_assert_eq!(crashed.state().seen_ids(), truth.state().seen_ids());
-            let (run, free) = (&crashed.sinks, &truth.sinks);
+            let (run, free) = (&crashed.sinks(), &truth.sinks());
             prop_assert_eq!(contents(&run.read(SinkDesign::Upsert)), contents(&free.read(SinkDesign::Upsert)));
             prop_assert_eq!(contents(&run.read(SinkDesign::DedupeView)), contents(&free.read(SinkDesign::DedupeView)));
             let committed = run.read(SinkDesign::Transactional);
             prop_assert_eq!(duplicate_rows(&committed), 0);
             prop_assert_eq!(contents(&dedupe_view::read(&committed)), contents(&run.read(SinkDesign::Upsert)));
-            let restored_id = crashed.recoveries[0].restored.id;
+            let restored_id = crashed.recoveries[0].restored.id();
             let orphans = run.append_only.rows().iter().filter(|r| r.attempt == 1 && r.epoch > restored_id).count();
             prop_assert_eq!(duplicate_rows(run.append_only.rows()), orphans as u64);
             prop_assert_eq!(run.upsert.regressions(), 0);

@@ -127,7 +127,7 @@ proptest! {
         }
         prop_assert!(crashed.state().same_content(truth.state()), "state differs");
         prop_assert_eq!(crashed.state().seen_ids(), truth.state().seen_ids());
-        let (run, free) = (&crashed.sinks, &truth.sinks);
+        let (run, free) = (&crashed.sinks(), &truth.sinks());
         prop_assert_eq!(contents(&run.read(SinkDesign::Upsert)), contents(&free.read(SinkDesign::Upsert)));
         prop_assert_eq!(contents(&run.read(SinkDesign::DedupeView)), contents(&free.read(SinkDesign::DedupeView)));
         let committed = run.read(SinkDesign::Transactional);
@@ -135,7 +135,7 @@ proptest! {
         let newest = committed.iter().map(|r| r.boundary_ms).max().unwrap_or(0);
         let prefix: Vec<_> = free.append_only.rows().iter().filter(|r| r.boundary_ms <= newest).copied().collect();
         prop_assert_eq!(contents(&committed), contents(&prefix));
-        let restored_id = crashed.recoveries[0].restored.id;
+        let restored_id = crashed.recoveries[0].restored.id();
         let mut orphans: Vec<_> = run.append_only.rows().iter()
             .filter(|r| r.attempt == 1 && r.epoch > restored_id).map(|r| r.content()).collect();
         orphans.sort_unstable();

@@ -18,7 +18,7 @@ fn check_recovery(config: &Config, crashed: &Sim, truth: &Sim) {
     assert_eq!(crashed.state().seen_ids(), truth.state().seen_ids(), "seen ids differ: {}", why());
     assert_eq!(crashed.position(), truth.position(), "{}", why());
     // Upsert and dedupe view equal the failure-free ones.
-    let (run, free) = (&crashed.sinks, &truth.sinks);
+    let (run, free) = (&crashed.sinks(), &truth.sinks());
     assert_eq!(contents(&run.read(SinkDesign::Upsert)), contents(&free.read(SinkDesign::Upsert)), "upsert: {}", why());
     assert_eq!(
         contents(&run.read(SinkDesign::DedupeView)),
@@ -33,7 +33,7 @@ fn check_recovery(config: &Config, crashed: &Sim, truth: &Sim) {
     let expected: Vec<_> = free.append_only.rows().iter().filter(|r| r.boundary_ms <= newest).copied().collect();
     assert_eq!(contents(&committed), contents(&expected), "transactional: {}", why());
     // Append-only: the extra rows are exactly the orphans (rolled-back emissions, written again).
-    let restored_id = crashed.recoveries[0].restored.id;
+    let restored_id = crashed.recoveries[0].restored.id();
     let mut orphans: Vec<_> = run
         .append_only
         .rows()

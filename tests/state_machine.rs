@@ -30,7 +30,7 @@ fn op() -> impl Strategy<Value = Op> {
 
 /// The guarantee of one design, checked on the sink as it stands.
 fn check_sink(sim: &Sim, design: SinkDesign) -> Result<(), TestCaseError> {
-    let rows = sim.sinks.read(design);
+    let rows = sim.sinks().read(design);
     match design {
         SinkDesign::Upsert | SinkDesign::DedupeView => {
             let mut keys: Vec<_> = rows.iter().map(|r| (r.window_start_ms, r.product_id)).collect();
@@ -38,12 +38,12 @@ fn check_sink(sim: &Sim, design: SinkDesign) -> Result<(), TestCaseError> {
             keys.dedup();
             prop_assert_eq!(keys.len(), n, "one row per key");
             if design == SinkDesign::DedupeView {
-                prop_assert_eq!(contents(&rows), contents(&sim.sinks.read(SinkDesign::Upsert)));
+                prop_assert_eq!(contents(&rows), contents(&sim.sinks().read(SinkDesign::Upsert)));
             }
         }
         SinkDesign::Transactional => prop_assert_eq!(duplicate_rows(&rows), 0, "committed rows are never duplicated"),
         SinkDesign::AppendOnly => {
-            prop_assert_eq!(dedupe_view::read(&rows).len(), sim.sinks.read(SinkDesign::Upsert).len())
+            prop_assert_eq!(dedupe_view::read(&rows).len(), sim.sinks().read(SinkDesign::Upsert).len())
         }
     }
     Ok(())
@@ -92,28 +92,28 @@ fn compare_state_and_keyed_sinks(run: &Sim, truth: &Sim) -> Result<(), TestCaseE
     prop_assert!(run.state().same_content(truth.state()), "state differs");
     prop_assert_eq!(run.state().seen_ids(), truth.state().seen_ids());
     for design in [SinkDesign::Upsert, SinkDesign::DedupeView] {
-        prop_assert_eq!(contents(&run.sinks.read(design)), contents(&truth.sinks.read(design)));
+        prop_assert_eq!(contents(&run.sinks().read(design)), contents(&truth.sinks().read(design)));
     }
-    prop_assert_eq!(duplicate_rows(&run.sinks.read(SinkDesign::Transactional)), 0);
+    prop_assert_eq!(duplicate_rows(&run.sinks().read(SinkDesign::Transactional)), 0);
     Ok(())
 }
 
 /// Append-only rows written by an attempt that later crashed, after the checkpoint it restored.
 fn orphans(run: &Sim) -> Vec<(u32, u64, u32)> {
     let is_orphan =
-        |r: &&Row| run.recoveries.iter().any(|rec| rec.crashed_attempt == r.attempt && r.epoch > rec.restored.id);
-    let mut rows: Vec<_> = run.sinks.append_only.rows().iter().filter(is_orphan).map(Row::content).collect();
+        |r: &&Row| run.recoveries.iter().any(|rec| rec.crashed_attempt == r.attempt && r.epoch > rec.restored.id());
+    let mut rows: Vec<_> = run.sinks().append_only.rows().iter().filter(is_orphan).map(Row::content).collect();
     rows.sort_unstable();
     rows
 }
 
 fn compare(run: &Sim, truth: &Sim) -> Result<(), TestCaseError> {
     compare_state_and_keyed_sinks(run, truth)?;
-    let committed = run.sinks.read(SinkDesign::Transactional);
+    let committed = run.sinks().read(SinkDesign::Transactional);
     let newest = committed.iter().map(|r| r.boundary_ms).max().unwrap_or(0);
-    let prefix: Vec<_> = truth.sinks.append_only.rows().iter().filter(|r| r.boundary_ms <= newest).copied().collect();
+    let prefix: Vec<_> = truth.sinks().append_only.rows().iter().filter(|r| r.boundary_ms <= newest).copied().collect();
     prop_assert_eq!(contents(&committed), contents(&prefix));
-    prop_assert_eq!(extra_rows(run.sinks.append_only.rows(), truth.sinks.append_only.rows()), orphans(run));
+    prop_assert_eq!(extra_rows(run.sinks().append_only.rows(), truth.sinks().append_only.rows()), orphans(run));
     Ok(())
 }
 
@@ -121,10 +121,10 @@ fn compare(run: &Sim, truth: &Sim) -> Result<(), TestCaseError> {
 /// does not depend on the cuts.
 fn compare_micro_batch(run: &Sim, truth: &Sim) -> Result<(), TestCaseError> {
     compare_state_and_keyed_sinks(run, truth)?;
-    let committed = run.sinks.read(SinkDesign::Transactional);
-    prop_assert_eq!(contents(&dedupe_view::read(&committed)), contents(&run.sinks.read(SinkDesign::Upsert)));
-    prop_assert_eq!(duplicate_rows(run.sinks.append_only.rows()), orphans(run).len() as u64);
-    prop_assert_eq!(run.sinks.upsert.regressions(), 0, "a re-run batch writes the same totals");
+    let committed = run.sinks().read(SinkDesign::Transactional);
+    prop_assert_eq!(contents(&dedupe_view::read(&committed)), contents(&run.sinks().read(SinkDesign::Upsert)));
+    prop_assert_eq!(duplicate_rows(run.sinks().append_only.rows()), orphans(run).len() as u64);
+    prop_assert_eq!(run.sinks().upsert.regressions(), 0, "a re-run batch writes the same totals");
     Ok(())
 }
 
@@ -172,12 +172,12 @@ fn crashes_during_an_upload_and_during_recovery() {
     let (run, truth) = run_ops(&ops).unwrap();
     assert_eq!(run.recoveries.len(), 3);
     assert_eq!(run.recoveries[0].discarded_checkpoint, Some(42), "the upload in flight is discarded");
-    assert_eq!(run.recoveries[0].restored.id, 41);
+    assert_eq!(run.recoveries[0].restored.id(), 41);
     assert!(
         run.recoveries[0].interrupted && run.recoveries[0].restored_at_ms.is_none(),
         "the second crash cut the restore short"
     );
-    assert_eq!(run.recoveries[1].restored.id, 41);
-    assert!(run.recoveries[2].restored.id > 41);
+    assert_eq!(run.recoveries[1].restored.id(), 41);
+    assert!(run.recoveries[2].restored.id() > 41);
     compare(&run, &truth).unwrap();
 }

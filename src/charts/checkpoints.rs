@@ -5,7 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{finish_time_chart, time_chart, Frame, LegendEntry, Swatch, TextAlternative, View};
-use crate::engine::sim::TimelineKind;
+use crate::engine::report::TimelineKind;
 use crate::engine::units::{format_bytes, format_count, format_duration_ms};
 use crate::engine::Mode;
 use crate::lesson::Report;

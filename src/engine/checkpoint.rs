@@ -31,18 +31,25 @@ pub struct PendingCheckpoint {
 pub enum PendingStage {
     /// Waiting for the barrier on every input (aligned mode only).
     Aligning,
-    /// Snapshot taken; the sync pause and then the upload run until `completes_at_ms`.
-    Uploading {
-        snapshot: Box<Snapshot>,
-        snapshot_at_ms: u64,
-        upload_from_ms: u64,
-        completes_at_ms: u64,
-        size_bytes: u64,
-        in_flight_bytes: u64,
-    },
+    /// Snapshot taken; processing pauses for the synchronous phase until `upload.from_ms`.
+    Syncing(Upload),
+    /// The snapshot uploads to the checkpoint store until `upload.completes_at_ms`.
+    Uploading(Upload),
 }
 
-/// A completed checkpoint, as the report lists it.
+/// A snapshot on its way to the checkpoint store.
+#[derive(Clone, Debug)]
+pub struct Upload {
+    pub snapshot: Box<Snapshot>,
+    pub snapshot_at_ms: u64,
+    /// When the sync pause ends and the upload starts.
+    pub from_ms: u64,
+    pub completes_at_ms: u64,
+    pub size_bytes: u64,
+    pub in_flight_bytes: u64,
+}
+
+/// A completed checkpoint: what a barrier-mode restart restores.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CompletedCheckpoint {
     pub id: u64,
@@ -59,8 +66,6 @@ pub struct CompletedCheckpoint {
     /// From barrier injection until the barrier had arrived on every input.
     pub alignment_ms: u64,
     pub sync_ms: u64,
-    /// Micro-batch mode: reading and processing the batch (zero in barrier mode).
-    pub processing_ms: u64,
     pub upload_ms: u64,
     /// Which job attempt took it.
     pub attempt: u32,

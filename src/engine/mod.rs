@@ -4,12 +4,15 @@
 pub mod checkpoint;
 pub mod clock;
 pub mod config;
+pub mod job;
 pub mod model;
 pub mod operators;
+pub mod protocol;
 pub mod report;
 pub mod sim;
 pub mod sinks;
 pub mod source;
+pub mod trace;
 pub mod units;
 
 pub use config::{Alignment, Config, ConfigError, Mode, Snapshots, MEMORY_BUDGET_BYTES};

@@ -3,14 +3,18 @@
 //! text: the lesson layer (`crate::lesson`) puts these figures into words and builds the serde
 //! report the command line and the page hand out.
 
+mod timeline;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::checkpoint::CompletedCheckpoint;
 use super::config::{Config, Mode};
 use super::model::{steady_state, tradeoff, SteadyState, Tradeoff};
-use super::sim::{OffsetLogEntry, Recovery, Sample, Sim, TimelineEntry};
+use super::protocol::{OffsetLogEntry, RestorePoint};
+use super::sim::{Recovery, Sim};
 use super::sinks::{dedupe_view, duplicate_rows, duplicates_and_keys, Row, SinkDesign};
+
+pub use timeline::{series, timeline, Sample, SinkStaleness, TimelineEntry, TimelineKind};
 
 /// The report in words is the lesson layer's; it is named here too so that `engine::simulate`
 /// and `Outcome::report` keep giving a run and its report in one call.
@@ -276,7 +280,7 @@ impl SinkTables {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Figures {
     pub config: Config,
-    pub restored_checkpoint: Option<CompletedCheckpoint>,
+    pub restored_checkpoint: Option<RestorePoint>,
     pub crash: Option<CrashFigures>,
     pub replayed_events: u64,
     pub replayed_offsets: Option<OffsetRange>,
@@ -305,7 +309,7 @@ pub struct Figures {
     pub pause_overhead: f64,
     pub paused_ms: u64,
     pub aligning_ms: u64,
-    pub checkpoints: Vec<CompletedCheckpoint>,
+    pub checkpoints: Vec<RestorePoint>,
     pub sinks: SinkReport,
     pub window_total_before_crash: Option<WindowTotal>,
     pub crash_table: Vec<CrashFact>,
@@ -350,7 +354,7 @@ impl Outcome {
             let crash_at = self.run.recoveries.first().map_or(0, |r| r.crashed_at_ms);
             truth.log().log_end_at(crash_at) - truth.config.start_offset
         });
-        self.run.processed_events + self.failure_free.as_ref().map_or(0, |t| t.processed_events) - shared
+        self.run.processed_events() + self.failure_free.as_ref().map_or(0, |t| t.processed_events()) - shared
     }
 }
 
@@ -391,10 +395,10 @@ fn freshness(start_ms: u64, end_ms: u64, visible: impl Iterator<Item = (u64, u64
 fn sink_figures(outcome: &Outcome) -> (SinkReport, SinkTables) {
     let (run, truth) = (&outcome.run, outcome.truth());
     let (start, end) = (run.config.start_time_ms, run.config.end_ms());
-    let appended = run.sinks.append_only.rows();
+    let appended = run.sinks().append_only.rows();
     let immediate = freshness(start, end, appended.iter().map(|r| (r.emitted_at_ms, r.boundary_ms)));
-    let committed = run.sinks.transactional.committed_rows();
-    let commits = run.sinks.transactional.commits();
+    let committed = run.sinks().transactional.committed_rows();
+    let commits = run.sinks().transactional.commits();
     let mut commit_visibility = Vec::new();
     let mut seen = 0;
     for &(_, at, upto) in commits {
@@ -406,7 +410,7 @@ fn sink_figures(outcome: &Outcome) -> (SinkReport, SinkTables) {
     let delayed = freshness(start, end, commit_visibility.into_iter());
     let newest_committed = committed.iter().map(|r| r.boundary_ms).max().unwrap_or(start);
     let truth_prefix: Vec<Row> =
-        truth.sinks.append_only.rows().iter().filter(|r| r.boundary_ms <= newest_committed).copied().collect();
+        truth.sinks().append_only.rows().iter().filter(|r| r.boundary_ms <= newest_committed).copied().collect();
 
     // Micro-batch: a restart moves where batches are cut, so the running totals in between differ;
     // a table matches when it holds no duplicate and the same newest total per key.
@@ -420,9 +424,9 @@ fn sink_figures(outcome: &Outcome) -> (SinkReport, SinkTables) {
             same_rows(a, b)
         }
     };
-    let truth_committed = if micro_batch { truth.sinks.transactional.committed_rows() } else { &truth_prefix };
-    let upsert_rows = run.sinks.read(SinkDesign::Upsert);
-    let view_rows = run.sinks.read(SinkDesign::DedupeView);
+    let truth_committed = if micro_batch { truth.sinks().transactional.committed_rows() } else { &truth_prefix };
+    let upsert_rows = run.sinks().read(SinkDesign::Upsert);
+    let view_rows = run.sinks().read(SinkDesign::DedupeView);
     let figures = |design: SinkDesign, rows: &[Row], fresh: (u64, u64), matches: bool| {
         let (duplicate_rows, keys) = duplicates_and_keys(rows);
         SinkFigures {
@@ -430,8 +434,12 @@ fn sink_figures(outcome: &Outcome) -> (SinkReport, SinkTables) {
             rows: rows.len() as u64,
             duplicate_rows,
             keys,
-            regressions: if design == SinkDesign::Upsert { run.sinks.upsert.regressions() } else { 0 },
-            aborted_rows: if design == SinkDesign::Transactional { run.sinks.transactional.aborted_rows() } else { 0 },
+            regressions: if design == SinkDesign::Upsert { run.sinks().upsert.regressions() } else { 0 },
+            aborted_rows: if design == SinkDesign::Transactional {
+                run.sinks().transactional.aborted_rows()
+            } else {
+                0
+            },
             silent_ms: fresh.0,
             staleness_max_ms: fresh.1,
             matches_failure_free: matches,
@@ -442,20 +450,20 @@ fn sink_figures(outcome: &Outcome) -> (SinkReport, SinkTables) {
             SinkDesign::AppendOnly,
             appended,
             immediate,
-            same(appended, truth.sinks.append_only.rows()),
+            same(appended, truth.sinks().append_only.rows()),
         ),
         upsert: figures(
             SinkDesign::Upsert,
             &upsert_rows,
             immediate,
-            same_rows(&upsert_rows, &truth.sinks.read(SinkDesign::Upsert)),
+            same_rows(&upsert_rows, &truth.sinks().read(SinkDesign::Upsert)),
         ),
         transactional: figures(SinkDesign::Transactional, committed, delayed, same(committed, truth_committed)),
         dedupe_view: figures(
             SinkDesign::DedupeView,
             &view_rows,
             immediate,
-            same_rows(&view_rows, &truth.sinks.read(SinkDesign::DedupeView)),
+            same_rows(&view_rows, &truth.sinks().read(SinkDesign::DedupeView)),
         ),
     };
     let tables = SinkTables {
@@ -470,8 +478,8 @@ fn sink_figures(outcome: &Outcome) -> (SinkReport, SinkTables) {
             .map(|r| RolledBack {
                 crashed_at_ms: r.crashed_at_ms,
                 crashed_attempt: r.crashed_attempt,
-                restored_id: r.restored.id,
-                restored_barrier_at_ms: r.restored.barrier_at_ms,
+                restored_id: r.restored.id(),
+                restored_barrier_at_ms: r.restored.started_at_ms(),
                 caught_up_at_ms: r.caught_up_at_ms,
             })
             .collect(),
@@ -483,23 +491,23 @@ fn sink_figures(outcome: &Outcome) -> (SinkReport, SinkTables) {
 /// previous one, replaying everything read up to that completion.
 fn worst_case_replay(truth: &Sim) -> Option<u64> {
     truth
-        .checkpoints
+        .restore_points
         .windows(2)
-        .filter(|pair| pair[0].attempt == pair[1].attempt)
-        .map(|pair| pair[1].position_at_completion - pair[0].offset)
+        .filter(|pair| pair[0].attempt() == pair[1].attempt())
+        .map(|pair| pair[1].position_at_completion() - pair[0].offset())
         .max()
 }
 
 /// Effective interval and store write load measured on the failure-free run.
 fn measured_cycle(truth: &Sim) -> Option<(u64, u64)> {
-    let taken = &truth.checkpoints[1..];
+    let taken = &truth.restore_points[1..];
     if taken.is_empty() {
         return None;
     }
-    let first_barrier = truth.checkpoints[0].barrier_at_ms;
-    let last_barrier = taken.last().expect("non-empty").barrier_at_ms;
+    let first_barrier = truth.restore_points[0].started_at_ms();
+    let last_barrier = taken.last().expect("non-empty").started_at_ms();
     let spacing_ms = (last_barrier - first_barrier) as f64 / taken.len() as f64;
-    let mean_size = taken.iter().map(|c| c.size_bytes as f64).sum::<f64>() / taken.len() as f64;
+    let mean_size = taken.iter().map(|c| c.size_bytes() as f64).sum::<f64>() / taken.len() as f64;
     Some((spacing_ms.round() as u64, (mean_size * 60_000.0 / spacing_ms).round() as u64))
 }
 
@@ -508,28 +516,28 @@ fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<
     let micro_batch = config.mode == Mode::MicroBatch;
     let mut rows = vec![
         CrashFact {
-            at_ms: restored.barrier_at_ms,
-            offset: Some(restored.offset),
-            kind: CrashFactKind::RestoredBarrier { checkpoint: restored.id, offset: restored.offset },
+            at_ms: restored.started_at_ms(),
+            offset: Some(restored.offset()),
+            kind: CrashFactKind::RestoredBarrier { checkpoint: restored.id(), offset: restored.offset() },
         },
         CrashFact {
-            at_ms: restored.completed_at_ms,
-            offset: Some(restored.offset),
-            kind: if restored.id == config.start_checkpoint_id {
-                CrashFactKind::StartingCheckpoint { checkpoint: restored.id }
-            } else if micro_batch {
-                CrashFactKind::BatchCommitted {
-                    batch: restored.id,
-                    offset_log_ms: restored.sync_ms,
-                    processing_ms: restored.processing_ms,
-                    state_store_ms: restored.upload_ms,
+            at_ms: restored.completed_at_ms(),
+            offset: Some(restored.offset()),
+            kind: match restored {
+                _ if restored.id() == config.start_checkpoint_id => {
+                    CrashFactKind::StartingCheckpoint { checkpoint: restored.id() }
                 }
-            } else {
-                CrashFactKind::Completed {
-                    checkpoint: restored.id,
-                    pause_ms: restored.sync_ms + restored.alignment_ms,
-                    upload_ms: restored.upload_ms,
-                }
+                RestorePoint::Batch(b) => CrashFactKind::BatchCommitted {
+                    batch: b.batch_id,
+                    offset_log_ms: b.offset_log_write_ms,
+                    processing_ms: b.processing_ms,
+                    state_store_ms: b.state_store_write_ms,
+                },
+                RestorePoint::Checkpoint(c) => CrashFactKind::Completed {
+                    checkpoint: c.id,
+                    pause_ms: c.sync_ms + c.alignment_ms,
+                    upload_ms: c.upload_ms,
+                },
             },
         },
     ];
@@ -543,14 +551,14 @@ fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<
             },
         });
     }
-    let replayed = recovery.crash_offset - restored.offset;
-    let rerun = recovery.discarded_checkpoint.and_then(|id| run.offset_log.iter().find(|e| e.batch_id == id));
+    let replayed = recovery.crash_offset - restored.offset();
+    let rerun = recovery.discarded_checkpoint.and_then(|id| run.offset_log().iter().find(|e| e.batch_id == id));
     let in_flight = match (recovery.discarded_checkpoint, rerun) {
         (Some(id), Some(entry)) if micro_batch => {
             InFlight::BatchRerun { batch: id, from: entry.start_offset, to: entry.end_offset }
         }
         (Some(id), _) => InFlight::DiscardedCheckpoint { checkpoint: id },
-        (None, _) if micro_batch => InFlight::NoBatchRunning { committed: restored.id },
+        (None, _) if micro_batch => InFlight::NoBatchRunning { committed: restored.id() },
         (None, _) => InFlight::Nothing,
     };
     rows.push(CrashFact {
@@ -559,7 +567,7 @@ fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<
         kind: CrashFactKind::Crash {
             offset: recovery.crash_offset,
             replay_events: replayed,
-            restored: restored.id,
+            restored: restored.id(),
             in_flight,
         },
     });
@@ -571,11 +579,11 @@ fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<
     if let Some(restored_at) = recovery.restored_at_ms {
         rows.push(CrashFact {
             at_ms: restored_at,
-            offset: Some(restored.offset),
+            offset: Some(restored.offset()),
             kind: CrashFactKind::Restored {
-                checkpoint: restored.id,
+                checkpoint: restored.id(),
                 state_bytes: config.state_bytes,
-                offset: restored.offset,
+                offset: restored.offset(),
                 backlog_events: recovery.backlog_at_restore_events.unwrap_or(0),
             },
         });
@@ -588,15 +596,19 @@ fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<
         });
     }
     if let Some(entry) = rerun.filter(|_| micro_batch) {
-        let again = run.checkpoints.iter().find(|c| c.id == entry.batch_id && c.attempt > recovery.crashed_attempt);
+        let again = run
+            .restore_points
+            .iter()
+            .filter_map(RestorePoint::as_batch)
+            .find(|b| b.batch_id == entry.batch_id && b.attempt > recovery.crashed_attempt);
         if let Some(again) = again {
             rows.push(CrashFact {
-                at_ms: again.completed_at_ms,
-                offset: Some(again.offset),
+                at_ms: again.committed_at_ms,
+                offset: Some(again.end_offset),
                 kind: CrashFactKind::BatchCommittedAgain {
                     batch: entry.batch_id,
                     from: entry.start_offset,
-                    to: again.offset,
+                    to: again.end_offset,
                 },
             });
         }
@@ -604,8 +616,8 @@ fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<
     if let Some(caught_up) = recovery.caught_up_at_ms {
         rows.push(CrashFact {
             at_ms: caught_up,
-            offset: Some(match run.checkpoints.iter().find(|c| micro_batch && c.completed_at_ms == caught_up) {
-                Some(batch) => batch.offset,
+            offset: Some(match run.restore_points.iter().find(|c| micro_batch && c.completed_at_ms() == caught_up) {
+                Some(batch) => batch.offset(),
                 None => run.log().log_end_at(caught_up),
             }),
             kind: CrashFactKind::CaughtUp { after_ms: caught_up - recovery.crashed_at_ms },
@@ -624,7 +636,7 @@ fn build(outcome: &Outcome) -> Figures {
         measured_cycle(truth).unwrap_or((model.effective_interval_ms, model.store_write_bytes_per_min));
     let window_total_before_crash = recovery.and_then(|r| {
         let before: Vec<&Row> =
-            run.sinks.append_only.rows().iter().filter(|row| row.emitted_at_ms < r.crashed_at_ms).collect();
+            run.sinks().append_only.rows().iter().filter(|row| row.emitted_at_ms < r.crashed_at_ms).collect();
         let last = before.last()?;
         let window = last.window_start_ms;
         let mut latest = BTreeMap::new();
@@ -686,8 +698,8 @@ fn build(outcome: &Outcome) -> Figures {
             offsets: r.crash_offsets.clone(),
             discarded_checkpoint: r.discarded_checkpoint,
         }),
-        replayed_events: recovery.map_or(0, |r| r.crash_offset - r.restored.offset),
-        replayed_offsets: recovery.map(|r| OffsetRange { from: r.restored.offset, to: r.crash_offset }),
+        replayed_events: recovery.map_or(0, |r| r.crash_offset - r.restored.offset()),
+        replayed_offsets: recovery.map(|r| OffsetRange { from: r.restored.offset(), to: r.crash_offset }),
         interval_replay_events: config.rate_per_s * effective_interval_ms / 1000,
         worst_case_replay_events: worst_case_replay(truth).unwrap_or(model.worst_case_replay_events),
         detected_at_ms: recovery.map(|r| r.detected_at_ms),
@@ -709,18 +721,18 @@ fn build(outcome: &Outcome) -> Figures {
         effective_interval_ms,
         store_limited: model.store_limited,
         store_write_bytes_per_min,
-        pause_overhead: (truth.paused_ms + truth.aligning_ms) as f64 / horizon,
-        paused_ms: run.paused_ms,
-        aligning_ms: run.aligning_ms,
-        checkpoints: run.checkpoints.clone(),
+        pause_overhead: (truth.paused_ms() + truth.aligning_ms()) as f64 / horizon,
+        paused_ms: run.paused_ms(),
+        aligning_ms: run.aligning_ms(),
+        checkpoints: run.restore_points.clone(),
         sinks,
         crash_table: recovery.map_or_else(Vec::new, |r| crash_table(config, run, r, &window_total_before_crash)),
         window_total_before_crash,
         steady_state: model,
         tradeoff: tradeoff(config),
-        series: run.series.clone(),
-        timeline: run.timeline.clone(),
-        offset_log: run.offset_log.clone(),
+        series: series(&run.trace, config.start_time_ms),
+        timeline: timeline(&run.trace, config.start_time_ms),
+        offset_log: run.offset_log().to_vec(),
         warnings,
         tables,
         config: config.clone(),
@@ -731,6 +743,6 @@ impl Outcome {
     /// Whether `row` was written by an attempt that later crashed, after the checkpoint that
     /// attempt's recovery restored: its effect was rolled back and the replay writes it again.
     pub fn is_orphan(&self, row: &Row) -> bool {
-        self.run.recoveries.iter().any(|r| r.crashed_attempt == row.attempt && row.epoch > r.restored.id)
+        self.run.recoveries.iter().any(|r| r.crashed_attempt == row.attempt && row.epoch > r.restored.id())
     }
 }

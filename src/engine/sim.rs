@@ -1,23 +1,21 @@
-//! The simulation: one job attempt after another on a virtual millisecond clock. Each step first
-//! handles what is due at this instant (crash, recovery phases, checkpoint completion and
-//! trigger, the per-second sample), then processes one millisecond of input. While the job is
-//! caught up and nothing is pending it takes the fast path: the input up to the next due instant
-//! is processed in log order in one pass, which gives the same result as millisecond steps.
-
-mod micro_batch;
+//! The simulation: one job attempt after another on a virtual millisecond clock, running one
+//! restart protocol (barrier checkpoints or micro-batches). Each step handles what is due at this
+//! instant in a fixed order (crash, recovery, the protocol's work, the per-second sample), then
+//! processes input up to the next instant that matters. Whatever the protocol makes restorable
+//! goes through one commit path, and everything that happens is recorded in the trace.
 
 use std::collections::VecDeque;
 
 use serde::Serialize;
 
-use super::checkpoint::{transfer_ms, upload_bytes, CompletedCheckpoint, PendingCheckpoint, PendingStage, Snapshot};
-use super::clock::ClockTime;
-use super::config::{Alignment, Config, ConfigError, Mode};
-use super::operators::{window::Emission, JobShape, JobState};
-use super::sinks::{Row, Sinks};
+use super::checkpoint::{transfer_ms, Snapshot};
+use super::config::{Config, ConfigError};
+use super::job::Job;
+use super::operators::JobState;
+use super::protocol::{Ctx, Due, OffsetLogEntry, Protocol, RestorePoint};
+use super::sinks::Sinks;
 use super::source::SourceLog;
-
-pub use micro_batch::OffsetLogEntry;
+use super::trace::{Event, Trace, WorldSample};
 
 /// What the job is doing at a moment, as the charts shade it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -43,7 +41,7 @@ pub enum Phase {
 }
 
 /// One crash and the recovery that followed it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Recovery {
     pub crashed_at_ms: u64,
     /// The job attempt the crash ended (its rows after the restored checkpoint are orphans).
@@ -51,9 +49,9 @@ pub struct Recovery {
     /// The readers' total position when the job crashed.
     pub crash_offset: u64,
     pub crash_offsets: Vec<u64>,
-    /// The checkpoint in flight at the crash, discarded.
+    /// The checkpoint (or batch) in flight at the crash, discarded.
     pub discarded_checkpoint: Option<u64>,
-    pub restored: CompletedCheckpoint,
+    pub restored: RestorePoint,
     pub detected_at_ms: u64,
     pub restore_started_at_ms: u64,
     /// When the restore finishes (reached or not).
@@ -69,182 +67,57 @@ pub struct Recovery {
     pub interrupted: bool,
 }
 
-/// One entry of the run's timeline.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TimelineEntry {
-    pub at: String,
-    pub at_s: f64,
-    pub kind: TimelineKind,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub checkpoint: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub offset: Option<u64>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TimelineKind {
-    Barrier,
-    Aligned,
-    Snapshot,
-    CheckpointCompleted,
-    CheckpointDiscarded,
-    Crash,
-    Detected,
-    RestoreStarted,
-    Restored,
-    ReplayDone,
-    CaughtUp,
-    RetentionExceeded,
-    /// Micro-batch mode: the batch's end offsets are written to the offset log.
-    BatchPlanned,
-    /// Micro-batch mode: a batch without a commit entry runs again with its logged offsets.
-    BatchRerun,
-    /// Micro-batch mode: the batch's output is written to the sinks.
-    BatchOutput,
-    /// Micro-batch mode: the state store version and the commit-log entry are written.
-    BatchCommitted,
-}
-
-/// The per-second sample behind the charts.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Sample {
-    pub t_s: u64,
-    pub phase: Phase,
-    /// Events in the log (sum of partition log-end offsets).
-    pub log_end: u64,
-    /// The readers' total position.
-    pub position: u64,
-    pub lag_events: u64,
-    /// Staleness a reader of each sink sees: now minus the newest event time visible there.
-    pub staleness_ms: SinkStaleness,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct SinkStaleness {
-    pub append_only: u64,
-    pub upsert: u64,
-    pub transactional: u64,
-    pub dedupe_view: u64,
-}
-
 #[derive(Clone, Debug)]
 enum JobPhase {
     Running,
-    Down { detected_at_ms: u64, restore_started_at_ms: u64, restored_at_ms: u64 },
+    /// Crashed: detection, the restart delay and the restore follow at fixed instants.
+    Down {
+        detected_at_ms: u64,
+        restore_started_at_ms: u64,
+        restored_at_ms: u64,
+        detected: bool,
+        restarted: bool,
+    },
 }
 
 /// A running simulation.
 #[derive(Clone, Debug)]
 pub struct Sim {
     pub config: Config,
-    log: SourceLog,
-    shape: JobShape,
     now_ms: u64,
     phase: JobPhase,
-    attempt: u32,
-    state: JobState,
-    read_offsets: Vec<u64>,
-    processed_offsets: Vec<u64>,
-    /// Capacity credit per partition, in units of 1/(1000 x partitions) events.
-    credit: Vec<u64>,
-    /// Capacity credit of the readers moving together in log order, in 1/1000 events.
-    log_order_credit: u64,
-    /// The backpressured input (partition 0): (time it reaches the operator, offset read up to).
-    slow_channel: VecDeque<(u64, u64)>,
-    pause_until_ms: u64,
-    /// Set by [`Sim::close_input_and_drain`]: no events arrive after this instant.
-    input_closed_at_ms: Option<u64>,
-    next_checkpoint_id: u64,
-    next_trigger_ms: u64,
-    pending: Option<PendingCheckpoint>,
-    restore_point: (CompletedCheckpoint, Snapshot),
-    events_since_snapshot: u64,
-    epoch: u64,
-    caught_up: bool,
+    job: Job,
+    protocol: Protocol,
+    /// What a restart loads: the snapshot of the newest restore point.
+    snapshot: Box<Snapshot>,
     crashes: VecDeque<u64>,
-    newest_emitted_boundary_ms: u64,
-    newest_committed_boundary_ms: u64,
-    pub sinks: Sinks,
-    pub checkpoints: Vec<CompletedCheckpoint>,
+    /// Every completed checkpoint or committed batch, oldest first; the last is what a restart restores.
+    pub restore_points: Vec<RestorePoint>,
     pub recoveries: Vec<Recovery>,
-    pub series: Vec<Sample>,
-    pub timeline: Vec<TimelineEntry>,
-    pub paused_ms: u64,
-    pub aligning_ms: u64,
-    /// Events the operators processed, replays included: the simulation's work.
-    pub processed_events: u64,
-    /// Micro-batch mode: the batch in progress and the offset log.
-    batch: Option<micro_batch::BatchRun>,
-    pub offset_log: Vec<OffsetLogEntry>,
+    pub trace: Trace,
 }
 
 impl Sim {
-    /// A simulation at the scenario start, checkpoint `start_checkpoint_id` complete.
+    /// A simulation at the scenario start, checkpoint (or batch) `start_checkpoint_id` complete.
     pub fn new(config: &Config) -> Result<Sim, ConfigError> {
         config.validate()?;
         let log = SourceLog::new(config);
-        let start = config.start_time_ms;
         let offsets = log.partition_offsets(config.start_offset);
-        let state = JobState::new(config);
-        let initial = CompletedCheckpoint {
-            id: config.start_checkpoint_id,
-            barrier_at_ms: start,
-            completed_at_ms: start,
-            offset: config.start_offset,
-            offsets: offsets.clone(),
-            size_bytes: config.state_bytes,
-            in_flight_bytes: 0,
-            duration_ms: 0,
-            alignment_ms: 0,
-            sync_ms: 0,
-            processing_ms: 0,
-            upload_ms: 0,
-            attempt: 1,
-            position_at_completion: config.start_offset,
-        };
-        let snapshot = Snapshot { state: state.clone(), offsets: offsets.clone(), in_flight: Vec::new() };
-        let partitions = config.partitions as usize;
-        let mut sim = Sim {
-            shape: JobShape::new(config),
-            log,
-            now_ms: start,
+        let initial = Protocol::initial_restore_point(config, offsets.clone());
+        let job = Job::new(config, log, offsets.clone());
+        let snapshot = Box::new(job.snapshot(offsets, Vec::new()));
+        Ok(Sim {
+            now_ms: config.start_time_ms,
             phase: JobPhase::Running,
-            attempt: 1,
-            state,
-            read_offsets: offsets.clone(),
-            processed_offsets: offsets,
-            credit: vec![0; partitions],
-            log_order_credit: 0,
-            slow_channel: VecDeque::new(),
-            pause_until_ms: start,
-            input_closed_at_ms: None,
-            next_checkpoint_id: config.start_checkpoint_id + 1,
-            next_trigger_ms: start + config.interval_ms,
-            pending: None,
-            checkpoints: vec![initial.clone()],
-            restore_point: (initial, snapshot),
-            events_since_snapshot: 0,
-            epoch: config.start_checkpoint_id + 1,
-            caught_up: true,
+            job,
+            protocol: Protocol::new(config, &initial),
+            snapshot,
             crashes: config.crash_at_ms.into_iter().collect(),
-            newest_emitted_boundary_ms: start,
-            newest_committed_boundary_ms: start,
-            sinks: Sinks::default(),
+            restore_points: vec![initial],
             recoveries: Vec::new(),
-            series: Vec::new(),
-            timeline: Vec::new(),
-            paused_ms: 0,
-            aligning_ms: 0,
-            processed_events: 0,
-            batch: None,
-            offset_log: Vec::new(),
+            trace: Trace::default(),
             config: config.clone(),
-        };
-        if config.mode == Mode::MicroBatch {
-            sim.offset_log = sim.initial_offset_log();
-        }
-        Ok(sim)
+        })
     }
 
     pub fn now_ms(&self) -> u64 {
@@ -252,68 +125,44 @@ impl Sim {
     }
 
     pub fn log(&self) -> &SourceLog {
-        &self.log
+        self.job.log()
     }
 
     pub fn state(&self) -> &JobState {
-        &self.state
+        &self.job.state
     }
 
-    /// Events in the log at `t_ms` (fewer than the source would hold once the input is closed).
-    fn log_end(&self, t_ms: u64) -> u64 {
-        self.log.log_end_at(self.input_closed_at_ms.map_or(t_ms, |closed| t_ms.min(closed)))
+    pub fn sinks(&self) -> &Sinks {
+        &self.job.sinks
     }
 
-    /// Closes the input now (no further events arrive, no further checkpoints are triggered) and
-    /// runs until everything read has been processed and the pending checkpoint has completed.
-    /// Two runs drained at the same instant have processed exactly the same events, so their
-    /// state and sinks can be compared whatever their checkpoint schedules were.
-    pub fn close_input_and_drain(&mut self) {
-        let closed_at_ms = self.now_ms;
-        self.input_closed_at_ms = Some(closed_at_ms);
-        let limit = self.now_ms + 24 * 3_600_000;
-        if self.config.mode == Mode::MicroBatch {
-            while self.now_ms < limit {
-                self.handle_due();
-                if self.batches_drained(closed_at_ms) {
-                    return;
-                }
-                self.step_to_next_due(limit);
-            }
-            return;
-        }
-        self.next_trigger_ms = u64::MAX;
-        while self.now_ms < limit {
-            self.handle_due();
-            let drained = self.is_running()
-                && self.caught_up
-                && self.slow_channel.is_empty()
-                && self.pending.is_none()
-                && self.now_ms >= self.pause_until_ms;
-            if drained && self.state.windows.next_boundary_ms > self.input_closed_at_ms.unwrap_or(0) {
-                return;
-            }
-            self.step_one_ms();
-        }
+    /// Micro-batch mode: every offset-log entry, in order (empty in barrier mode).
+    pub fn offset_log(&self) -> &[OffsetLogEntry] {
+        self.protocol.offset_log()
     }
 
-    /// Offsets per partition the operator has processed (behind the readers on a slow channel).
-    pub fn processed_offsets(&self) -> &[u64] {
-        &self.processed_offsets
+    /// Time processing was paused by the protocol (sync pauses; offset-log and state store writes).
+    pub fn paused_ms(&self) -> u64 {
+        self.job.paused_ms
+    }
+
+    /// Time inputs were held for barrier alignment.
+    pub fn aligning_ms(&self) -> u64 {
+        self.job.aligning_ms
+    }
+
+    /// Events the operators processed, replays included: the simulation's work.
+    pub fn processed_events(&self) -> u64 {
+        self.job.processed_events
     }
 
     /// The readers' total position (sum of partition offsets consumed).
     pub fn position(&self) -> u64 {
-        self.read_offsets.iter().sum()
+        self.job.position()
     }
 
     pub fn is_running(&self) -> bool {
         matches!(self.phase, JobPhase::Running)
-    }
-
-    /// True while running with no backlog.
-    pub fn is_caught_up(&self) -> bool {
-        self.is_running() && self.caught_up
     }
 
     /// True once every recovery has either caught up or been cut short by a later crash.
@@ -331,38 +180,14 @@ impl Sim {
         let config = Config { interval_ms, ..self.config.clone() };
         config.validate()?;
         self.config = config;
-        self.next_trigger_ms = self.now_ms + interval_ms;
+        self.protocol.reschedule(self.now_ms + interval_ms);
         Ok(())
-    }
-
-    /// Schedules a crash at `at_ms` (ms since midnight), in addition to the configured one.
-    pub fn schedule_crash(&mut self, at_ms: u64) {
-        let i = self.crashes.partition_point(|&t| t < at_ms);
-        self.crashes.insert(i, at_ms);
     }
 
     /// Runs until the clock reads `until_ms`.
     pub fn run_until(&mut self, until_ms: u64) {
-        if self.config.mode == Mode::MicroBatch {
-            self.run_until_micro_batch(until_ms);
-            return;
-        }
         while self.now_ms < until_ms {
-            self.handle_due();
-            if let JobPhase::Down { restored_at_ms, .. } = self.phase {
-                // Nothing is processed while the job is down: jump to the next instant that matters.
-                let start = self.config.start_time_ms;
-                let next_second = start + ((self.now_ms - start) / 1000 + 1) * 1000;
-                let crash = self.crashes.front().copied().unwrap_or(u64::MAX);
-                self.now_ms = next_second.min(restored_at_ms).min(crash).min(until_ms).max(self.now_ms + 1);
-                continue;
-            }
-            if self.can_take_fast_path() {
-                let next = self.next_due_ms().min(until_ms);
-                self.fast_path(next);
-            } else {
-                self.step_one_ms();
-            }
+            self.step(until_ms);
         }
     }
 
@@ -373,70 +198,285 @@ impl Sim {
         self.handle_due();
     }
 
-    fn mark(&mut self, at_ms: u64, kind: TimelineKind, checkpoint: Option<u64>, offset: Option<u64>) {
-        self.timeline.push(TimelineEntry {
-            at: ClockTime(at_ms).to_string(),
-            at_s: (at_ms - self.config.start_time_ms) as f64 / 1000.0,
-            kind,
-            checkpoint,
-            offset,
-        });
+    /// Closes the input now (no further events arrive, no further checkpoints are triggered) and
+    /// runs until everything read has been processed and committed as far as the protocol goes.
+    /// Two runs drained at the same instant have processed exactly the same events, so their
+    /// state and sinks can be compared whatever their checkpoint schedules were.
+    pub fn close_input_and_drain(&mut self) {
+        let closed_at_ms = self.now_ms;
+        self.job.input_closed_at_ms = Some(closed_at_ms);
+        self.protocol.close_input();
+        let limit = self.now_ms + 24 * 3_600_000;
+        while self.now_ms < limit {
+            self.handle_due();
+            if self.is_running() && self.protocol.drained(&self.job, self.now_ms, closed_at_ms, self.committed_id()) {
+                return;
+            }
+            self.process_input(limit);
+        }
+    }
+
+    /// One step: what is due now, then input up to the next instant that matters.
+    fn step(&mut self, until_ms: u64) {
+        self.handle_due();
+        self.process_input(until_ms);
     }
 
     /// Handles everything due at the current instant, in a fixed order.
     fn handle_due(&mut self) {
         let now = self.now_ms;
-        // Crash: everything in memory is lost.
+        // 1. Crash: everything in memory is lost.
         while self.crashes.front().is_some_and(|&t| t <= now) {
             self.crashes.pop_front();
             self.crash();
         }
-        // Recovery phases.
-        if let JobPhase::Down { restored_at_ms, .. } = self.phase {
-            if now >= restored_at_ms {
-                self.restore();
-            }
+        // 2. Recovery: detection, the restart delay, the restore.
+        if !self.is_running() {
+            self.recover();
         }
-        if self.is_running() && self.config.mode == Mode::MicroBatch {
-            self.handle_batch_due();
-        } else if self.is_running() {
-            // Checkpoint completion, then a trigger that may have waited for it.
-            if let Some(PendingCheckpoint { stage: PendingStage::Uploading { completes_at_ms, .. }, .. }) =
-                &self.pending
-            {
-                if *completes_at_ms <= now {
-                    self.complete_checkpoint();
+        // 3. The protocol's due work: stages that end now, a trigger; what becomes restorable commits.
+        if self.is_running() {
+            self.protocol_due();
+        }
+        // 4. The sample of the world, once per simulated second.
+        if (now - self.config.start_time_ms) % 1000 == 0 && self.trace.samples.last().is_none_or(|s| s.at_ms < now) {
+            self.sample();
+        }
+    }
+
+    /// 5. Processes input up to the next due instant (at most `until_ms`) and moves the clock there.
+    fn process_input(&mut self, until_ms: u64) {
+        let now = self.now_ms;
+        match (&self.phase, &mut self.protocol) {
+            // Nothing is processed while the job is down: jump to the next instant that matters.
+            (JobPhase::Down { .. }, _) => self.now_ms = self.next_due_ms().min(until_ms),
+            (JobPhase::Running, Protocol::Barrier(barrier)) => {
+                if barrier.can_take_fast_path(now, &self.config, &self.job) {
+                    // Caught up and nothing pending: the input up to the next due instant in one
+                    // pass, which gives the same result as millisecond steps.
+                    let next = self.next_due_ms().min(until_ms);
+                    let Protocol::Barrier(barrier) = &self.protocol else { unreachable!("matched above") };
+                    barrier.fast_path(now, next, &mut self.job, &mut self.trace);
+                    self.now_ms = next;
+                } else {
+                    let read = barrier.step_one_ms(now, &self.config, &mut self.job, &mut self.trace);
+                    self.now_ms = now + 1;
+                    if read {
+                        let (at_ms, position) = (self.now_ms, self.job.position());
+                        self.track_recovery(|_| (at_ms, position));
+                    }
                 }
             }
-            if self.pending.is_none() && now >= self.next_trigger_ms {
-                self.trigger_checkpoint();
+            (JobPhase::Running, Protocol::MicroBatch(_)) => {
+                let next = self.next_due_ms().min(until_ms);
+                let Protocol::MicroBatch(micro_batch) = &self.protocol else { unreachable!("matched above") };
+                if let Some((from_ms, from_position)) = micro_batch.process_until(next, &self.config, &mut self.job) {
+                    // The replay ends the millisecond the readers are back at the crash offset.
+                    let capacity = u128::from(self.config.capacity_per_s);
+                    self.track_recovery(|crash_offset| {
+                        let events = u128::from(crash_offset.saturating_sub(from_position));
+                        (from_ms + (events * 1000).div_ceil(capacity) as u64, crash_offset)
+                    });
+                }
+                self.now_ms = next;
             }
         }
-        if (now - self.config.start_time_ms) % 1000 == 0
-            && self.series.last().is_none_or(|s| s.t_s * 1000 + self.config.start_time_ms < now)
-        {
-            self.sample();
+    }
+
+    /// The next instant something is due: a sample, a crash, a recovery phase, the protocol's work.
+    fn next_due_ms(&self) -> u64 {
+        let now = self.now_ms;
+        let start = self.config.start_time_ms;
+        let mut next = start + ((now - start) / 1000 + 1) * 1000;
+        if let Some(&crash) = self.crashes.front() {
+            next = next.min(crash);
+        }
+        next = next.min(match self.phase {
+            JobPhase::Down { detected_at_ms, restore_started_at_ms, restored_at_ms, detected, restarted } => {
+                let pending = |at_ms: u64, done: bool| if done { u64::MAX } else { at_ms };
+                pending(detected_at_ms, detected).min(pending(restore_started_at_ms, restarted)).min(restored_at_ms)
+            }
+            JobPhase::Running => self.protocol.next_due_ms(now, &self.config, &self.job),
+        });
+        next.max(now + 1)
+    }
+
+    fn committed_id(&self) -> u64 {
+        self.restore_points.last().expect("the scenario starts from a restore point").id()
+    }
+
+    /// Runs the protocol's work due now, one stage at a time, committing what it completes.
+    fn protocol_due(&mut self) {
+        if !self.protocol.may_be_due(self.now_ms) {
+            return;
+        }
+        loop {
+            let ctx = Ctx {
+                now_ms: self.now_ms,
+                config: &self.config,
+                job: &mut self.job,
+                trace: &mut self.trace,
+                committed_id: self.restore_points.last().expect("the scenario starts from a restore point").id(),
+            };
+            match self.protocol.on_due(ctx) {
+                Due::Idle => return,
+                Due::Again => {}
+                Due::Commit(point, snapshot) => self.commit(point, snapshot),
+            }
+        }
+    }
+
+    /// The one commit path: a completed checkpoint or a committed batch becomes restorable, the
+    /// transactional sink commits its epoch (Flink's notifyCheckpointComplete, Spark's commit-log
+    /// entry), and the trace records it.
+    fn commit(&mut self, point: RestorePoint, snapshot: Box<Snapshot>) {
+        let now = self.now_ms;
+        self.job.commit_sinks(point.id(), now);
+        self.trace.push(
+            now,
+            match &point {
+                RestorePoint::Checkpoint(c) => Event::CheckpointCompleted { checkpoint_id: c.id, offset: c.offset },
+                RestorePoint::Batch(b) => Event::BatchCommitted { batch_id: b.batch_id, end_offset: b.end_offset },
+            },
+        );
+        self.restore_points.push(point);
+        self.snapshot = snapshot;
+        let position = self.job.position();
+        self.track_recovery(|_| (now, position));
+    }
+
+    /// The one end-of-replay check: the replay is done when the readers are back at the crash
+    /// offset (`reached` says when, and at which offset, given the crash offset); the recovery is
+    /// over when the job is caught up.
+    fn track_recovery(&mut self, reached: impl FnOnce(u64) -> (u64, u64)) {
+        let (now, position, caught_up) = (self.now_ms, self.job.position(), self.job.caught_up);
+        let Some(r) = self.recoveries.last_mut() else { return };
+        if r.restored_at_ms.is_none() || r.caught_up_at_ms.is_some() {
+            return;
+        }
+        if r.replay_done_at_ms.is_none() && position >= r.crash_offset {
+            let (at_ms, offset) = reached(r.crash_offset);
+            r.replay_done_at_ms = Some(at_ms);
+            self.trace.push(at_ms, Event::ReplayDone { offset });
+        }
+        if caught_up {
+            r.caught_up_at_ms = Some(now);
+            self.trace.push(now, Event::CaughtUp { offset: position });
+        }
+    }
+
+    /// Crash now: in-memory state, the checkpoint or batch in flight and open transactions are lost.
+    pub fn crash(&mut self) {
+        let now = self.now_ms;
+        let discarded = self.protocol.crash(now);
+        if let Some(id) = discarded {
+            let event = match self.protocol {
+                Protocol::Barrier(_) => Event::CheckpointDiscarded { checkpoint_id: id },
+                Protocol::MicroBatch(_) => Event::BatchDiscarded { batch_id: id },
+            };
+            self.trace.push(now, event);
+        }
+        if let Some(previous) = self.recoveries.last_mut() {
+            if previous.caught_up_at_ms.is_none() {
+                previous.interrupted = true;
+            }
+        }
+        self.job.crash();
+        let crash_offset = self.job.position();
+        let restored = self.restore_points.last().expect("the scenario starts from a restore point").clone();
+        let restore_bytes = self.config.state_bytes + restored.in_flight_bytes();
+        let detected_at_ms = now + self.config.detection_ms;
+        let restore_started_at_ms = detected_at_ms + self.config.restart_delay_ms;
+        let restored_at_ms = restore_started_at_ms + transfer_ms(restore_bytes, self.config.store_read_bytes_per_s);
+        self.trace.push(
+            now,
+            Event::Crash { offset: crash_offset, detected_at_ms, restore_started_at_ms, restore_from: restored.id() },
+        );
+        self.recoveries.push(Recovery {
+            crashed_at_ms: now,
+            crashed_attempt: self.job.attempt,
+            crash_offset,
+            crash_offsets: self.job.read_offsets.clone(),
+            discarded_checkpoint: discarded,
+            restored,
+            detected_at_ms,
+            restore_started_at_ms,
+            restore_done_at_ms: restored_at_ms,
+            restored_at_ms: None,
+            backlog_at_restore_events: None,
+            replay_done_at_ms: None,
+            caught_up_at_ms: None,
+            lost_events: 0,
+            interrupted: false,
+        });
+        self.phase =
+            JobPhase::Down { detected_at_ms, restore_started_at_ms, restored_at_ms, detected: false, restarted: false };
+    }
+
+    /// The recovery phases that are due: detection, the end of the restart delay, the restore.
+    fn recover(&mut self) {
+        let now = self.now_ms;
+        let JobPhase::Down { detected_at_ms, restore_started_at_ms, restored_at_ms, detected, restarted } =
+            &mut self.phase
+        else {
+            return;
+        };
+        if !*detected && now >= *detected_at_ms {
+            *detected = true;
+            self.trace.push(*detected_at_ms, Event::Detected);
+        }
+        if !*restarted && now >= *restore_started_at_ms {
+            *restarted = true;
+            let restore_from = self.restore_points.last().expect("the scenario starts from a restore point").id();
+            self.trace.push(*restore_started_at_ms, Event::RestoreStarted { restore_from });
+        }
+        if now >= *restored_at_ms {
+            self.restore();
+        }
+    }
+
+    /// The restore finished: load the newest restore point and rewind the readers to it.
+    fn restore(&mut self) {
+        let now = self.now_ms;
+        let lost_events = self.job.restart_from(&self.snapshot, &self.config, now);
+        self.phase = JobPhase::Running;
+        self.protocol.restore(now, &self.config);
+        let restore_from = self.committed_id();
+        let position = self.job.position();
+        let backlog = self.job.log_end(now) - position;
+        if let Some(r) = self.recoveries.last_mut() {
+            r.restored_at_ms = Some(now);
+            r.backlog_at_restore_events = Some(backlog);
+            r.lost_events = lost_events;
+        }
+        self.trace.push(now, Event::Restored { restore_from, offset: position });
+        if lost_events > 0 {
+            self.trace.push(now, Event::RetentionExceeded { lost_events });
         }
     }
 
     fn sample(&mut self) {
         let now = self.now_ms;
-        let log_end = self.log_end(now);
-        let position = self.position();
+        let log_end = self.job.log_end(now);
+        let position = self.job.position();
         let phase = self.phase_now();
-        let fresh = now.saturating_sub(self.newest_emitted_boundary_ms);
-        self.series.push(Sample {
-            t_s: (now - self.config.start_time_ms) / 1000,
+        let state = &self.job.state;
+        if self.trace.samples.len() == self.trace.samples.capacity() {
+            // One sample a second to the end of the horizon: grow once, not by doubling.
+            let to_end_s = self.config.end_ms().saturating_sub(now) / 1000 + 1;
+            self.trace.samples.reserve(to_end_s as usize);
+        }
+        self.trace.samples.push(WorldSample {
+            at_ms: now,
             phase,
             log_end,
             position,
+            offsets: self.job.read_offsets.clone(),
             lag_events: log_end.saturating_sub(position),
-            staleness_ms: SinkStaleness {
-                append_only: fresh,
-                upsert: fresh,
-                transactional: now.saturating_sub(self.newest_committed_boundary_ms),
-                dedupe_view: fresh,
-            },
+            seen_ids: state.windows.windows.iter().map(|w| w.seen.len()).sum(),
+            state_entries: state.entries(),
+            sink_rows: self.job.sink_rows(),
+            staleness_ms: self.job.staleness_ms(now),
         });
     }
 
@@ -459,418 +499,8 @@ impl Sim {
                         return if r.replay_done_at_ms.is_none() { Phase::Replaying } else { Phase::CatchingUp };
                     }
                 }
-                if self.config.mode == Mode::MicroBatch {
-                    self.batch_phase()
-                } else if now < self.pause_until_ms {
-                    Phase::SyncPause
-                } else if matches!(self.pending, Some(PendingCheckpoint { stage: PendingStage::Aligning, .. })) {
-                    Phase::Aligning
-                } else {
-                    Phase::Running
-                }
+                self.protocol.phase(now)
             }
-        }
-    }
-
-    fn can_take_fast_path(&self) -> bool {
-        self.is_running()
-            && self.caught_up
-            && self.now_ms >= self.pause_until_ms
-            && self.config.backpressure_ms == 0
-            && self.config.capacity_per_s >= self.config.rate_per_s
-            && !matches!(self.pending, Some(PendingCheckpoint { stage: PendingStage::Aligning, .. }))
-    }
-
-    /// The next instant something is due: a sample, an emit boundary, a trigger, a completion, a crash.
-    fn next_due_ms(&self) -> u64 {
-        let start = self.config.start_time_ms;
-        let next_second = start + ((self.now_ms - start) / 1000 + 1) * 1000;
-        let mut next = next_second.min(self.state.windows.next_boundary_ms.max(self.now_ms + 1));
-        match &self.pending {
-            Some(PendingCheckpoint { stage: PendingStage::Uploading { completes_at_ms, .. }, .. }) => {
-                next = next.min(*completes_at_ms)
-            }
-            _ => next = next.min(self.next_trigger_ms),
-        }
-        if let Some(&crash) = self.crashes.front() {
-            next = next.min(crash);
-        }
-        next.max(self.now_ms + 1)
-    }
-
-    /// Caught up and nothing pending: process the whole log up to `until_ms` in log order.
-    fn fast_path(&mut self, until_ms: u64) {
-        let from = self.log_end(self.now_ms);
-        let to = self.log_end(until_ms);
-        self.process_in_log_order(from, to);
-        self.now_ms = until_ms;
-        self.emit(to);
-    }
-
-    /// One millisecond of reading and processing, partition by partition.
-    fn step_one_ms(&mut self) {
-        let now = self.now_ms;
-        let end_of_step = now + 1;
-        if !self.is_running() {
-            self.now_ms = end_of_step;
-            return;
-        }
-        if now < self.pause_until_ms {
-            self.paused_ms += 1;
-            self.now_ms = end_of_step;
-            self.caught_up = false;
-            return;
-        }
-        let partitions = self.log.partitions();
-        let unit = 1000 * partitions;
-        let log_total = self.log_end(end_of_step);
-        let aligning = match &self.pending {
-            Some(PendingCheckpoint { stage: PendingStage::Aligning, barrier_offsets, .. }) => {
-                Some(barrier_offsets.clone())
-            }
-            _ => None,
-        };
-        if aligning.is_some() {
-            self.aligning_ms += 1;
-        }
-        let slow = self.config.backpressure_ms > 0;
-        if !slow && aligning.is_none() && self.reads_in_log_order() {
-            self.step_in_log_order(log_total);
-            return;
-        }
-        let mut lag = 0;
-        for p in 0..partitions as usize {
-            let limit = self.log.partition_end(log_total, p as u64);
-            // An aligned operator holds an input whose barrier has arrived.
-            let held = aligning.as_ref().is_some_and(|b| self.processed_offsets[p] >= b[p]);
-            if !held {
-                let available = limit - self.read_offsets[p];
-                self.credit[p] += self.config.capacity_per_s;
-                let n = available.min(self.credit[p] / unit);
-                self.credit[p] -= n * unit;
-                if n == available {
-                    self.credit[p] = self.credit[p].min(unit);
-                }
-                let (from, to) = (self.read_offsets[p], self.read_offsets[p] + n);
-                self.read_offsets[p] = to;
-                if slow && p == 0 {
-                    if n > 0 {
-                        self.slow_channel.push_back((end_of_step + self.config.backpressure_ms, to));
-                    }
-                } else if n > 0 {
-                    self.process_partition(p, from, to);
-                }
-            }
-            lag += limit - self.read_offsets[p];
-        }
-        // The slow input delivers what has travelled long enough, never past a barrier still awaited.
-        while let Some(&(ready_at, upto)) = self.slow_channel.front() {
-            if ready_at > end_of_step {
-                break;
-            }
-            let stop = aligning.as_ref().map_or(upto, |b| upto.min(b[0].max(self.processed_offsets[0])));
-            let from = self.processed_offsets[0];
-            if stop > from {
-                self.process_partition(0, from, stop);
-            }
-            if stop < upto {
-                break;
-            }
-            self.slow_channel.pop_front();
-        }
-        self.now_ms = end_of_step;
-        let watermark = (0..partitions as usize)
-            .map(|p| self.log.log_number(p as u64, self.processed_offsets[p]))
-            .min()
-            .expect("at least one partition");
-        self.emit(watermark);
-        if let Some(barriers) = aligning {
-            if self.processed_offsets.iter().zip(&barriers).all(|(done, b)| done >= b) {
-                self.take_snapshot();
-            }
-        }
-        self.caught_up = lag == 0;
-        self.track_recovery();
-    }
-
-    /// Whether the readers stand at a prefix of the log in log order (every partition at the
-    /// offset the log held when it held `position()` events): true unless inputs were held.
-    fn reads_in_log_order(&self) -> bool {
-        let total = self.position();
-        (0..self.read_offsets.len()).all(|p| self.read_offsets[p] == self.log.partition_end(total, p as u64))
-    }
-
-    /// One millisecond of reading in log order at capacity: the readers share the capacity and
-    /// take the oldest events first, so they stay a prefix of the log.
-    fn step_in_log_order(&mut self, log_total: u64) {
-        let from = self.position();
-        let available = log_total - from;
-        let credit = &mut self.log_order_credit;
-        *credit += self.config.capacity_per_s;
-        let n = available.min(*credit / 1000);
-        *credit -= n * 1000;
-        if n == available {
-            *credit = (*credit).min(1000);
-        }
-        if n > 0 {
-            self.process_in_log_order(from, from + n);
-        }
-        self.now_ms += 1;
-        self.emit(from + n);
-        self.caught_up = n == available;
-        self.track_recovery();
-    }
-
-    /// Processes log numbers `[from, to)` in log order: the readers move together as a prefix.
-    fn process_in_log_order(&mut self, from: u64, to: u64) {
-        self.state.process(from, to, 1, &self.log, &self.shape);
-        self.events_since_snapshot += to - from;
-        self.processed_events += to - from;
-        for p in 0..self.read_offsets.len() {
-            let end = self.log.partition_end(to, p as u64);
-            self.read_offsets[p] = end;
-            self.processed_offsets[p] = end;
-        }
-    }
-
-    fn process_partition(&mut self, p: usize, from: u64, to: u64) {
-        let first = self.log.log_number(p as u64, from);
-        let end = self.log.log_number(p as u64, to);
-        self.state.process(first, end, self.log.partitions(), &self.log, &self.shape);
-        self.processed_offsets[p] = to;
-        self.events_since_snapshot += to - from;
-        self.processed_events += to - from;
-    }
-
-    /// Emits every emit boundary the watermark (and the clock) has passed, into all sinks.
-    fn emit(&mut self, watermark_log_number: u64) {
-        let (now, attempt, epoch) = (self.now_ms, self.attempt, self.epoch);
-        let mut rows = Vec::new();
-        let log = &self.log;
-        let watermark = watermark_log_number;
-        self.state.emit_ready(watermark, now, log, &self.shape, |e: Emission| {
-            rows.push(Row {
-                product_id: e.product_id,
-                window_start_ms: e.window_start_ms,
-                order_count: e.order_count,
-                emitted_at_ms: now,
-                boundary_ms: e.boundary_ms,
-                attempt,
-                epoch,
-            })
-        });
-        let passed = self.state.windows.next_boundary_ms - self.config.emit_every_ms;
-        self.newest_emitted_boundary_ms = self.newest_emitted_boundary_ms.max(passed.min(now));
-        for row in rows {
-            self.sinks.write(row);
-        }
-    }
-
-    fn track_recovery(&mut self) {
-        let position = self.position();
-        let (now, caught_up) = (self.now_ms, self.caught_up);
-        let Some(r) = self.recoveries.last_mut() else { return };
-        if r.restored_at_ms.is_none() || r.caught_up_at_ms.is_some() {
-            return;
-        }
-        let mut marks = Vec::new();
-        if r.replay_done_at_ms.is_none() && position >= r.crash_offset {
-            r.replay_done_at_ms = Some(now);
-            marks.push((TimelineKind::ReplayDone, Some(position)));
-        }
-        if caught_up {
-            r.caught_up_at_ms = Some(now);
-            marks.push((TimelineKind::CaughtUp, Some(position)));
-        }
-        for (kind, offset) in marks {
-            self.mark(now, kind, None, offset);
-        }
-    }
-
-    fn trigger_checkpoint(&mut self) {
-        let now = self.now_ms;
-        let id = self.next_checkpoint_id;
-        self.next_checkpoint_id += 1;
-        self.next_trigger_ms = now + self.config.interval_ms;
-        let barrier_offsets = self.read_offsets.clone();
-        self.mark(now, TimelineKind::Barrier, Some(id), Some(barrier_offsets.iter().sum()));
-        self.pending =
-            Some(PendingCheckpoint { id, barrier_at_ms: now, barrier_offsets, stage: PendingStage::Aligning });
-        let all_arrived = self.processed_offsets.iter().zip(&self.read_offsets).all(|(done, read)| done >= read);
-        if self.config.alignment == Alignment::Unaligned || all_arrived {
-            self.take_snapshot();
-        } else {
-            self.caught_up = false;
-        }
-    }
-
-    /// The operator snapshots its state: the sync pause starts, then the upload.
-    fn take_snapshot(&mut self) {
-        let now = self.now_ms;
-        let Some(pending) = self.pending.as_mut() else { return };
-        let in_flight: Vec<(u64, u64, u64)> = (0..self.processed_offsets.len())
-            .filter(|&p| self.processed_offsets[p] < pending.barrier_offsets[p])
-            .map(|p| (p as u64, self.processed_offsets[p], pending.barrier_offsets[p]))
-            .collect();
-        let in_flight_events: u64 = in_flight.iter().map(|(_, from, to)| to - from).sum();
-        let in_flight_bytes = in_flight_events * self.config.record_bytes;
-        let size_bytes = upload_bytes(&self.config, self.events_since_snapshot) + in_flight_bytes;
-        self.events_since_snapshot = 0;
-        let upload_from_ms = now + self.config.sync_pause_ms;
-        let completes_at_ms = upload_from_ms + transfer_ms(size_bytes, self.config.store_write_bytes_per_s);
-        let snapshot = Snapshot { state: self.state.clone(), offsets: pending.barrier_offsets.clone(), in_flight };
-        let id = pending.id;
-        let aligned_late = now > pending.barrier_at_ms;
-        pending.stage = PendingStage::Uploading {
-            snapshot: Box::new(snapshot),
-            snapshot_at_ms: now,
-            upload_from_ms,
-            completes_at_ms,
-            size_bytes,
-            in_flight_bytes,
-        };
-        self.pause_until_ms = upload_from_ms;
-        if self.config.sync_pause_ms > 0 {
-            self.caught_up = false;
-        }
-        // The sink pre-commits the epoch's transaction at the barrier; later rows open the next one.
-        self.sinks.transactional.pre_commit(id);
-        self.epoch = id + 1;
-        if aligned_late {
-            self.mark(now, TimelineKind::Aligned, Some(id), None);
-        }
-        self.mark(now, TimelineKind::Snapshot, Some(id), None);
-    }
-
-    fn complete_checkpoint(&mut self) {
-        let now = self.now_ms;
-        let Some(pending) = self.pending.take() else { return };
-        let PendingStage::Uploading { snapshot, snapshot_at_ms, upload_from_ms, size_bytes, in_flight_bytes, .. } =
-            pending.stage
-        else {
-            unreachable!("only an uploading checkpoint completes")
-        };
-        let completed = CompletedCheckpoint {
-            id: pending.id,
-            barrier_at_ms: pending.barrier_at_ms,
-            completed_at_ms: now,
-            offset: pending.barrier_offsets.iter().sum(),
-            offsets: pending.barrier_offsets,
-            size_bytes,
-            in_flight_bytes,
-            duration_ms: now - pending.barrier_at_ms,
-            alignment_ms: snapshot_at_ms - pending.barrier_at_ms,
-            sync_ms: upload_from_ms - snapshot_at_ms,
-            processing_ms: 0,
-            upload_ms: now - upload_from_ms,
-            attempt: self.attempt,
-            position_at_completion: self.position(),
-        };
-        let before = self.sinks.transactional.committed_rows().len();
-        self.sinks.transactional.commit(completed.id, now);
-        if let Some(newest) = self.sinks.transactional.committed_rows()[before..].iter().map(|r| r.boundary_ms).max() {
-            self.newest_committed_boundary_ms = self.newest_committed_boundary_ms.max(newest);
-        }
-        self.mark(now, TimelineKind::CheckpointCompleted, Some(completed.id), Some(completed.offset));
-        self.checkpoints.push(completed.clone());
-        self.restore_point = (completed, *snapshot);
-    }
-
-    /// Crash now: in-memory state, the checkpoint in flight and open transactions are lost.
-    pub fn crash(&mut self) {
-        let now = self.now_ms;
-        let discarded = self.pending.take().map(|p| p.id).or_else(|| self.drop_batch_in_flight());
-        if let Some(id) = discarded {
-            self.mark(now, TimelineKind::CheckpointDiscarded, Some(id), None);
-        }
-        if let Some(previous) = self.recoveries.last_mut() {
-            if previous.caught_up_at_ms.is_none() {
-                previous.interrupted = true;
-            }
-        }
-        self.sinks.transactional.abort();
-        self.slow_channel.clear();
-        self.pause_until_ms = now;
-        self.caught_up = false;
-        let crash_offset = self.position();
-        self.mark(now, TimelineKind::Crash, None, Some(crash_offset));
-        let restored = self.restore_point.0.clone();
-        let restore_bytes = self.config.state_bytes + restored.in_flight_bytes;
-        let detected_at_ms = now + self.config.detection_ms;
-        let restore_started_at_ms = detected_at_ms + self.config.restart_delay_ms;
-        let restored_at_ms = restore_started_at_ms + transfer_ms(restore_bytes, self.config.store_read_bytes_per_s);
-        self.mark(detected_at_ms, TimelineKind::Detected, None, None);
-        if self.config.restart_delay_ms > 0 {
-            self.mark(restore_started_at_ms, TimelineKind::RestoreStarted, Some(restored.id), None);
-        }
-        self.recoveries.push(Recovery {
-            crashed_at_ms: now,
-            crashed_attempt: self.attempt,
-            crash_offset,
-            crash_offsets: self.read_offsets.clone(),
-            discarded_checkpoint: discarded,
-            restored,
-            detected_at_ms,
-            restore_started_at_ms,
-            restore_done_at_ms: restored_at_ms,
-            restored_at_ms: None,
-            backlog_at_restore_events: None,
-            replay_done_at_ms: None,
-            caught_up_at_ms: None,
-            lost_events: 0,
-            interrupted: false,
-        });
-        self.phase = JobPhase::Down { detected_at_ms, restore_started_at_ms, restored_at_ms };
-    }
-
-    /// The restore finished: load the last completed checkpoint and rewind the readers to it.
-    fn restore(&mut self) {
-        let now = self.now_ms;
-        let (checkpoint, snapshot) = &self.restore_point;
-        self.state = snapshot.state.clone();
-        self.read_offsets = snapshot.offsets.clone();
-        self.processed_offsets = snapshot.offsets.clone();
-        // Unaligned: the in-flight records stored in the checkpoint are processed first.
-        for &(p, from, to) in &snapshot.in_flight {
-            let first = self.log.log_number(p, from);
-            let end = self.log.log_number(p, to);
-            self.state.process(first, end, self.log.partitions(), &self.log, &self.shape);
-        }
-        let restored_id = checkpoint.id;
-        self.credit.iter_mut().for_each(|c| *c = 0);
-        self.log_order_credit = 0;
-        let mut lost = 0;
-        if let Some(retention) = self.config.retention_ms {
-            let oldest_kept = self.log.log_end_at(now.saturating_sub(retention));
-            for p in 0..self.read_offsets.len() {
-                let first_kept = self.log.partition_end(oldest_kept, p as u64);
-                if self.read_offsets[p] < first_kept {
-                    lost += first_kept - self.read_offsets[p];
-                    self.read_offsets[p] = first_kept;
-                    self.processed_offsets[p] = first_kept;
-                }
-            }
-        }
-        self.phase = JobPhase::Running;
-        self.attempt += 1;
-        self.epoch = self.next_checkpoint_id;
-        self.next_trigger_ms = match self.config.mode {
-            Mode::Barrier => now + self.config.interval_ms,
-            // The restarted query runs its first batch at once.
-            Mode::MicroBatch => now,
-        };
-        self.events_since_snapshot = 0;
-        self.caught_up = false;
-        let position = self.position();
-        let backlog = self.log_end(now) - position;
-        if let Some(r) = self.recoveries.last_mut() {
-            r.restored_at_ms = Some(now);
-            r.backlog_at_restore_events = Some(backlog);
-            r.lost_events = lost;
-        }
-        self.mark(now, TimelineKind::Restored, Some(restored_id), Some(position));
-        if lost > 0 {
-            self.mark(now, TimelineKind::RetentionExceeded, None, Some(lost));
         }
     }
 }

@@ -7,12 +7,12 @@
 use serde::Serialize;
 
 use super::narration;
-use crate::engine::checkpoint::CompletedCheckpoint;
 use crate::engine::clock::{seconds, ClockTime};
 use crate::engine::config::Config;
 use crate::engine::model::{SteadyState, Tradeoff};
+use crate::engine::protocol::{OffsetLogEntry, RestorePoint};
 use crate::engine::report::{self as figures, Figures, OffsetRange, SinkTables};
-use crate::engine::sim::{OffsetLogEntry, Sample, TimelineEntry};
+use crate::engine::report::{Sample, TimelineEntry};
 use crate::engine::sinks::SinkDesign;
 
 /// A clock time: text plus seconds since the scenario start.
@@ -47,21 +47,40 @@ pub struct CheckpointSummary {
 }
 
 impl CheckpointSummary {
-    fn new(config: &Config, c: &CompletedCheckpoint) -> Self {
-        CheckpointSummary {
-            id: c.id,
-            barrier_at: Stamp::new(config, c.barrier_at_ms),
-            completed_at: Stamp::new(config, c.completed_at_ms),
-            offset: c.offset,
-            offsets: c.offsets.clone(),
-            size_bytes: c.size_bytes,
-            in_flight_bytes: c.in_flight_bytes,
-            duration_ms: c.duration_ms,
-            alignment_ms: c.alignment_ms,
-            sync_ms: c.sync_ms,
-            processing_ms: c.processing_ms,
-            upload_ms: c.upload_ms,
-            attempt: c.attempt,
+    /// A completed checkpoint, or a committed batch in the same terms: planned at its "barrier",
+    /// the offset-log write as its sync, the state store write as its upload.
+    fn new(config: &Config, point: &RestorePoint) -> Self {
+        match point {
+            RestorePoint::Checkpoint(c) => CheckpointSummary {
+                id: c.id,
+                barrier_at: Stamp::new(config, c.barrier_at_ms),
+                completed_at: Stamp::new(config, c.completed_at_ms),
+                offset: c.offset,
+                offsets: c.offsets.clone(),
+                size_bytes: c.size_bytes,
+                in_flight_bytes: c.in_flight_bytes,
+                duration_ms: c.duration_ms,
+                alignment_ms: c.alignment_ms,
+                sync_ms: c.sync_ms,
+                processing_ms: 0,
+                upload_ms: c.upload_ms,
+                attempt: c.attempt,
+            },
+            RestorePoint::Batch(b) => CheckpointSummary {
+                id: b.batch_id,
+                barrier_at: Stamp::new(config, b.planned_at_ms),
+                completed_at: Stamp::new(config, b.committed_at_ms),
+                offset: b.end_offset,
+                offsets: b.end_offsets.clone(),
+                size_bytes: b.state_store_bytes,
+                in_flight_bytes: 0,
+                duration_ms: b.committed_at_ms - b.planned_at_ms,
+                alignment_ms: 0,
+                sync_ms: b.offset_log_write_ms,
+                processing_ms: b.processing_ms,
+                upload_ms: b.state_store_write_ms,
+                attempt: b.attempt,
+            },
         }
     }
 }

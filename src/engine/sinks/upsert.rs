@@ -11,6 +11,7 @@ use super::Row;
 #[derive(Clone, Debug, Default)]
 pub struct UpsertSink {
     table: BTreeMap<u64, Vec<Option<Row>>>,
+    keys: u64,
     regressions: u64,
 }
 
@@ -21,16 +22,25 @@ impl UpsertSink {
         if slots.len() <= i {
             slots.resize(i + 1, None);
         }
-        if let Some(old) = slots[i].replace(row) {
-            if row.order_count < old.order_count {
-                self.regressions += 1;
-            }
+        match slots[i].replace(row) {
+            Some(old) if row.order_count < old.order_count => self.regressions += 1,
+            Some(_) => {}
+            None => self.keys += 1,
         }
     }
 
     /// One row per key, ordered by window start then product.
     pub fn rows(&self) -> Vec<Row> {
         self.table.values().flat_map(|slots| slots.iter().flatten().copied()).collect()
+    }
+
+    /// Keys (rows) in the table.
+    pub fn len(&self) -> u64 {
+        self.keys
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys == 0
     }
 
     /// Writes that replaced a row with a smaller running total.

@@ -1,0 +1,341 @@
+//! The job both restart protocols run: the source readers and their offsets, the operators with
+//! their state (dedupe, then the tumbling window count), the four sinks, the backpressured input
+//! channel and the capacity credit that limits how fast the readers go. A protocol decides when
+//! the job pauses, what it snapshots and when its output commits; the job only reads, processes
+//! and writes.
+
+use std::collections::VecDeque;
+
+use super::checkpoint::Snapshot;
+use super::config::Config;
+use super::operators::{window::Emission, JobShape, JobState};
+use super::sinks::{Row, Sinks};
+use super::source::SourceLog;
+use super::trace::{Event, SinkRows, SinkStalenessMs, Trace};
+
+#[derive(Clone, Debug)]
+pub struct Job {
+    log: SourceLog,
+    shape: JobShape,
+    pub(crate) state: JobState,
+    /// Offsets per partition the readers have consumed.
+    pub(crate) read_offsets: Vec<u64>,
+    /// Offsets per partition the operator has processed (behind the readers on a slow channel).
+    pub(crate) processed_offsets: Vec<u64>,
+    /// Capacity credit per partition, in units of 1/(1000 x partitions) events.
+    credit: Vec<u64>,
+    /// Capacity credit of the readers moving together in log order, in 1/1000 events.
+    log_order_credit: u64,
+    /// The backpressured input (partition 0): (time it reaches the operator, offset read up to).
+    slow_channel: VecDeque<(u64, u64)>,
+    /// Set when the input is closed: no events arrive after this instant.
+    pub(crate) input_closed_at_ms: Option<u64>,
+    /// Which job attempt is running (1 for the first run, 2 after the first restart, ...).
+    pub(crate) attempt: u32,
+    /// True while the readers have no backlog.
+    pub(crate) caught_up: bool,
+    /// Events processed since the last snapshot (what an incremental snapshot uploads).
+    pub(crate) events_since_snapshot: u64,
+    /// Events the operators processed, replays included: the simulation's work.
+    pub(crate) processed_events: u64,
+    /// Time spent paused by the protocol (sync pauses, offset-log and state store writes).
+    pub(crate) paused_ms: u64,
+    /// Time spent holding inputs for barrier alignment.
+    pub(crate) aligning_ms: u64,
+    newest_emitted_boundary_ms: u64,
+    newest_committed_boundary_ms: u64,
+    pub(crate) sinks: Sinks,
+}
+
+impl Job {
+    /// The job at the scenario start, its readers at `offsets`.
+    pub fn new(config: &Config, log: SourceLog, offsets: Vec<u64>) -> Job {
+        let start = config.start_time_ms;
+        Job {
+            shape: JobShape::new(config),
+            log,
+            state: JobState::new(config),
+            read_offsets: offsets.clone(),
+            processed_offsets: offsets,
+            credit: vec![0; config.partitions as usize],
+            log_order_credit: 0,
+            slow_channel: VecDeque::new(),
+            input_closed_at_ms: None,
+            attempt: 1,
+            caught_up: true,
+            events_since_snapshot: 0,
+            processed_events: 0,
+            paused_ms: 0,
+            aligning_ms: 0,
+            newest_emitted_boundary_ms: start,
+            newest_committed_boundary_ms: start,
+            sinks: Sinks::default(),
+        }
+    }
+
+    pub fn log(&self) -> &SourceLog {
+        &self.log
+    }
+
+    /// Events in the log at `t_ms` (fewer than the source would hold once the input is closed).
+    pub fn log_end(&self, t_ms: u64) -> u64 {
+        self.log.log_end_at(self.input_closed_at_ms.map_or(t_ms, |closed| t_ms.min(closed)))
+    }
+
+    /// The readers' total position (sum of partition offsets consumed).
+    pub fn position(&self) -> u64 {
+        self.read_offsets.iter().sum()
+    }
+
+    /// Whether every record the readers consumed has reached the operator.
+    pub fn all_arrived(&self) -> bool {
+        self.processed_offsets.iter().zip(&self.read_offsets).all(|(done, read)| done >= read)
+    }
+
+    /// Whether nothing is travelling on the slow channel.
+    pub fn channel_empty(&self) -> bool {
+        self.slow_channel.is_empty()
+    }
+
+    /// Whether the readers stand at a prefix of the log in log order (every partition at the
+    /// offset the log held when it held `position()` events): true unless inputs were held.
+    pub fn reads_in_log_order(&self) -> bool {
+        let total = self.position();
+        (0..self.read_offsets.len()).all(|p| self.read_offsets[p] == self.log.partition_end(total, p as u64))
+    }
+
+    /// Processes log numbers `[from, to)` in log order: the readers move together as a prefix.
+    pub fn process_in_log_order(&mut self, from: u64, to: u64) {
+        self.state.process(from, to, 1, &self.log, &self.shape);
+        self.events_since_snapshot += to - from;
+        self.processed_events += to - from;
+        for p in 0..self.read_offsets.len() {
+            let end = self.log.partition_end(to, p as u64);
+            self.read_offsets[p] = end;
+            self.processed_offsets[p] = end;
+        }
+    }
+
+    fn process_partition(&mut self, p: usize, from: u64, to: u64) {
+        let first = self.log.log_number(p as u64, from);
+        let end = self.log.log_number(p as u64, to);
+        self.state.process(first, end, self.log.partitions(), &self.log, &self.shape);
+        self.processed_offsets[p] = to;
+        self.events_since_snapshot += to - from;
+        self.processed_events += to - from;
+    }
+
+    /// One millisecond of reading in log order at capacity, up to `log_total` events: the readers
+    /// share the capacity and take the oldest events first, so they stay a prefix of the log.
+    /// Returns the readers' position after it.
+    pub fn read_in_log_order(&mut self, config: &Config, log_total: u64) -> u64 {
+        let from = self.position();
+        let available = log_total - from;
+        let credit = &mut self.log_order_credit;
+        *credit += config.capacity_per_s;
+        let n = available.min(*credit / 1000);
+        *credit -= n * 1000;
+        if n == available {
+            *credit = (*credit).min(1000);
+        }
+        if n > 0 {
+            self.process_in_log_order(from, from + n);
+        }
+        self.caught_up = n == available;
+        from + n
+    }
+
+    /// One millisecond of reading partition by partition, up to `log_total` events, ending at
+    /// `end_of_step`. Inputs at or past `held` (the barrier offsets an aligned operator waits on)
+    /// are held; partition 0 travels on the slow channel when backpressure is set. Returns the
+    /// events still to read.
+    pub fn read_by_partition(
+        &mut self,
+        config: &Config,
+        log_total: u64,
+        end_of_step: u64,
+        held: Option<&[u64]>,
+    ) -> u64 {
+        let partitions = self.log.partitions();
+        let unit = 1000 * partitions;
+        let slow = config.backpressure_ms > 0;
+        let mut lag = 0;
+        for p in 0..partitions as usize {
+            let limit = self.log.partition_end(log_total, p as u64);
+            // An aligned operator holds an input whose barrier has arrived.
+            let is_held = held.is_some_and(|b| self.processed_offsets[p] >= b[p]);
+            if !is_held {
+                let available = limit - self.read_offsets[p];
+                self.credit[p] += config.capacity_per_s;
+                let n = available.min(self.credit[p] / unit);
+                self.credit[p] -= n * unit;
+                if n == available {
+                    self.credit[p] = self.credit[p].min(unit);
+                }
+                let (from, to) = (self.read_offsets[p], self.read_offsets[p] + n);
+                self.read_offsets[p] = to;
+                if slow && p == 0 {
+                    if n > 0 {
+                        self.slow_channel.push_back((end_of_step + config.backpressure_ms, to));
+                    }
+                } else if n > 0 {
+                    self.process_partition(p, from, to);
+                }
+            }
+            lag += limit - self.read_offsets[p];
+        }
+        // The slow input delivers what has travelled long enough, never past a barrier still awaited.
+        while let Some(&(ready_at, upto)) = self.slow_channel.front() {
+            if ready_at > end_of_step {
+                break;
+            }
+            let stop = held.map_or(upto, |b| upto.min(b[0].max(self.processed_offsets[0])));
+            let from = self.processed_offsets[0];
+            if stop > from {
+                self.process_partition(0, from, stop);
+            }
+            if stop < upto {
+                break;
+            }
+            self.slow_channel.pop_front();
+        }
+        lag
+    }
+
+    /// The smallest log number not yet processed on some input.
+    pub fn watermark(&self) -> u64 {
+        (0..self.processed_offsets.len())
+            .map(|p| self.log.log_number(p as u64, self.processed_offsets[p]))
+            .min()
+            .expect("at least one partition")
+    }
+
+    /// Emits every emit boundary the watermark (and the clock) has passed into all sinks, the rows
+    /// belonging to `epoch`: one trace event per boundary that changed keys.
+    pub fn emit(&mut self, now_ms: u64, watermark_log_number: u64, epoch: u64, trace: &mut Trace) {
+        let attempt = self.attempt;
+        let mut rows = Vec::new();
+        self.state.emit_ready(watermark_log_number, now_ms, &self.log, &self.shape, |e| {
+            rows.push(row(e, now_ms, attempt, epoch))
+        });
+        let passed = self.state.windows.next_boundary_ms - self.shape.emit_every_ms;
+        self.newest_emitted_boundary_ms = self.newest_emitted_boundary_ms.max(passed.min(now_ms));
+        if rows.is_empty() {
+            return;
+        }
+        for per_boundary in rows.chunk_by(|a, b| a.boundary_ms == b.boundary_ms) {
+            let (boundary_ms, rows) = (per_boundary[0].boundary_ms, per_boundary.len() as u64);
+            trace.push(now_ms, Event::Emitted { boundary_ms, rows });
+        }
+        for row in rows {
+            self.sinks.write(row);
+        }
+    }
+
+    /// A micro-batch's output: every changed key's total up to `boundary_ms`, written to all sinks
+    /// as batch `batch_id`'s rows and pre-committed in its transaction. Returns the rows written.
+    pub fn write_batch_output(&mut self, now_ms: u64, boundary_ms: u64, batch_id: u64) -> u64 {
+        let attempt = self.attempt;
+        let mut rows = Vec::new();
+        self.state.emit_batch(boundary_ms, &self.shape, |e| rows.push(row(e, now_ms, attempt, batch_id)));
+        let n = rows.len() as u64;
+        for row in rows {
+            self.sinks.write(row);
+        }
+        self.sinks.transactional.pre_commit(batch_id);
+        self.newest_emitted_boundary_ms = self.newest_emitted_boundary_ms.max(boundary_ms);
+        n
+    }
+
+    /// The snapshot of the state now, resuming from `offsets`.
+    pub fn snapshot(&self, offsets: Vec<u64>, in_flight: Vec<(u64, u64, u64)>) -> Snapshot {
+        Snapshot { state: self.state.clone(), offsets, in_flight }
+    }
+
+    /// The transactional sink commits epoch `epoch` (and any older pre-committed one) at `now_ms`.
+    pub fn commit_sinks(&mut self, epoch: u64, now_ms: u64) {
+        let before = self.sinks.transactional.committed_rows().len();
+        self.sinks.transactional.commit(epoch, now_ms);
+        if let Some(newest) = self.sinks.transactional.committed_rows()[before..].iter().map(|r| r.boundary_ms).max() {
+            self.newest_committed_boundary_ms = self.newest_committed_boundary_ms.max(newest);
+        }
+    }
+
+    /// A crash: what travels on the slow channel and the open transactions are lost.
+    pub fn crash(&mut self) {
+        self.sinks.transactional.abort();
+        self.slow_channel.clear();
+        self.caught_up = false;
+    }
+
+    /// A restart at `now_ms` from `snapshot`: the state is loaded, the readers rewind to its
+    /// offsets (never before the log's retention) and a new attempt starts. Returns the events
+    /// lost to retention.
+    pub fn restart_from(&mut self, snapshot: &Snapshot, config: &Config, now_ms: u64) -> u64 {
+        self.state = snapshot.state.clone();
+        self.read_offsets = snapshot.offsets.clone();
+        self.processed_offsets = snapshot.offsets.clone();
+        // Unaligned: the in-flight records stored in the checkpoint are processed first.
+        for &(p, from, to) in &snapshot.in_flight {
+            let first = self.log.log_number(p, from);
+            let end = self.log.log_number(p, to);
+            self.state.process(first, end, self.log.partitions(), &self.log, &self.shape);
+        }
+        self.credit.iter_mut().for_each(|c| *c = 0);
+        self.log_order_credit = 0;
+        let mut lost_events = 0;
+        if let Some(retention) = config.retention_ms {
+            let oldest_kept = self.log.log_end_at(now_ms.saturating_sub(retention));
+            for p in 0..self.read_offsets.len() {
+                let first_kept = self.log.partition_end(oldest_kept, p as u64);
+                if self.read_offsets[p] < first_kept {
+                    lost_events += first_kept - self.read_offsets[p];
+                    self.read_offsets[p] = first_kept;
+                    self.processed_offsets[p] = first_kept;
+                }
+            }
+        }
+        self.attempt += 1;
+        self.events_since_snapshot = 0;
+        self.caught_up = false;
+        lost_events
+    }
+
+    /// Rows each sink holds now.
+    pub fn sink_rows(&self) -> SinkRows {
+        let keys = self.sinks.upsert.len();
+        SinkRows {
+            append_only: self.sinks.append_only.rows().len() as u64,
+            upsert: keys,
+            transactional: self.sinks.transactional.committed_rows().len() as u64,
+            // The view returns the newest row of every key the append-only table holds.
+            dedupe_view: keys,
+        }
+    }
+
+    /// Staleness per sink at `now_ms`: the first three see an emission at once, the
+    /// transactional sink's reader only at commits.
+    pub fn staleness_ms(&self, now_ms: u64) -> SinkStalenessMs {
+        let fresh = now_ms.saturating_sub(self.newest_emitted_boundary_ms);
+        SinkStalenessMs {
+            append_only: fresh,
+            upsert: fresh,
+            transactional: now_ms.saturating_sub(self.newest_committed_boundary_ms),
+            dedupe_view: fresh,
+        }
+    }
+}
+
+/// The sink row of an emission written at `now_ms` by job attempt `attempt`, in epoch `epoch`.
+#[inline]
+fn row(e: Emission, now_ms: u64, attempt: u32, epoch: u64) -> Row {
+    Row {
+        product_id: e.product_id,
+        window_start_ms: e.window_start_ms,
+        order_count: e.order_count,
+        emitted_at_ms: now_ms,
+        boundary_ms: e.boundary_ms,
+        attempt,
+        epoch,
+    }
+}

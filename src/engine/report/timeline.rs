@@ -1,0 +1,158 @@
+//! The report's timeline and per-second series: the typed trace projected to the entries and
+//! samples the report has always carried (clock text, seconds since the start, a kind, the
+//! checkpoint or batch id and an offset).
+
+use serde::Serialize;
+
+use crate::engine::clock::ClockTime;
+use crate::engine::sim::Phase;
+use crate::engine::trace::{Event, SinkStalenessMs, Trace};
+
+/// One entry of the run's timeline.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TimelineEntry {
+    pub at: String,
+    pub at_s: f64,
+    pub kind: TimelineKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimelineKind {
+    Barrier,
+    Aligned,
+    Snapshot,
+    CheckpointCompleted,
+    CheckpointDiscarded,
+    Crash,
+    Detected,
+    RestoreStarted,
+    Restored,
+    ReplayDone,
+    CaughtUp,
+    RetentionExceeded,
+    /// Micro-batch mode: the batch's end offsets are written to the offset log.
+    BatchPlanned,
+    /// Micro-batch mode: a batch without a commit entry runs again with its logged offsets.
+    BatchRerun,
+    /// Micro-batch mode: the batch's output is written to the sinks.
+    BatchOutput,
+    /// Micro-batch mode: the state store version and the commit-log entry are written.
+    BatchCommitted,
+}
+
+/// The per-second sample behind the charts.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Sample {
+    pub t_s: u64,
+    pub phase: Phase,
+    /// Events in the log (sum of partition log-end offsets).
+    pub log_end: u64,
+    /// The readers' total position.
+    pub position: u64,
+    pub lag_events: u64,
+    /// Staleness a reader of each sink sees: now minus the newest event time visible there.
+    pub staleness_ms: SinkStaleness,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct SinkStaleness {
+    pub append_only: u64,
+    pub upsert: u64,
+    pub transactional: u64,
+    pub dedupe_view: u64,
+}
+
+/// The timeline of a run that started at `start_ms`. A crash is listed with its detection and
+/// (after a restart delay) the restore's start, which it fixes in advance; whether a later
+/// crash cut them short is the recovery's business.
+pub fn timeline(trace: &Trace, start_ms: u64) -> Vec<TimelineEntry> {
+    let entry = |at_ms: u64, kind, checkpoint, offset| TimelineEntry {
+        at: ClockTime(at_ms).to_string(),
+        at_s: (at_ms - start_ms) as f64 / 1000.0,
+        kind,
+        checkpoint,
+        offset,
+    };
+    let mut out = Vec::new();
+    for e in &trace.events {
+        let at = e.at_ms;
+        match e.event {
+            Event::BarrierInjected { checkpoint_id, offset } => {
+                out.push(entry(at, TimelineKind::Barrier, Some(checkpoint_id), Some(offset)))
+            }
+            Event::AlignmentEnded { checkpoint_id } => {
+                out.push(entry(at, TimelineKind::Aligned, Some(checkpoint_id), None))
+            }
+            Event::SnapshotTaken { checkpoint_id } => {
+                out.push(entry(at, TimelineKind::Snapshot, Some(checkpoint_id), None))
+            }
+            Event::CheckpointCompleted { checkpoint_id, offset } => {
+                out.push(entry(at, TimelineKind::CheckpointCompleted, Some(checkpoint_id), Some(offset)))
+            }
+            Event::CheckpointDiscarded { checkpoint_id: id } | Event::BatchDiscarded { batch_id: id } => {
+                out.push(entry(at, TimelineKind::CheckpointDiscarded, Some(id), None))
+            }
+            Event::BatchPlanned { batch_id, end_offset } => {
+                out.push(entry(at, TimelineKind::BatchPlanned, Some(batch_id), Some(end_offset)))
+            }
+            Event::BatchRerun { batch_id, end_offset } => {
+                out.push(entry(at, TimelineKind::BatchRerun, Some(batch_id), Some(end_offset)))
+            }
+            Event::BatchOutput { batch_id, end_offset, .. } => {
+                out.push(entry(at, TimelineKind::BatchOutput, Some(batch_id), Some(end_offset)))
+            }
+            Event::BatchCommitted { batch_id, end_offset } => {
+                out.push(entry(at, TimelineKind::BatchCommitted, Some(batch_id), Some(end_offset)))
+            }
+            Event::Crash { offset, detected_at_ms, restore_started_at_ms, restore_from } => {
+                out.push(entry(at, TimelineKind::Crash, None, Some(offset)));
+                out.push(entry(detected_at_ms, TimelineKind::Detected, None, None));
+                if restore_started_at_ms > detected_at_ms {
+                    out.push(entry(restore_started_at_ms, TimelineKind::RestoreStarted, Some(restore_from), None));
+                }
+            }
+            Event::Restored { restore_from, offset } => {
+                out.push(entry(at, TimelineKind::Restored, Some(restore_from), Some(offset)))
+            }
+            Event::RetentionExceeded { lost_events } => {
+                out.push(entry(at, TimelineKind::RetentionExceeded, None, Some(lost_events)))
+            }
+            Event::ReplayDone { offset } => out.push(entry(at, TimelineKind::ReplayDone, None, Some(offset))),
+            Event::CaughtUp { offset } => out.push(entry(at, TimelineKind::CaughtUp, None, Some(offset))),
+            // Listed with the crash that fixed them, or not listed on the timeline.
+            Event::Detected
+            | Event::RestoreStarted { .. }
+            | Event::AlignmentStarted { .. }
+            | Event::UploadStarted { .. }
+            | Event::Emitted { .. } => {}
+        }
+    }
+    out
+}
+
+/// The per-second series of a run that started at `start_ms`.
+pub fn series(trace: &Trace, start_ms: u64) -> Vec<Sample> {
+    let staleness = |s: &SinkStalenessMs| SinkStaleness {
+        append_only: s.append_only,
+        upsert: s.upsert,
+        transactional: s.transactional,
+        dedupe_view: s.dedupe_view,
+    };
+    trace
+        .samples
+        .iter()
+        .map(|s| Sample {
+            t_s: (s.at_ms - start_ms) / 1000,
+            phase: s.phase,
+            log_end: s.log_end,
+            position: s.position,
+            lag_events: s.lag_events,
+            staleness_ms: staleness(&s.staleness_ms),
+        })
+        .collect()
+}

@@ -1,0 +1,111 @@
+//! The trace: what a run did, as typed events stamped in integer milliseconds, plus a sample of
+//! the world every simulated second. The engine only pushes numbers here; the report, the crash
+//! table and the charts turn them into words and pictures afterwards.
+
+use super::sim::Phase;
+
+/// Something that happened at one instant of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The coordinator injected checkpoint `checkpoint_id`'s barrier at the readers' position.
+    BarrierInjected { checkpoint_id: u64, offset: u64 },
+    /// An aligned operator started holding inputs whose barrier had arrived.
+    AlignmentStarted { checkpoint_id: u64 },
+    /// The barrier had arrived on every input after the operator waited for it.
+    AlignmentEnded { checkpoint_id: u64 },
+    /// The operator snapshotted its state: the synchronous pause starts.
+    SnapshotTaken { checkpoint_id: u64 },
+    /// The asynchronous upload of `size_bytes` starts after the pause and ends at `completes_at_ms`.
+    UploadStarted { checkpoint_id: u64, size_bytes: u64, completes_at_ms: u64 },
+    /// Every ack is in and the upload is done: the checkpoint is restorable.
+    CheckpointCompleted { checkpoint_id: u64, offset: u64 },
+    /// A crash discarded the checkpoint in flight.
+    CheckpointDiscarded { checkpoint_id: u64 },
+    /// Micro-batch mode: the batch's end offsets are durable in the offset log.
+    BatchPlanned { batch_id: u64, end_offset: u64 },
+    /// Micro-batch mode: a batch from the offset log without a commit entry runs again.
+    BatchRerun { batch_id: u64, end_offset: u64 },
+    /// Micro-batch mode: the batch's output, `rows` rows, went to the sinks.
+    BatchOutput { batch_id: u64, end_offset: u64, rows: u64 },
+    /// Micro-batch mode: the state store version and the commit-log entry are written.
+    BatchCommitted { batch_id: u64, end_offset: u64 },
+    /// Micro-batch mode: a crash cut short a batch whose offset-log entry was written; it runs again.
+    BatchDiscarded { batch_id: u64 },
+    /// The window operator emitted the running totals of the keys changed up to `boundary_ms`.
+    Emitted { boundary_ms: u64, rows: u64 },
+    /// The job crashed with its readers at `offset`. Detection and the restore's start follow at
+    /// fixed delays; `restore_from` is the restore point the restart will load.
+    Crash { offset: u64, detected_at_ms: u64, restore_started_at_ms: u64, restore_from: u64 },
+    /// The failure was detected.
+    Detected,
+    /// The restart delay is over: downloading the restore point starts.
+    RestoreStarted { restore_from: u64 },
+    /// The restore point is loaded and the readers rewound to it.
+    Restored { restore_from: u64, offset: u64 },
+    /// The rewind went past the log's retention: `lost_events` are gone.
+    RetentionExceeded { lost_events: u64 },
+    /// The replay reached the offset the readers stood at when the job crashed.
+    ReplayDone { offset: u64 },
+    /// The backlog is worked off.
+    CaughtUp { offset: u64 },
+}
+
+/// An event and when it happened (ms since midnight on the scenario clock).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceEvent {
+    pub at_ms: u64,
+    pub event: Event,
+}
+
+/// Rows each sink design holds (for the view: rows its query returns).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SinkRows {
+    pub append_only: u64,
+    pub upsert: u64,
+    /// Committed rows: what a `read_committed` reader sees.
+    pub transactional: u64,
+    pub dedupe_view: u64,
+}
+
+/// How stale each sink is for its reader: now minus the newest event time visible there.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SinkStalenessMs {
+    pub append_only: u64,
+    pub upsert: u64,
+    pub transactional: u64,
+    pub dedupe_view: u64,
+}
+
+/// The world at one instant: where the readers are, how big the state is, what the sinks hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorldSample {
+    pub at_ms: u64,
+    pub phase: Phase,
+    /// Events in the log (sum of partition log-end offsets).
+    pub log_end: u64,
+    /// The readers' total position: the sum of `offsets`.
+    pub position: u64,
+    /// The readers' offset per partition.
+    pub offsets: Vec<u64>,
+    pub lag_events: u64,
+    /// Order ids in the dedupe operator's state.
+    pub seen_ids: u64,
+    /// Entries held by the operators: seen ids, non-zero window totals and pending counts.
+    pub state_entries: u64,
+    pub sink_rows: SinkRows,
+    pub staleness_ms: SinkStalenessMs,
+}
+
+/// Everything a run recorded, in the order it happened.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trace {
+    pub events: Vec<TraceEvent>,
+    pub samples: Vec<WorldSample>,
+}
+
+impl Trace {
+    #[inline]
+    pub fn push(&mut self, at_ms: u64, event: Event) {
+        self.events.push(TraceEvent { at_ms, event });
+    }
+}
