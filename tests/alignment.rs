@@ -2,17 +2,18 @@
 //! other inputs (alignment time, a stall and a lag spike); unaligned ones snapshot at once and
 //! store the overtaken in-flight records instead (bigger checkpoints, no stall).
 
-use checkpoint_lab::engine::{self, Alignment, Config};
+use checkpoint_lab::engine::{Alignment, Config};
+use checkpoint_lab::lesson;
 
-fn backpressured(alignment: Alignment) -> checkpoint_lab::engine::Report {
-    engine::simulate(&Config { alignment, backpressure_ms: 3_000, crash_at_ms: None, ..Config::default() }).unwrap()
+fn backpressured(alignment: Alignment) -> checkpoint_lab::lesson::Report {
+    lesson::simulate(&Config { alignment, backpressure_ms: 3_000, crash_at_ms: None, ..Config::default() }).unwrap()
 }
 
 #[test]
 fn aligned_checkpoints_stall_while_unaligned_ones_grow() {
     let aligned = backpressured(Alignment::Aligned);
     let unaligned = backpressured(Alignment::Unaligned);
-    let taken = |r: &checkpoint_lab::engine::Report| r.checkpoints[1..].to_vec();
+    let taken = |r: &checkpoint_lab::lesson::Report| r.checkpoints[1..].to_vec();
     for c in taken(&aligned) {
         assert!((2_900..=3_100).contains(&c.alignment_ms), "alignment about the 3 s backpressure: {}", c.alignment_ms);
         assert_eq!(c.in_flight_bytes, 0);
@@ -22,17 +23,17 @@ fn aligned_checkpoints_stall_while_unaligned_ones_grow() {
         assert!(c.in_flight_bytes > 0, "unaligned stores the in-flight records");
     }
     assert!(aligned.aligning_ms > 0 && unaligned.aligning_ms == 0);
-    let size = |r: &checkpoint_lab::engine::Report| r.checkpoints[1].size_bytes;
+    let size = |r: &checkpoint_lab::lesson::Report| r.checkpoints[1].size_bytes;
     assert!(size(&unaligned) > size(&aligned));
     // The stall: while aligning, the held inputs fall behind.
-    let max_lag = |r: &checkpoint_lab::engine::Report| r.series.iter().map(|s| s.lag_events).max().unwrap();
+    let max_lag = |r: &checkpoint_lab::lesson::Report| r.series.iter().map(|s| s.lag_events).max().unwrap();
     assert!(max_lag(&aligned) > 4 * max_lag(&unaligned), "{} vs {}", max_lag(&aligned), max_lag(&unaligned));
     assert!(aligned.series.iter().any(|s| s.phase == checkpoint_lab::engine::sim::Phase::Aligning));
 }
 
 #[test]
 fn without_backpressure_alignment_costs_nothing() {
-    let report = engine::simulate(&Config { crash_at_ms: None, ..Config::default() }).unwrap();
+    let report = lesson::simulate(&Config { crash_at_ms: None, ..Config::default() }).unwrap();
     assert!(report.checkpoints.iter().all(|c| c.alignment_ms == 0 && c.in_flight_bytes == 0));
     assert_eq!(report.aligning_ms, 0);
 }
@@ -45,10 +46,10 @@ fn aligning_longer_than_the_interval_means_the_job_never_catches_up() {
         snapshots: checkpoint_lab::engine::Snapshots::Incremental,
         ..Config::default()
     };
-    let aligned = engine::simulate(&config).unwrap();
+    let aligned = lesson::simulate(&config).unwrap();
     assert!(aligned.caught_up_at.is_none());
     assert!(aligned.caught_up_reason.is_some());
     assert!(aligned.warnings.iter().any(|w| w.contains("never catches up")), "{:?}", aligned.warnings);
-    let unaligned = engine::simulate(&Config { alignment: Alignment::Unaligned, ..config }).unwrap();
+    let unaligned = lesson::simulate(&Config { alignment: Alignment::Unaligned, ..config }).unwrap();
     assert!(unaligned.caught_up_at.is_some(), "unaligned checkpoints do not hold inputs");
 }

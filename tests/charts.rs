@@ -5,6 +5,7 @@ use checkpoint_lab::charts::{self, Chart, Focus, Theme, View};
 use checkpoint_lab::engine::model::{rule_interval_ms, steady_state};
 use checkpoint_lab::engine::sinks::SinkDesign;
 use checkpoint_lab::engine::{self, Config, Snapshots};
+use checkpoint_lab::lesson;
 use plotters::prelude::*;
 
 fn svg(draw: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>)) -> String {
@@ -29,7 +30,7 @@ fn views() -> [View; 2] {
 
 #[test]
 fn replay_chart() {
-    let report = engine::simulate(&Config::default()).unwrap();
+    let report = lesson::simulate(&Config::default()).unwrap();
     for view in views() {
         let out = svg(|a| charts::draw(Chart::Replay, a, &report, None, &Focus::default(), &view).unwrap());
         assert_has(
@@ -56,7 +57,7 @@ fn replay_chart() {
 
 #[test]
 fn latency_chart() {
-    let report = engine::simulate(&Config::default()).unwrap();
+    let report = lesson::simulate(&Config::default()).unwrap();
     for view in views() {
         let out = svg(|a| {
             charts::draw(
@@ -85,7 +86,7 @@ fn latency_chart() {
 #[test]
 fn tradeoff_chart() {
     let config = Config::default();
-    let report = engine::simulate(&config).unwrap();
+    let report = lesson::simulate(&config).unwrap();
     for view in views() {
         let out = svg(|a| charts::draw(Chart::Tradeoff, a, &report, None, &Focus::default(), &view).unwrap());
         assert_has(
@@ -111,7 +112,7 @@ fn tradeoff_chart() {
 #[test]
 fn checkpoint_timeline_chart() {
     let config = Config { crash_at_ms: Some(36_031_000), ..Config::default() };
-    let report = engine::simulate(&config).unwrap();
+    let report = lesson::simulate(&config).unwrap();
     for view in views() {
         let out = svg(|a| charts::draw(Chart::Checkpoints, a, &report, None, &Focus::default(), &view).unwrap());
         assert_has(
@@ -131,7 +132,7 @@ fn checkpoint_timeline_chart() {
 
 #[test]
 fn sink_window_chart() {
-    let report = engine::simulate(&Config::default()).unwrap();
+    let report = lesson::simulate(&Config::default()).unwrap();
     let window = 36_000_000;
     let focus = Focus { window_start_ms: Some(window), product: 0, ..Focus::default() };
     let data = charts::sink_window::data(&report, window, 0);
@@ -163,7 +164,7 @@ fn the_closed_form_agrees_with_full_simulations() {
         for interval_ms in [2_000, 5_000, 10_000, 30_000, 60_000, 120_000] {
             let config =
                 Config { interval_ms, snapshots, crash_at_ms: None, horizon_ms: 1_200_000, ..Config::default() };
-            let report = engine::simulate(&config).unwrap();
+            let report = lesson::simulate(&config).unwrap();
             let model = steady_state(&config, interval_ms);
             let close = |what: &str, model: f64, sim: f64| {
                 assert!(
@@ -181,8 +182,8 @@ fn the_closed_form_agrees_with_full_simulations() {
 
 #[test]
 fn comparing_draws_the_pinned_run_under_the_current_one() {
-    let a = engine::simulate(&Config::default()).unwrap();
-    let b = engine::simulate(&Config { mode: engine::Mode::MicroBatch, ..Config::default() }).unwrap();
+    let a = lesson::simulate(&Config::default()).unwrap();
+    let b = lesson::simulate(&Config { mode: engine::Mode::MicroBatch, ..Config::default() }).unwrap();
     let view = View::default();
     let alone = svg(|area| charts::draw(Chart::Replay, area, &b, None, &Focus::default(), &view).unwrap());
     let both = svg(|area| charts::draw(Chart::Replay, area, &b, Some(&a), &Focus::default(), &view).unwrap());
@@ -207,7 +208,7 @@ fn comparing_draws_the_pinned_run_under_the_current_one() {
 
 #[test]
 fn the_batch_timeline_in_micro_batch_mode() {
-    let report = engine::simulate(&Config { mode: engine::Mode::MicroBatch, ..Config::default() }).unwrap();
+    let report = lesson::simulate(&Config { mode: engine::Mode::MicroBatch, ..Config::default() }).unwrap();
     let out =
         svg(|area| charts::draw(Chart::Checkpoints, area, &report, None, &Focus::default(), &View::default()).unwrap());
     assert_has(&out, &[charts::checkpoints::BATCH_TITLE, "offset log write", "processing", "state store write"]);

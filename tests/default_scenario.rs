@@ -3,11 +3,12 @@
 
 mod common;
 
-use checkpoint_lab::engine::{self, sinks::SinkDesign, Config, Report};
+use checkpoint_lab::engine::{self, sinks::SinkDesign, Config};
+use checkpoint_lab::lesson::{self, Report};
 use common::at;
 
 fn report_for(config: &Config) -> Report {
-    engine::simulate(config).expect("the scenario is valid")
+    lesson::simulate(config).expect("the scenario is valid")
 }
 
 /// Asserts that a clock time is within a second of the expected one.

@@ -4,24 +4,25 @@
 mod common;
 
 use checkpoint_lab::engine::{self, Config};
+use checkpoint_lab::lesson;
 use common::{digest, digest_scenarios as scenarios};
 
 #[test]
 fn the_same_configuration_twice_gives_the_same_report() {
     for (name, config) in scenarios() {
-        let a = serde_json::to_string(&engine::simulate(&config).unwrap()).unwrap();
-        let b = serde_json::to_string(&engine::simulate(&config).unwrap()).unwrap();
+        let a = serde_json::to_string(&lesson::simulate(&config).unwrap()).unwrap();
+        let b = serde_json::to_string(&lesson::simulate(&config).unwrap()).unwrap();
         assert!(a == b, "{name}: two runs differ");
     }
 }
 
 #[test]
 fn another_seed_gives_other_events_but_the_same_lesson_figures() {
-    let a = engine::simulate(&Config::default()).unwrap();
-    let b = engine::simulate(&Config { seed: 99, ..Config::default() }).unwrap();
+    let a = lesson::simulate(&Config::default()).unwrap();
+    let b = lesson::simulate(&Config { seed: 99, ..Config::default() }).unwrap();
     assert_eq!((a.replayed_events, a.recovery_s), (b.replayed_events, b.recovery_s));
     assert_ne!(a.sinks.append_only.rows, 0);
-    let per_product = |r: &engine::Report| r.sinks.upsert.rows;
+    let per_product = |r: &lesson::Report| r.sinks.upsert.rows;
     assert_eq!(per_product(&a), per_product(&b));
     let outcome_a = engine::run(&Config::default()).unwrap();
     let outcome_b = engine::run(&Config { seed: 99, ..Config::default() }).unwrap();
@@ -38,7 +39,7 @@ fn recorded_digests_match_this_build() {
     let lines: String = scenarios()
         .into_iter()
         .map(|(name, config)| {
-            let json = serde_json::to_string(&engine::simulate(&config).unwrap()).unwrap();
+            let json = serde_json::to_string(&lesson::simulate(&config).unwrap()).unwrap();
             format!("{name} {:016x}\n", digest(&json))
         })
         .collect();
@@ -68,13 +69,13 @@ fn reusing_the_failure_free_run_gives_the_same_report() {
     // Another interval is another scenario: nothing is reused, and the result is still right.
     let other = Config { interval_ms: 5_000, ..Config::default() };
     let reused = engine::run_reusing(&other, Some(&first)).unwrap().report();
-    assert_eq!(reused, engine::simulate(&other).unwrap());
+    assert_eq!(reused, lesson::simulate(&other).unwrap());
 }
 
 #[test]
 fn a_run_advanced_in_slices_gives_the_same_report() {
     for (name, config) in scenarios() {
-        let whole = serde_json::to_string(&engine::simulate(&config).unwrap()).unwrap();
+        let whole = serde_json::to_string(&lesson::simulate(&config).unwrap()).unwrap();
         let mut runner = engine::Runner::new(&config, None).unwrap();
         let mut last = 0.0;
         let mut slices = 0;

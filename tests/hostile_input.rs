@@ -5,7 +5,8 @@
 
 use std::process::Command;
 
-use checkpoint_lab::engine::{self, Config, MEMORY_BUDGET_BYTES};
+use checkpoint_lab::engine::{Config, MEMORY_BUDGET_BYTES};
+use checkpoint_lab::lesson;
 
 fn cli(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_checkpoint-lab")).args(args).output().unwrap();
@@ -177,7 +178,7 @@ fn a_scenario_over_the_memory_budget_is_refused_up_front() {
         ..Config::default()
     };
     assert!(config.estimated_memory_bytes() > MEMORY_BUDGET_BYTES);
-    let err = engine::simulate(&config).unwrap_err();
+    let err = lesson::simulate(&config).unwrap_err();
     assert_eq!(err.field, "horizon_ms");
     assert!(err.message.contains("budget"), "{}", err.message);
     let (code, _, stderr) =
@@ -189,12 +190,12 @@ fn a_scenario_over_the_memory_budget_is_refused_up_front() {
 #[test]
 fn settings_the_model_cannot_honour_are_reported_plainly() {
     // Capacity at the input rate: the backlog never shrinks.
-    let report = engine::simulate(&Config { capacity_per_s: 2_000, ..Config::default() }).unwrap();
+    let report = lesson::simulate(&Config { capacity_per_s: 2_000, ..Config::default() }).unwrap();
     assert!(report.caught_up_at.is_none());
     assert!(report.caught_up_reason.as_deref().unwrap().contains("capacity"));
     assert!(report.warnings.iter().any(|w| w.contains("never catches up")));
     // A crash at the very last millisecond: the restore has not finished.
-    let report = engine::simulate(&Config { crash_at_ms: Some(36_599_999), ..Config::default() }).unwrap();
+    let report = lesson::simulate(&Config { crash_at_ms: Some(36_599_999), ..Config::default() }).unwrap();
     assert!(report.restored_at.is_none());
     assert!(report.caught_up_reason.as_deref().unwrap().contains("restore"));
 }

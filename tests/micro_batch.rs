@@ -8,7 +8,8 @@ mod common;
 use checkpoint_lab::engine::protocol::{CommittedBatch, RestorePoint};
 use checkpoint_lab::engine::sinks::{dedupe_view, duplicate_rows, SinkDesign};
 use checkpoint_lab::engine::trace::Event;
-use checkpoint_lab::engine::{simulate, Config, Mode, Sim, Snapshots};
+use checkpoint_lab::engine::{Config, Mode, Sim, Snapshots};
+use checkpoint_lab::lesson::simulate;
 use common::{at, contents, extra_rows, run_past_recovery};
 
 fn micro_batch() -> Config {

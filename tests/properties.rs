@@ -7,7 +7,8 @@
 mod common;
 
 use checkpoint_lab::engine::sinks::{duplicate_rows, SinkDesign};
-use checkpoint_lab::engine::{self, Alignment, Config, Sim, Snapshots};
+use checkpoint_lab::engine::{Alignment, Config, Sim, Snapshots};
+use checkpoint_lab::lesson;
 use common::{contents, extra_rows};
 use proptest::prelude::*;
 
@@ -100,7 +101,7 @@ proptest! {
 
     #[test]
     fn recovery_is_exactly_once_against_the_failure_free_run(config in scenario()) {
-        let report = engine::simulate(&config).unwrap();
+        let report = lesson::simulate(&config).unwrap();
         let crash = report.crash.as_ref().unwrap();
         let restored = report.restored_checkpoint.as_ref().unwrap();
         // Replay is the distance from the restored offsets to the crash offsets.
@@ -155,8 +156,8 @@ proptest! {
 
     #[test]
     fn the_same_seed_gives_the_same_report(config in scenario()) {
-        let a = serde_json::to_string(&engine::simulate(&config).unwrap()).unwrap();
-        let b = serde_json::to_string(&engine::simulate(&config).unwrap()).unwrap();
+        let a = serde_json::to_string(&lesson::simulate(&config).unwrap()).unwrap();
+        let b = serde_json::to_string(&lesson::simulate(&config).unwrap()).unwrap();
         prop_assert!(a == b);
     }
 }

@@ -126,6 +126,6 @@ fn retention_exceeded_reports_the_lost_events() {
     assert!(report.warnings.iter().any(|w| w.contains("retention")), "{:?}", report.warnings);
     assert!(!report.sinks.upsert.matches_failure_free);
     // Without the crash, nothing is lost.
-    let free = checkpoint_lab::engine::simulate(&Config { crash_at_ms: None, ..config }).unwrap();
+    let free = checkpoint_lab::lesson::simulate(&Config { crash_at_ms: None, ..config }).unwrap();
     assert_eq!(free.lost_events, 0);
 }

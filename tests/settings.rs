@@ -5,7 +5,8 @@
 
 use checkpoint_lab::cli::{parse, Action, Format, Parsed};
 use checkpoint_lab::engine::config::{fields_from_attributes, FieldValue};
-use checkpoint_lab::engine::{self, Config};
+use checkpoint_lab::engine::Config;
+use checkpoint_lab::lesson;
 
 fn from_attributes(pairs: &[(&str, &str)]) -> Config {
     let pairs: Vec<(String, String)> = pairs.iter().map(|(a, v)| (a.to_string(), v.to_string())).collect();
@@ -26,7 +27,7 @@ fn an_interval_between_slider_steps_runs_as_given() {
     let by_field = Config::from_fields(&[("interval_ms".into(), FieldValue::Number(7_000.0))]).unwrap();
     let by_flag = from_flags(&["--interval", "7s"]);
     for config in [by_attribute, by_field, by_flag] {
-        let report = engine::simulate(&config).unwrap();
+        let report = lesson::simulate(&config).unwrap();
         assert_eq!(report.config.interval_ms, 7_000);
         assert_eq!(report.effective_interval_ms, 7_000);
         assert_eq!(report.interval_replay_events, 14_000, "2,000 events/s x 7 s");
@@ -39,7 +40,7 @@ fn an_interval_between_slider_steps_runs_as_given() {
 fn an_interval_longer_than_any_slider_step_runs_as_given() {
     let config = from_attributes(&[("interval", "1h")]);
     assert_eq!(config.interval_ms, 3_600_000);
-    let report = engine::simulate(&config).unwrap();
+    let report = lesson::simulate(&config).unwrap();
     assert_eq!(report.config.interval_ms, 3_600_000);
     assert_eq!(report.checkpoints.len(), 1, "no checkpoint is due within the ten-minute horizon");
     assert_eq!(report.restored_checkpoint.as_ref().unwrap().id, 41);
@@ -50,7 +51,7 @@ fn an_interval_longer_than_any_slider_step_runs_as_given() {
 fn a_crash_after_the_default_horizon_runs_in_a_longer_horizon() {
     let config = from_attributes(&[("horizon", "20m"), ("crash-at", "10:15:00")]);
     assert_eq!((config.horizon_ms, config.crash_at_ms), (1_200_000, Some(36_900_000)));
-    let report = engine::simulate(&config).unwrap();
+    let report = lesson::simulate(&config).unwrap();
     assert_eq!(report.crash.as_ref().unwrap().at.at, "10:15:00");
     assert_eq!(report.config.horizon_ms, 1_200_000);
     assert_eq!(report.series.len(), 1_201, "one sample a second over twenty minutes");

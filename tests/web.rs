@@ -5,7 +5,7 @@
 
 mod common;
 
-use checkpoint_lab::engine;
+use checkpoint_lab::lesson;
 use checkpoint_lab::web::{defaults, simulate, Lab};
 use common::{digest, digest_scenarios};
 use js_sys::{Object, Reflect};
@@ -112,7 +112,7 @@ fn bad_input_throws_an_error_naming_the_field_and_the_lab_stays_usable() {
 fn the_browser_build_reproduces_the_native_reports() {
     let recorded = include_str!("fixtures/report-digests.txt");
     for (name, config) in digest_scenarios() {
-        let json = serde_json::to_string(&engine::simulate(&config).unwrap()).unwrap();
+        let json = serde_json::to_string(&lesson::simulate(&config).unwrap()).unwrap();
         let line = format!("{name} {:016x}", digest(&json));
         assert!(recorded.lines().any(|l| l == line), "{name}: the wasm report differs from the native one ({line})");
     }

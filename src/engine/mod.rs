@@ -16,7 +16,7 @@ pub mod trace;
 pub mod units;
 
 pub use config::{Alignment, Config, ConfigError, Mode, Snapshots, MEMORY_BUDGET_BYTES};
-pub use report::{Outcome, Report};
+pub use report::Outcome;
 pub use sim::Sim;
 pub use sinks::SinkDesign;
 
@@ -133,9 +133,4 @@ pub fn run(config: &Config) -> Result<Outcome, ConfigError> {
 /// simulates the crashed run. The outcome is the same as `run(config)`.
 pub fn run_reusing(config: &Config, previous: Option<&Outcome>) -> Result<Outcome, ConfigError> {
     Ok(Runner::new(config, previous)?.finish())
-}
-
-/// Runs a scenario and returns its report.
-pub fn simulate(config: &Config) -> Result<Report, ConfigError> {
-    Ok(run(config)?.report())
 }

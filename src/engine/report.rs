@@ -16,10 +16,6 @@ use super::sinks::{dedupe_view, duplicate_rows, duplicates_and_keys, Row, SinkDe
 
 pub use timeline::{series, timeline, Sample, SinkStaleness, TimelineEntry, TimelineKind};
 
-/// The report in words is the lesson layer's; it is named here too so that `engine::simulate`
-/// and `Outcome::report` keep giving a run and its report in one call.
-pub use crate::lesson::report::Report;
-
 /// The crash: when, where the readers were, and the checkpoint it discarded.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CrashFigures {
@@ -341,11 +337,6 @@ impl Outcome {
     /// The run's figures, in numbers.
     pub fn figures(&self) -> Figures {
         build(self)
-    }
-
-    /// The run's report: its figures put into words by the lesson layer.
-    pub fn report(&self) -> Report {
-        crate::lesson::report(self.figures())
     }
 
     /// Events processed by the run and by the failure-free companion after the fork.

@@ -130,7 +130,7 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::engine::{self, Config, Mode};
+    use crate::engine::{Config, Mode};
 
     /// The lesson's worked example, line for line as the README prints it.
     #[test]
@@ -176,7 +176,7 @@ mod tests {
         assert_eq!(report.caught_up_reason.as_deref(), Some(reason));
         assert!(report.warnings.contains(&format!("The job never catches up: {reason}.")));
         let store = Config { store_write_bytes_per_s: 50_000_000, interval_ms: 5_000, ..Config::default() };
-        let report = engine::simulate(&store).unwrap();
+        let report = crate::lesson::simulate(&store).unwrap();
         assert_eq!(
             report.warnings[0],
             "The store cannot absorb a 2 GB checkpoint every 5 s: checkpoints run back to back, every 40.1 s."

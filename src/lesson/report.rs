@@ -333,3 +333,10 @@ impl Report {
         }
     }
 }
+
+impl crate::engine::Outcome {
+    /// The run's report: its figures put into words.
+    pub fn report(&self) -> Report {
+        report(self.figures())
+    }
+}
