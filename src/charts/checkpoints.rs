@@ -5,9 +5,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{finish_time_chart, time_chart, Frame, LegendEntry, Swatch, TextAlternative, View};
-use crate::engine::report::TimelineKind;
 use crate::engine::units::{format_bytes, format_count, format_duration_ms};
 use crate::engine::Mode;
+use crate::lesson::timeline::TimelineKind;
 use crate::lesson::Report;
 
 pub const SHORT_TITLE: &str = "Checkpoint timeline";

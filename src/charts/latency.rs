@@ -46,10 +46,10 @@ pub fn draw<DB: DrawingBackend>(
     let mut chart = time_chart(area, frame, view)?;
     let immediate_bold = highlight != SinkDesign::Transactional;
     let width = |bold: bool| view.px(if bold { 3.0 } else { 1.5 });
-    let series = |r: &Report, pick: fn(&crate::engine::report::SinkStaleness) -> u64| {
+    let series = |r: &Report, pick: fn(&crate::lesson::timeline::SinkStaleness) -> u64| {
         r.series.iter().map(move |s| (s.t_s as f64, pick(&s.staleness_ms) as f64 / 1000.0)).collect::<Vec<_>>()
     };
-    let highlighted: fn(&crate::engine::report::SinkStaleness) -> u64 =
+    let highlighted: fn(&crate::lesson::timeline::SinkStaleness) -> u64 =
         if immediate_bold { |s| s.upsert } else { |s| s.transactional };
     if let Some(a) = pinned {
         pinned_line(&mut chart, series(a, highlighted), view)?;

@@ -225,7 +225,7 @@ pub fn pinned_label(config: &crate::engine::Config, view: &View) -> String {
 pub fn samples_with_pinned<'a>(
     report: &'a Report,
     pinned: Option<&'a Report>,
-) -> impl Iterator<Item = &'a crate::engine::report::Sample> {
+) -> impl Iterator<Item = &'a crate::lesson::timeline::Sample> {
     report.series.iter().chain(pinned.into_iter().flat_map(|a| a.series.iter()))
 }
 

@@ -3,8 +3,6 @@
 //! text: the lesson layer (`crate::lesson`) puts these figures into words and builds the serde
 //! report the command line and the page hand out.
 
-mod timeline;
-
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -13,8 +11,7 @@ use super::model::{steady_state, tradeoff, SteadyState, Tradeoff};
 use super::protocol::{OffsetLogEntry, RestorePoint};
 use super::sim::{Recovery, Sim};
 use super::sinks::{dedupe_view, duplicate_rows, duplicates_and_keys, Row, SinkDesign};
-
-pub use timeline::{series, timeline, Sample, SinkStaleness, TimelineEntry, TimelineKind};
+use super::trace::Trace;
 
 /// The crash: when, where the readers were, and the checkpoint it discarded.
 #[derive(Clone, Debug, PartialEq)]
@@ -312,8 +309,8 @@ pub struct Figures {
     pub steady_state: SteadyState,
     /// The steady state across intervals, for the trade-off chart.
     pub tradeoff: Tradeoff,
-    pub series: Vec<Sample>,
-    pub timeline: Vec<TimelineEntry>,
+    /// What happened, as typed events and per-second samples.
+    pub trace: Trace,
     /// Micro-batch mode: every offset-log entry, in order (empty in barrier mode).
     pub offset_log: Vec<OffsetLogEntry>,
     pub warnings: Vec<Warning>,
@@ -721,8 +718,7 @@ fn build(outcome: &Outcome) -> Figures {
         window_total_before_crash,
         steady_state: model,
         tradeoff: tradeoff(config),
-        series: series(&run.trace, config.start_time_ms),
-        timeline: timeline(&run.trace, config.start_time_ms),
+        trace: run.trace.clone(),
         offset_log: run.offset_log().to_vec(),
         warnings,
         tables,

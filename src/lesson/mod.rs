@@ -8,6 +8,7 @@ pub mod export;
 pub mod narration;
 pub mod report;
 pub mod scenarios;
+pub mod timeline;
 
 pub use report::{report, Report, Summary};
 

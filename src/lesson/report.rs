@@ -7,12 +7,12 @@
 use serde::Serialize;
 
 use super::narration;
+use super::timeline::{series, timeline, Sample, TimelineEntry};
 use crate::engine::clock::{seconds, ClockTime};
 use crate::engine::config::Config;
 use crate::engine::model::{SteadyState, Tradeoff};
 use crate::engine::protocol::{OffsetLogEntry, RestorePoint};
 use crate::engine::report::{self as figures, Figures, OffsetRange, SinkTables};
-use crate::engine::report::{Sample, TimelineEntry};
 use crate::engine::sinks::SinkDesign;
 
 /// A clock time: text plus seconds since the scenario start.
@@ -285,8 +285,8 @@ pub fn report(figures: Figures) -> Report {
         warnings: figures.warnings.iter().map(narration::warning).collect(),
         steady_state: figures.steady_state,
         tradeoff: figures.tradeoff,
-        series: figures.series,
-        timeline: figures.timeline,
+        series: series(&figures.trace, config.start_time_ms),
+        timeline: timeline(&figures.trace, config.start_time_ms),
         offset_log: figures.offset_log,
         tables: figures.tables,
         config: figures.config,

@@ -1,5 +1,5 @@
-//! The report's timeline and per-second series: the typed trace projected to the entries and
-//! samples the report has always carried (clock text, seconds since the start, a kind, the
+//! The report's timeline and per-second series: the engine's typed trace projected to the
+//! entries and samples the report carries (clock text, seconds since the start, a kind, the
 //! checkpoint or batch id and an offset).
 
 use serde::Serialize;
