@@ -1,13 +1,15 @@
-//! Files made from the settings table: the page's settings module (`www/settings.js`) and the
-//! `Config` interface in the TypeScript declarations. A setting changed in `src/settings.rs`
-//! fails here until `UPDATE_GENERATED=1 cargo test --test generated` writes the files again.
+//! Generated files: from the settings table, the page's settings module (`www/settings.js`) and
+//! the `Config` and attribute declarations; from the report's Rust types, the report's
+//! TypeScript declarations. A change to either fails here until
+//! `UPDATE_GENERATED=1 cargo test --test generated` writes the files again.
 
-use checkpoint_lab::settings;
+use checkpoint_lab::{lesson, settings};
 
 const DECLARATIONS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/www/checkpoint-lab.d.ts");
 const MODULE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/www/settings.js");
-const BEGIN: &str = "// <generated from src/settings.rs>\n";
-const END: &str = "// </generated>\n";
+const SETTINGS_BLOCK: (&str, &str) = ("// <generated from src/settings.rs>\n", "// </generated>\n");
+const REPORT_BLOCK: (&str, &str) =
+    ("// <generated from the report's Rust types>\n", "// </generated from the report's Rust types>\n");
 
 fn update() -> bool {
     std::env::var_os("UPDATE_GENERATED").is_some()
@@ -23,21 +25,33 @@ fn the_settings_module_is_current() {
     assert!(found == expected, "www/settings.js is stale: run UPDATE_GENERATED=1 cargo test --test generated");
 }
 
-#[test]
-fn the_config_declaration_is_current() {
+/// Checks (or with UPDATE_GENERATED rewrites) one generated block of the declarations.
+fn check_block((begin_marker, end_marker): (&str, &str), expected: &str) {
+    // The tests run in parallel; a rewrite of the one file must not overwrite another's.
+    static FILE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _only_writer = FILE.lock().unwrap_or_else(|e| e.into_inner());
     let text = std::fs::read_to_string(DECLARATIONS).unwrap();
-    let (Some(begin), Some(end)) = (text.find(BEGIN), text.find(END)) else {
-        panic!("www/checkpoint-lab.d.ts has no generated block");
+    let (Some(begin), Some(end)) = (text.find(begin_marker), text.find(end_marker)) else {
+        panic!("www/checkpoint-lab.d.ts has no block {begin_marker:?}");
     };
-    let generated = &text[begin + BEGIN.len()..end];
-    let expected = settings::typescript_config();
+    let generated = &text[begin + begin_marker.len()..end];
     if update() {
-        let rewritten = format!("{}{BEGIN}{expected}{}", &text[..begin], &text[end..]);
+        let rewritten = format!("{}{begin_marker}{expected}{}", &text[..begin], &text[end..]);
         std::fs::write(DECLARATIONS, rewritten).unwrap();
     } else {
         assert!(
             generated == expected,
-            "the Config declaration is stale: run UPDATE_GENERATED=1 cargo test --test generated"
+            "the block {begin_marker:?} of the declarations is stale: run UPDATE_GENERATED=1 cargo test --test generated"
         );
     }
+}
+
+#[test]
+fn the_config_declaration_is_current() {
+    check_block(SETTINGS_BLOCK, &settings::typescript_config());
+}
+
+#[test]
+fn the_report_declarations_are_current() {
+    check_block(REPORT_BLOCK, &lesson::report::typescript_declarations());
 }

@@ -118,119 +118,180 @@ export interface SettingAttributes {
 }
 // </generated>
 
-/** A clock time: "10:00:32.100" and seconds since the scenario start. */
-export interface Stamp { at: string; s: number }
-
-export interface Checkpoint {
-  id: number;
-  barrier_at: Stamp;
-  completed_at: Stamp;
-  offset: number;
-  offsets: number[];
-  size_bytes: number;
-  in_flight_bytes: number;
-  duration_ms: number;
-  alignment_ms: number;
-  sync_ms: number;
-  /** Micro-batch mode: reading and processing the batch (0 in barrier mode). */
-  processing_ms: number;
-  upload_ms: number;
-  attempt: number;
-}
-
+// The report and everything in it, derived from the Rust types that serialise it.
+// <generated from the report's Rust types>
+export type Report = { 
+/**
+ * The shape of this structure; it changes when a field changes meaning or goes away.
+ */
+schema_version: number, 
+/**
+ * The settings the run used (declared from the settings table).
+ */
+config: Config, restored_checkpoint: CheckpointSummary | null, crash: CrashSummary | null, replayed_events: number, replayed_offsets: OffsetRange | null, 
+/**
+ * Rate x effective interval: what a crash just before the next barrier replays.
+ */
+interval_replay_events: number, 
+/**
+ * Also counting the checkpoint's own duration: a crash just before the next one completes.
+ */
+worst_case_replay_events: number, detected_at: Stamp | null, restored_at: Stamp | null, replay_done_at: Stamp | null, caught_up_at: Stamp | null, 
+/**
+ * Why `caught_up_at` is null, when it is.
+ */
+caught_up_reason: string | null, 
+/**
+ * Crash to caught up, in seconds.
+ */
+recovery_s: number | null, 
+/**
+ * Crash to restored (the job processes nothing).
+ */
+downtime_s: number | null, phases: RecoveryPhases | null, backlog_at_restore_events: number | null, 
+/**
+ * Events lost because recovery rewound past the log's retention.
+ */
+lost_events: number, effective_interval_ms: number, store_limited: boolean, store_write_bytes_per_min: number, 
+/**
+ * Share of time paused for sync or stalled aligning, failure-free.
+ */
+pause_overhead: number, paused_ms: number, aligning_ms: number, checkpoints: Array<CheckpointSummary>, sinks: SinkReport, window_total_before_crash: WindowTotal | null, crash_table: Array<CrashTableRow>, steady_state: SteadyState, series: Array<Sample>, timeline: Array<TimelineEntry>, 
+/**
+ * Micro-batch mode: every offset-log entry, in order (empty in barrier mode).
+ */
+offset_log: Array<LoggedBatch>, warnings: Array<string>, };
+export type Stamp = { at: string, ms: number, s: number, };
+export type CheckpointSummary = { id: number, barrier_at: Stamp, completed_at: Stamp, 
+/**
+ * Sum of partition offsets the checkpoint restores to.
+ */
+offset: number, offsets: Array<number>, size_bytes: number, in_flight_bytes: number, duration_ms: number, alignment_ms: number, sync_ms: number, processing_ms: number, upload_ms: number, attempt: number, };
+export type CrashSummary = { at: Stamp, 
+/**
+ * The readers' total position at the crash.
+ */
+offset: number, offsets: Array<number>, 
+/**
+ * The checkpoint in flight at the crash, discarded.
+ */
+discarded_checkpoint: number | null, };
+export type OffsetRange = { from: number, to: number, };
+export type RecoveryPhases = { detection_s: number, restart_s: number, restore_s: number, 
+/**
+ * Restore until the readers are back at the crash offset.
+ */
+replay_s: number | null, 
+/**
+ * From there until the backlog is gone.
+ */
+catch_up_s: number | null, };
+export type SinkReport = { append_only: SinkFigures, upsert: SinkFigures, transactional: SinkFigures, dedupe_view: SinkFigures, };
+export type SinkFigures = { design: SinkDesign, guarantee: string, 
+/**
+ * Rows stored (for the view: rows the query returns).
+ */
+rows: number, 
+/**
+ * Rows repeating an earlier row's (product_id, window_start, order_count).
+ */
+duplicate_rows: number, 
+/**
+ * Distinct (product_id, window_start) keys among the rows: rows == keys means one row per key.
+ */
+keys: number, 
+/**
+ * Writes that replaced a key's running total with a smaller one (upsert).
+ */
+regressions: number, 
+/**
+ * Rows written but aborted with their transaction (transactional).
+ */
+aborted_rows: number, 
+/**
+ * Longest time with nothing fresher to read.
+ */
+silent_ms: number, 
+/**
+ * Worst staleness: now minus the newest event time a reader can see.
+ */
+staleness_max_ms: number, 
+/**
+ * Whether a reader at the end of the run sees what a failure-free run shows.
+ */
+matches_failure_free: boolean, };
 export type SinkDesign = "append_only" | "upsert" | "transactional" | "dedupe_view";
-
-export interface SinkFigures {
-  design: SinkDesign;
-  guarantee: string;
-  rows: number;
-  duplicate_rows: number;
-  /** Distinct (product_id, window_start) keys among the rows. */
-  keys: number;
-  regressions: number;
-  aborted_rows: number;
-  silent_ms: number;
-  staleness_max_ms: number;
-  matches_failure_free: boolean;
-}
-
+export type WindowTotal = { window_start: Stamp, order_count: number, emitted_at: Stamp, };
+export type CrashTableRow = { at: Stamp, what: string, offset: number | null, };
+export type SteadyState = { interval_ms: number, 
+/**
+ * Time between triggers: the interval, or longer when a checkpoint outlasts it.
+ */
+effective_interval_ms: number, 
+/**
+ * True when the store cannot absorb a checkpoint per interval and stretches it.
+ */
+store_limited: boolean, size_bytes: number, alignment_ms: number, upload_ms: number, 
+/**
+ * Barrier to completion: alignment, sync pause and upload.
+ */
+duration_ms: number, store_write_bytes_per_min: number, 
+/**
+ * Share of time processing is paused for sync or stalled aligning.
+ */
+pause_overhead: number, 
+/**
+ * Events replayed by a crash just before the next barrier: rate x effective interval.
+ */
+interval_replay_events: number, 
+/**
+ * Events replayed by a crash just before the next checkpoint completes.
+ */
+worst_case_replay_events: number, 
+/**
+ * Crash to caught up for the worst-case crash; `None` when the job can never catch up.
+ */
+worst_case_recovery_ms: number | null, };
+export type Sample = { at: Stamp, phase: Phase, 
+/**
+ * Events in the log (sum of partition log-end offsets).
+ */
+log_end: number, 
+/**
+ * The readers' total position.
+ */
+position: number, lag_events: number, 
+/**
+ * Staleness a reader of each sink sees: now minus the newest event time visible there.
+ */
+staleness_ms: SinkStaleness, };
 export type Phase = "running" | "aligning" | "sync_pause" | "detecting" | "restarting" | "restoring" | "replaying" | "catching_up" | "waiting_for_trigger";
+export type SinkStaleness = { append_only: number, upsert: number, transactional: number, dedupe_view: number, };
+export type TimelineEntry = { at: Stamp, kind: TimelineKind, checkpoint?: number, offset?: number, };
+export type TimelineKind = "barrier" | "aligned" | "snapshot" | "checkpoint_completed" | "checkpoint_discarded" | "crash" | "detected" | "restore_started" | "restored" | "replay_done" | "caught_up" | "retention_exceeded" | "batch_planned" | "batch_rerun" | "batch_output" | "batch_committed";
+export type LoggedBatch = { batch_id: number, 
+/**
+ * When the driver planned the batch (its trigger).
+ */
+planned_at: Stamp, 
+/**
+ * The batch's event-time boundary: its input is every event before it.
+ */
+boundary: Stamp, 
+/**
+ * When the entry was durable in the offset log.
+ */
+written_at: Stamp, 
+/**
+ * Where the batch starts (the previous batch's end) and ends, summed over partitions.
+ */
+start_offset: number, end_offset: number, end_offsets: Array<number>, };
+export type Summary = { replayed_events: number, interval_replay_events: number, worst_case_replay_events: number, recovery_s: number | null, store_write_bytes_per_min: number, pause_overhead: number, duplicate_rows: DuplicateRows, warnings: Array<string>, };
+export type DuplicateRows = { append_only: number, upsert: number, transactional: number, dedupe_view: number, };
+// </generated from the report's Rust types>
 
-export interface Sample {
-  t_s: number;
-  phase: Phase;
-  log_end: number;
-  position: number;
-  lag_events: number;
-  staleness_ms: Record<SinkDesign, number>;
-}
-
-export interface SteadyState {
-  interval_ms: number;
-  effective_interval_ms: number;
-  store_limited: boolean;
-  size_bytes: number;
-  alignment_ms: number;
-  upload_ms: number;
-  duration_ms: number;
-  store_write_bytes_per_min: number;
-  pause_overhead: number;
-  interval_replay_events: number;
-  worst_case_replay_events: number;
-  worst_case_recovery_ms: number | null;
-}
-
-/** The report of one run; README.md documents every field. */
-export interface Report {
-  config: Config;
-  restored_checkpoint: Checkpoint | null;
-  crash: { at: Stamp; offset: number; offsets: number[]; discarded_checkpoint: number | null } | null;
-  replayed_events: number;
-  replayed_offsets: { from: number; to: number } | null;
-  interval_replay_events: number;
-  worst_case_replay_events: number;
-  detected_at: Stamp | null;
-  restored_at: Stamp | null;
-  replay_done_at: Stamp | null;
-  caught_up_at: Stamp | null;
-  caught_up_reason: string | null;
-  recovery_s: number | null;
-  downtime_s: number | null;
-  phases: { detection_s: number; restart_s: number; restore_s: number; replay_s: number | null; catch_up_s: number | null } | null;
-  backlog_at_restore_events: number | null;
-  lost_events: number;
-  effective_interval_ms: number;
-  store_limited: boolean;
-  store_write_bytes_per_min: number;
-  pause_overhead: number;
-  paused_ms: number;
-  aligning_ms: number;
-  checkpoints: Checkpoint[];
-  sinks: Record<SinkDesign, SinkFigures>;
-  window_total_before_crash: { window_start: string; order_count: number; emitted_at: Stamp } | null;
-  crash_table: { at: Stamp; what: string; offset: number | null }[];
-  steady_state: SteadyState;
-  series: Sample[];
-  timeline: { at: string; at_s: number; kind: string; checkpoint?: number; offset?: number }[];
-  /** Micro-batch mode: every offset-log entry in order (empty in barrier mode). */
-  offset_log: {
-    batch_id: number; planned_at_ms: number; boundary_ms: number; written_at_ms: number;
-    start_offset: number; end_offset: number; end_offsets: number[];
-  }[];
-  warnings: string[];
-}
-
-/** The headline figures, carried by the checkpointlab-change event. */
-export interface Summary {
-  replayed_events: number;
-  interval_replay_events: number;
-  worst_case_replay_events: number;
-  recovery_s: number | null;
-  store_write_bytes_per_min: number;
-  pause_overhead: number;
-  duplicate_rows: Record<SinkDesign, number>;
-  warnings: string[];
-}
+/** The name this file used for a checkpoint before the declarations were derived. */
+export type Checkpoint = CheckpointSummary;
 
 export interface ChangeDetail extends Summary { settings: Partial<Config> }
 

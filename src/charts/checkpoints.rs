@@ -76,7 +76,7 @@ pub fn draw<DB: DrawingBackend>(
     // Checkpoints that never completed: their barrier, then a cross where they were discarded.
     for entry in report.timeline.iter().filter(|e| e.kind == TimelineKind::CheckpointDiscarded) {
         chart.draw_series(std::iter::once(Cross::new(
-            (entry.at_s, 1.5),
+            (entry.at.s, 1.5),
             view.px(6.0),
             pal.vermillion.stroke_width(view.px(2.0)),
         )))?;

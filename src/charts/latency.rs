@@ -47,7 +47,7 @@ pub fn draw<DB: DrawingBackend>(
     let immediate_bold = highlight != SinkDesign::Transactional;
     let width = |bold: bool| view.px(if bold { 3.0 } else { 1.5 });
     let series = |r: &Report, pick: fn(&crate::lesson::timeline::SinkStaleness) -> u64| {
-        r.series.iter().map(move |s| (s.t_s as f64, pick(&s.staleness_ms) as f64 / 1000.0)).collect::<Vec<_>>()
+        r.series.iter().map(move |s| (s.at.s, pick(&s.staleness_ms) as f64 / 1000.0)).collect::<Vec<_>>()
     };
     let highlighted: fn(&crate::lesson::timeline::SinkStaleness) -> u64 =
         if immediate_bold { |s| s.upsert } else { |s| s.transactional };
@@ -98,10 +98,10 @@ pub fn text_alternative(report: &Report) -> TextAlternative {
     let rows = report
         .series
         .iter()
-        .filter(|x| x.t_s % 5 == 0)
+        .filter(|x| (x.at.ms - report.config.start_time_ms) % 5_000 == 0)
         .map(|x| {
             vec![
-                clock_label(report.config.start_time_ms, x.t_s as f64),
+                clock_label(report.config.start_time_ms, x.at.s),
                 format!("{:.1}", x.staleness_ms.upsert as f64 / 1000.0),
                 format!("{:.1}", x.staleness_ms.transactional as f64 / 1000.0),
             ]

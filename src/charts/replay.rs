@@ -36,7 +36,7 @@ pub fn phase_spans(report: &Report) -> Vec<(Phase, f64, f64)> {
         if phase_name(sample.phase).is_none() {
             continue;
         }
-        let t = sample.t_s as f64;
+        let t = sample.at.s;
         match spans.last_mut() {
             Some((phase, _, to)) if *phase == sample.phase && (*to - t).abs() <= 1.0 => *to = t + 1.0,
             _ => spans.push((sample.phase, t, t + 1.0)),
@@ -61,7 +61,7 @@ pub fn draw<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = view.theme.palette();
     let horizon_s = report.config.horizon_ms as f64 / 1000.0;
-    let lag = |r: &Report| r.series.iter().map(|s| (s.t_s as f64, s.lag_events as f64)).collect::<Vec<_>>();
+    let lag = |r: &Report| r.series.iter().map(|s| (s.at.s, s.lag_events as f64)).collect::<Vec<_>>();
     let peak = samples_with_pinned(report, pinned).map(|s| s.lag_events).max().unwrap_or(0) as f64;
     let y_max = (peak * 1.2).max(10.0);
     let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
@@ -182,10 +182,10 @@ pub fn text_alternative(report: &Report) -> TextAlternative {
     let rows = report
         .series
         .iter()
-        .filter(|s| s.t_s % 5 == 0 || phase_name(s.phase).is_some())
+        .filter(|s| (s.at.ms - report.config.start_time_ms) % 5_000 == 0 || phase_name(s.phase).is_some())
         .map(|s| {
             vec![
-                clock_label(report.config.start_time_ms, s.t_s as f64),
+                clock_label(report.config.start_time_ms, s.at.s),
                 format!("{:?}", s.phase).to_lowercase(),
                 format_count(s.lag_events),
             ]

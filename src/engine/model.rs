@@ -9,6 +9,7 @@ use super::config::{Alignment, Config, Mode, Snapshots};
 
 /// The steady state of one checkpoint interval.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
 pub struct SteadyState {
     pub interval_ms: u64,
     /// Time between triggers: the interval, or longer when a checkpoint outlasts it.

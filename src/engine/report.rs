@@ -37,6 +37,7 @@ pub struct PhaseDurations {
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
 pub struct OffsetRange {
     pub from: u64,
     pub to: u64,

@@ -19,6 +19,7 @@ use super::trace::{Event, Trace, WorldSample};
 
 /// What the job is doing at a moment, as the charts shade it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     Running,

@@ -15,20 +15,30 @@ use crate::engine::protocol::{OffsetLogEntry, RestorePoint};
 use crate::engine::report::{self as figures, Figures, OffsetRange, SinkTables};
 use crate::engine::sinks::SinkDesign;
 
-/// A clock time: text plus seconds since the scenario start.
+/// An instant on the scenario clock, the one way the report gives a time: clock text
+/// ("10:00:32.100"), milliseconds since midnight (as the settings give times, `crash_at_ms`)
+/// and seconds since the scenario start (what the charts' axes count).
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
 pub struct Stamp {
     pub at: String,
+    pub ms: u64,
     pub s: f64,
 }
 
 impl Stamp {
     pub fn new(config: &Config, at_ms: u64) -> Stamp {
-        Stamp { at: ClockTime(at_ms).to_string(), s: seconds(at_ms.saturating_sub(config.start_time_ms)) }
+        Stamp::since(config.start_time_ms, at_ms)
+    }
+
+    /// The instant `at_ms` of a scenario that started at `start_ms`.
+    pub fn since(start_ms: u64, at_ms: u64) -> Stamp {
+        Stamp { at: ClockTime(at_ms).to_string(), ms: at_ms, s: seconds(at_ms.saturating_sub(start_ms)) }
     }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
 pub struct CheckpointSummary {
     pub id: u64,
     pub barrier_at: Stamp,
@@ -85,7 +95,39 @@ impl CheckpointSummary {
     }
 }
 
+/// Micro-batch mode: one offset-log entry, what batch `batch_id` reads, fixed before it runs.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
+pub struct LoggedBatch {
+    pub batch_id: u64,
+    /// When the driver planned the batch (its trigger).
+    pub planned_at: Stamp,
+    /// The batch's event-time boundary: its input is every event before it.
+    pub boundary: Stamp,
+    /// When the entry was durable in the offset log.
+    pub written_at: Stamp,
+    /// Where the batch starts (the previous batch's end) and ends, summed over partitions.
+    pub start_offset: u64,
+    pub end_offset: u64,
+    pub end_offsets: Vec<u64>,
+}
+
+impl LoggedBatch {
+    fn new(config: &Config, e: &OffsetLogEntry) -> Self {
+        LoggedBatch {
+            batch_id: e.batch_id,
+            planned_at: Stamp::new(config, e.planned_at_ms),
+            boundary: Stamp::new(config, e.boundary_ms),
+            written_at: Stamp::new(config, e.written_at_ms),
+            start_offset: e.start_offset,
+            end_offset: e.end_offset,
+            end_offsets: e.end_offsets.clone(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
 pub struct CrashSummary {
     pub at: Stamp,
     /// The readers' total position at the crash.
@@ -97,6 +139,7 @@ pub struct CrashSummary {
 
 /// Duration of each recovery phase, in seconds.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
 pub struct RecoveryPhases {
     pub detection_s: f64,
     pub restart_s: f64,
@@ -109,6 +152,7 @@ pub struct RecoveryPhases {
 
 /// What one sink design stores and what its readers see.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
 pub struct SinkFigures {
     pub design: SinkDesign,
     pub guarantee: &'static str,
@@ -148,6 +192,7 @@ impl SinkFigures {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
 pub struct SinkReport {
     pub append_only: SinkFigures,
     pub upsert: SinkFigures,
@@ -157,14 +202,16 @@ pub struct SinkReport {
 
 /// The running total of the crashing window, as the last emission before the crash showed it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
 pub struct WindowTotal {
-    pub window_start: String,
+    pub window_start: Stamp,
     pub order_count: u64,
     pub emitted_at: Stamp,
 }
 
 /// One line of "a crash, second by second".
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
 pub struct CrashTableRow {
     pub at: Stamp,
     pub what: String,
@@ -172,7 +219,12 @@ pub struct CrashTableRow {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
 pub struct Report {
+    /// The shape of this structure; it changes when a field changes meaning or goes away.
+    pub schema_version: u32,
+    /// The settings the run used (declared from the settings table).
+    #[cfg_attr(not(target_arch = "wasm32"), ts(type = "Config"))]
     pub config: Config,
     pub restored_checkpoint: Option<CheckpointSummary>,
     pub crash: Option<CrashSummary>,
@@ -211,7 +263,7 @@ pub struct Report {
     pub series: Vec<Sample>,
     pub timeline: Vec<TimelineEntry>,
     /// Micro-batch mode: every offset-log entry, in order (empty in barrier mode).
-    pub offset_log: Vec<OffsetLogEntry>,
+    pub offset_log: Vec<LoggedBatch>,
     pub warnings: Vec<String>,
     /// The steady state across intervals, for the trade-off chart (not in the JSON).
     #[serde(skip)]
@@ -228,6 +280,7 @@ pub fn report(figures: Figures) -> Report {
     let stamp = |ms| Stamp::new(config, ms);
     let sinks = &figures.sinks;
     Report {
+        schema_version: SCHEMA_VERSION,
         restored_checkpoint: figures.restored_checkpoint.as_ref().map(|c| CheckpointSummary::new(config, c)),
         crash: figures.crash.as_ref().map(|c| CrashSummary {
             at: stamp(c.at_ms),
@@ -269,7 +322,7 @@ pub fn report(figures: Figures) -> Report {
             dedupe_view: SinkFigures::new(&sinks.dedupe_view),
         },
         window_total_before_crash: figures.window_total_before_crash.as_ref().map(|t| WindowTotal {
-            window_start: ClockTime(t.window_start_ms).to_string(),
+            window_start: stamp(t.window_start_ms),
             order_count: t.order_count,
             emitted_at: stamp(t.emitted_at_ms),
         }),
@@ -287,7 +340,7 @@ pub fn report(figures: Figures) -> Report {
         tradeoff: figures.tradeoff,
         series: series(&figures.trace, config.start_time_ms),
         timeline: timeline(&figures.trace, config.start_time_ms),
-        offset_log: figures.offset_log,
+        offset_log: figures.offset_log.iter().map(|e| LoggedBatch::new(config, e)).collect(),
         tables: figures.tables,
         config: figures.config,
     }
@@ -295,6 +348,7 @@ pub fn report(figures: Figures) -> Report {
 
 /// The headline figures: what the page shows in large type and what change events carry.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
 pub struct Summary {
     pub replayed_events: u64,
     pub interval_replay_events: u64,
@@ -307,6 +361,7 @@ pub struct Summary {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
 pub struct DuplicateRows {
     pub append_only: u64,
     pub upsert: u64,
@@ -339,4 +394,44 @@ impl crate::engine::Outcome {
     pub fn report(&self) -> Report {
         report(self.figures())
     }
+}
+
+/// The version of the report's shape, carried in every report as `schema_version`.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The TypeScript declarations of the report, derived from these Rust types (the `Config`
+/// declaration comes from the settings table). `tests/generated.rs` keeps the package's
+/// declarations current.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn typescript_declarations() -> String {
+    use crate::engine::model::SteadyState;
+    use crate::engine::report::OffsetRange;
+    use crate::engine::sim::Phase;
+    use crate::engine::sinks::SinkDesign;
+    use crate::lesson::timeline::{Sample, SinkStaleness, TimelineEntry, TimelineKind};
+    use ts_rs::TS;
+    let cfg = ts_rs::Config::new().with_large_int("number");
+    let decls = [
+        Report::decl(&cfg),
+        Stamp::decl(&cfg),
+        CheckpointSummary::decl(&cfg),
+        CrashSummary::decl(&cfg),
+        OffsetRange::decl(&cfg),
+        RecoveryPhases::decl(&cfg),
+        SinkReport::decl(&cfg),
+        SinkFigures::decl(&cfg),
+        SinkDesign::decl(&cfg),
+        WindowTotal::decl(&cfg),
+        CrashTableRow::decl(&cfg),
+        SteadyState::decl(&cfg),
+        Sample::decl(&cfg),
+        Phase::decl(&cfg),
+        SinkStaleness::decl(&cfg),
+        TimelineEntry::decl(&cfg),
+        TimelineKind::decl(&cfg),
+        LoggedBatch::decl(&cfg),
+        Summary::decl(&cfg),
+        DuplicateRows::decl(&cfg),
+    ];
+    decls.iter().map(|d| format!("export {d}\n")).collect()
 }

@@ -4,23 +4,26 @@
 
 use serde::Serialize;
 
-use crate::engine::clock::ClockTime;
+use super::report::Stamp;
 use crate::engine::sim::Phase;
 use crate::engine::trace::{Event, SinkStalenessMs, Trace};
 
 /// One entry of the run's timeline.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
 pub struct TimelineEntry {
-    pub at: String,
-    pub at_s: f64,
+    pub at: Stamp,
     pub kind: TimelineKind,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(not(target_arch = "wasm32"), ts(optional))]
     pub checkpoint: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(not(target_arch = "wasm32"), ts(optional))]
     pub offset: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum TimelineKind {
     Barrier,
@@ -47,8 +50,9 @@ pub enum TimelineKind {
 
 /// The per-second sample behind the charts.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
 pub struct Sample {
-    pub t_s: u64,
+    pub at: Stamp,
     pub phase: Phase,
     /// Events in the log (sum of partition log-end offsets).
     pub log_end: u64,
@@ -60,6 +64,7 @@ pub struct Sample {
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
 pub struct SinkStaleness {
     pub append_only: u64,
     pub upsert: u64,
@@ -72,8 +77,7 @@ pub struct SinkStaleness {
 /// crash cut them short is the recovery's business.
 pub fn timeline(trace: &Trace, start_ms: u64) -> Vec<TimelineEntry> {
     let entry = |at_ms: u64, kind, checkpoint, offset| TimelineEntry {
-        at: ClockTime(at_ms).to_string(),
-        at_s: (at_ms - start_ms) as f64 / 1000.0,
+        at: Stamp::since(start_ms, at_ms),
         kind,
         checkpoint,
         offset,
@@ -147,7 +151,7 @@ pub fn series(trace: &Trace, start_ms: u64) -> Vec<Sample> {
         .samples
         .iter()
         .map(|s| Sample {
-            t_s: (s.at_ms - start_ms) / 1000,
+            at: Stamp::since(start_ms, s.at_ms),
             phase: s.phase,
             log_end: s.log_end,
             position: s.position,

@@ -53,6 +53,7 @@ pub const CSV_HEADER: &str = "product_id,window_start,order_count,emitted_at";
 
 /// The four designs, by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum SinkDesign {
     AppendOnly,
