@@ -2,6 +2,7 @@
 //! the `Config` and attribute declarations; from the report's Rust types, the report's
 //! TypeScript declarations. A change to either fails here until
 //! `UPDATE_GENERATED=1 cargo test --test generated` writes the files again.
+#![cfg(not(target_arch = "wasm32"))]
 
 use checkpoint_lab::{lesson, settings};
 
