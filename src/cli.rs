@@ -8,11 +8,12 @@ use std::process::ExitCode;
 
 use crate::engine::clock::ClockTime;
 use crate::engine::config::FieldValue;
+use crate::engine::config::{from_map, to_map};
+use crate::engine::settings::{self, Setting, Unit, SETTINGS};
 use crate::engine::sinks::CSV_HEADER;
 use crate::engine::units::{format_bytes, format_count, format_duration_ms};
 use crate::engine::{self, Config, Mode, SinkDesign};
 use crate::lesson::Report;
-use crate::settings::{self, Setting, Unit, SETTINGS};
 use clap::{Arg, ArgAction, Command};
 
 /// The sink designs `sink-rows --design` reads, as the command line spells them.
@@ -37,7 +38,7 @@ fn value_name(unit: Unit) -> &'static str {
 
 /// One flag per setting, from the settings table: its help, allowed range and default.
 fn scenario_arg(setting: &'static Setting) -> Arg {
-    let default = settings::to_map(&Config::default()).remove(setting.key).unwrap_or_default();
+    let default = to_map(&Config::default()).remove(setting.key).unwrap_or_default();
     let accepts = match setting.unit {
         Unit::Choice(choices) => choices.iter().map(|c| c.flag_value).collect::<Vec<_>>().join("|"),
         _ => format!("{}..{}", setting.text(&setting.min.into()), setting.text(&setting.max.into())),
@@ -230,13 +231,13 @@ where
         _ => Action::Simulate(format),
     };
     let flag_error = |e: engine::ConfigError| format!("error: {} {}", flag_of(e.field), e.message);
-    let mut config = settings::to_map(&Config::default());
+    let mut config = to_map(&Config::default());
     for setting in &SETTINGS {
         if let Some(value) = sub.get_one::<FieldValue>(setting.key) {
             config.insert(setting.key.to_string(), setting.check(value).map_err(flag_error)?);
         }
     }
-    let config = settings::from_map(config).map_err(flag_error)?;
+    let config = from_map(config).map_err(flag_error)?;
     config.validate().map_err(flag_error)?;
     Ok(Parsed::Run { config, action })
 }

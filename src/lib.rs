@@ -1,5 +1,5 @@
-//! Checkpoint Lab: an interactive lesson on restarting a stream. `settings` is the one table of
-//! settings, `engine` simulates the job and reports numbers, `lesson` puts them into words,
+//! Checkpoint Lab: an interactive lesson on restarting a stream. `engine` holds the one table of
+//! settings, simulates the job and reports numbers, `lesson` puts them into words,
 //! `charts` draws the report with plotters, `cli` is the command line, and `web` (WebAssembly
 //! only) puts them on a page.
 
@@ -8,7 +8,6 @@ pub mod charts;
 pub mod cli;
 pub mod engine;
 pub mod lesson;
-pub mod settings;
 
 #[cfg(target_arch = "wasm32")]
 pub mod web;

@@ -4,11 +4,11 @@
 //! `UPDATE_GENERATED=1 cargo test --test generated` writes the files again.
 #![cfg(not(target_arch = "wasm32"))]
 
-use checkpoint_lab::{lesson, settings};
+use checkpoint_lab::lesson::{self, controls};
 
 const DECLARATIONS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/www/checkpoint-lab.d.ts");
 const MODULE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/www/settings.js");
-const SETTINGS_BLOCK: (&str, &str) = ("// <generated from src/settings.rs>\n", "// </generated>\n");
+const SETTINGS_BLOCK: (&str, &str) = ("// <generated from src/engine/settings.rs>\n", "// </generated>\n");
 const REPORT_BLOCK: (&str, &str) =
     ("// <generated from the report's Rust types>\n", "// </generated from the report's Rust types>\n");
 
@@ -18,7 +18,7 @@ fn update() -> bool {
 
 #[test]
 fn the_settings_module_is_current() {
-    let expected = settings::javascript_module();
+    let expected = controls::javascript_module();
     if update() {
         std::fs::write(MODULE, &expected).unwrap();
     }
@@ -49,7 +49,7 @@ fn check_block((begin_marker, end_marker): (&str, &str), expected: &str) {
 
 #[test]
 fn the_config_declaration_is_current() {
-    check_block(SETTINGS_BLOCK, &settings::typescript_config());
+    check_block(SETTINGS_BLOCK, &controls::typescript_config());
 }
 
 #[test]

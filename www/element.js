@@ -5,7 +5,7 @@ import init, {
   Lab, Player, defaults as wasmDefaults, parseAttributes, simulate as simulateWasm,
   builtinExercises, validateExercises, checkExercise, revealExercise, formatValue, settingsText,
 } from "./checkpoint_lab.js";
-// The settings table (generated from the engine's src/settings.rs): keys, attributes, units,
+// The settings table (generated from src/engine/settings.rs): keys, attributes, units,
 // ranges, slider steps and labels. The controls below are built from it.
 import { SETTINGS } from "./settings.js";
 

@@ -1,4 +1,4 @@
-// Generated from src/settings.rs (the one table of settings) by `UPDATE_GENERATED=1 cargo test --test generated`.
+// Generated from src/engine/settings.rs (the one table of settings) by `UPDATE_GENERATED=1 cargo test --test generated`.
 // Do not edit: change the table instead.
 export const SETTINGS = [
   {"key":"seed","attribute":"seed","flag":"seed","unit":{"kind":"seed"},"min":0.0,"max":1.8446744073709552e+19,"optional":false,"control":"none","steps":{"kind":"none"},"label":"Seed","label_micro_batch":null,"help":"Root seed; every component derives its own sub-seed from it","default":42},

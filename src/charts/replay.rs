@@ -8,7 +8,7 @@ use super::{
     clock_label, count_label, finish_time_chart, pinned_label, pinned_line, samples_with_pinned, setting_label,
     time_chart, Frame, LegendEntry, Swatch, TextAlternative, View,
 };
-use crate::engine::sim::Phase;
+use crate::engine::trace::Phase;
 use crate::engine::units::{format_count, format_duration_ms};
 use crate::lesson::Report;
 

@@ -2,11 +2,12 @@
 //! and the allowed range of each, checked before anything runs.
 
 use serde::{Deserialize, Serialize};
-use std::fmt;
+use serde_json::{Map, Value};
 
 use super::clock::ClockTime;
+use super::settings;
+pub use super::settings::{ConfigError, FieldValue, MAX_SAFE_INTEGER};
 use super::units::{format_bytes, format_duration_ms};
-use crate::settings;
 
 /// How operators line up barriers that arrive on several inputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -134,23 +135,6 @@ impl Default for Config {
     }
 }
 
-/// A setting outside what the model accepts: names the field and the allowed range.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigError {
-    /// The config key, as in JSON (`interval_ms`).
-    pub field: &'static str,
-    /// What is allowed, and what was given.
-    pub message: String,
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.field, self.message)
-    }
-}
-
-impl std::error::Error for ConfigError {}
-
 /// The most simulated state (seen-id bits, sink rows, series) one run may allocate.
 pub const MEMORY_BUDGET_BYTES: u64 = 512_000_000;
 
@@ -162,7 +146,7 @@ impl Config {
 
     /// Checks every setting; the first one out of range is named in the error.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        crate::settings::check_ranges(self)?;
+        check_ranges(self)?;
         if self.window_ms % self.emit_every_ms != 0 {
             return Err(ConfigError {
                 field: "emit_every_ms",
@@ -220,25 +204,38 @@ impl Config {
     }
 }
 
-/// A value as it arrives from JavaScript, before it is checked against its field.
-#[derive(Clone, Debug, PartialEq)]
-pub enum FieldValue {
-    Number(f64),
-    Text(String),
-    Null,
-    /// Any other type, by its JavaScript name (boolean, object, undefined, ...).
-    Other(String),
+/// A config as a JSON object keyed by setting.
+pub fn to_map(config: &Config) -> Map<String, Value> {
+    match serde_json::to_value(config) {
+        Ok(Value::Object(map)) => map,
+        _ => unreachable!("a config serialises to an object"),
+    }
 }
 
-/// Largest integer JavaScript represents exactly.
-pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+/// A config from a JSON object whose every value has passed its setting's `check`.
+pub fn from_map(map: Map<String, Value>) -> Result<Config, ConfigError> {
+    serde_json::from_value(Value::Object(map))
+        .map_err(|e| ConfigError { field: "config", message: format!("could not be read: {e}") })
+}
+
+/// Checks every setting's range, in table order; the first one out of range is named.
+pub fn check_ranges(config: &Config) -> Result<(), ConfigError> {
+    let map = to_map(config);
+    for setting in &settings::SETTINGS {
+        match map.get(setting.key) {
+            Some(Value::Null) | None => {}
+            Some(value) => setting.check_range(value.as_f64().unwrap_or(f64::NAN))?,
+        }
+    }
+    Ok(())
+}
 
 impl Config {
     /// Builds a config from the defaults and the given fields, checking each field's type and
     /// range against the settings table, then the settings together. Used for configuration
     /// coming from JavaScript, attributes and exercises.
     pub fn from_fields(fields: &[(String, FieldValue)]) -> Result<Config, ConfigError> {
-        let mut map = settings::to_map(&Config::default());
+        let mut map = to_map(&Config::default());
         for (name, value) in fields {
             let Some(setting) = settings::by_key(name) else {
                 let keys: Vec<&str> = settings::SETTINGS.iter().map(|s| s.key).collect();
@@ -249,7 +246,7 @@ impl Config {
             };
             map.insert(setting.key.to_string(), setting.check(value)?);
         }
-        let config = settings::from_map(map)?;
+        let config = from_map(map)?;
         config.validate()?;
         Ok(config)
     }
@@ -341,5 +338,69 @@ mod attribute_tests {
         let err = parse(&[("state-size", "0.5KB")]).unwrap_err();
         assert_eq!(err.field, "state_bytes");
         assert!(parse(&[("colour", "blue")]).unwrap_err().message.contains("unknown attribute"));
+    }
+}
+
+#[cfg(test)]
+mod settings_table_tests {
+    use super::*;
+    use crate::engine::settings::*;
+    use serde_json::Value;
+
+    #[test]
+    fn every_config_key_has_one_setting_and_every_name_is_unique() {
+        let keys: Vec<String> = to_map(&Config::default()).keys().cloned().collect();
+        let mut table: Vec<&str> = SETTINGS.iter().map(|s| s.key).collect();
+        table.sort_unstable();
+        assert_eq!(keys, table);
+        for names in [
+            SETTINGS.map(|s| s.key).to_vec(),
+            SETTINGS.map(|s| s.attribute).to_vec(),
+            SETTINGS.map(|s| s.flag).to_vec(),
+        ] {
+            let mut sorted = names.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            assert_eq!(sorted.len(), names.len(), "{names:?}");
+        }
+    }
+
+    #[test]
+    fn every_default_and_every_slider_step_is_in_range() {
+        let defaults = to_map(&Config::default());
+        for s in &SETTINGS {
+            if let Some(n) = defaults[s.key].as_f64() {
+                s.check_range(n).unwrap();
+            }
+            if let Steps::Values(values) = s.steps {
+                assert!(values.windows(2).all(|w| w[0] < w[1]), "{} steps rise", s.key);
+                for &v in values {
+                    s.check_range(v).unwrap_or_else(|e| panic!("{} step {v}: {e}", s.key));
+                }
+            }
+            assert!(!s.label.is_empty() && !s.help.is_empty(), "{} has a label and help", s.key);
+        }
+    }
+
+    #[test]
+    fn values_written_back_read_the_same() {
+        let defaults = to_map(&Config::default());
+        for s in &SETTINGS {
+            let mut values = vec![defaults[s.key].clone()];
+            if let Steps::Values(steps) = s.steps {
+                values.extend(steps.iter().map(|&v| Value::from(v as u64)));
+            }
+            for value in values {
+                let text = s.text(&value);
+                let back = s.check(&s.parse_text(&text).unwrap()).unwrap();
+                assert_eq!(back.as_f64(), value.as_f64(), "{}: {value} as {text:?}", s.key);
+            }
+        }
+        let interval = by_key("interval_ms").unwrap();
+        assert_eq!(interval.text(&Value::from(7_000)), "7s");
+        assert_eq!(interval.text(&Value::from(1_500)), "1500ms");
+        assert_eq!(interval.format(7_000.0), "7 s");
+        assert_eq!(by_key("state_bytes").unwrap().text(&Value::from(2_000_000_000u64)), "2GB");
+        assert_eq!(by_key("crash_at_ms").unwrap().text(&Value::Null), "none");
     }
 }

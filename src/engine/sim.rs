@@ -4,9 +4,8 @@
 //! processes input up to the next instant that matters. Whatever the protocol makes restorable
 //! goes through one commit path, and everything that happens is recorded in the trace.
 
+pub use super::trace::Phase;
 use std::collections::VecDeque;
-
-use serde::Serialize;
 
 use super::checkpoint::{transfer_ms, Snapshot};
 use super::config::{Config, ConfigError};
@@ -16,30 +15,6 @@ use super::protocol::{Ctx, Due, OffsetLogEntry, Protocol, RestorePoint};
 use super::sinks::Sinks;
 use super::source::SourceLog;
 use super::trace::{Event, Trace, WorldSample};
-
-/// What the job is doing at a moment, as the charts shade it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    Running,
-    /// Inputs held while barriers line up (aligned checkpoints under backpressure).
-    Aligning,
-    /// Processing paused for a checkpoint's synchronous phase.
-    SyncPause,
-    /// Crashed, failure not yet detected.
-    Detecting,
-    /// Detected; waiting for the restart delay.
-    Restarting,
-    /// Downloading and rebuilding the restored checkpoint's state.
-    Restoring,
-    /// Re-reading events the crashed attempt had already consumed.
-    Replaying,
-    /// Past the crash offset, working off the backlog that built up during the outage.
-    CatchingUp,
-    /// Micro-batch mode: the last batch is committed and the next trigger has not come yet.
-    WaitingForTrigger,
-}
 
 /// One crash and the recovery that followed it.
 #[derive(Clone, Debug, PartialEq)]

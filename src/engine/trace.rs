@@ -2,7 +2,7 @@
 //! the world every simulated second. The engine only pushes numbers here; the report, the crash
 //! table and the charts turn them into words and pictures afterwards.
 
-use super::sim::Phase;
+use serde::Serialize;
 
 /// Something that happened at one instant of a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,4 +108,28 @@ impl Trace {
     pub fn push(&mut self, at_ms: u64, event: Event) {
         self.events.push(TraceEvent { at_ms, event });
     }
+}
+
+/// What the job is doing at a moment, as the charts shade it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Running,
+    /// Inputs held while barriers line up (aligned checkpoints under backpressure).
+    Aligning,
+    /// Processing paused for a checkpoint's synchronous phase.
+    SyncPause,
+    /// Crashed, failure not yet detected.
+    Detecting,
+    /// Detected; waiting for the restart delay.
+    Restarting,
+    /// Downloading and rebuilding the restored checkpoint's state.
+    Restoring,
+    /// Re-reading events the crashed attempt had already consumed.
+    Replaying,
+    /// Past the crash offset, working off the backlog that built up during the outage.
+    CatchingUp,
+    /// Micro-batch mode: the last batch is committed and the next trigger has not come yet.
+    WaitingForTrigger,
 }

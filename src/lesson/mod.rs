@@ -3,6 +3,7 @@
 //! run never caught up, each sink's guarantee), builds the serde report the edges hand out,
 //! turns settings into Flink and Spark configuration, and holds the exercises and scenarios.
 
+pub mod controls;
 pub mod exercise;
 pub mod export;
 pub mod narration;

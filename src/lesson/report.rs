@@ -7,35 +7,14 @@
 use serde::Serialize;
 
 use super::narration;
+pub use super::timeline::Stamp;
 use super::timeline::{series, timeline, Sample, TimelineEntry};
-use crate::engine::clock::{seconds, ClockTime};
+use crate::engine::clock::seconds;
 use crate::engine::config::Config;
 use crate::engine::model::{SteadyState, Tradeoff};
 use crate::engine::protocol::{OffsetLogEntry, RestorePoint};
 use crate::engine::report::{self as figures, Figures, OffsetRange, SinkTables};
 use crate::engine::sinks::SinkDesign;
-
-/// An instant on the scenario clock, the one way the report gives a time: clock text
-/// ("10:00:32.100"), milliseconds since midnight (as the settings give times, `crash_at_ms`)
-/// and seconds since the scenario start (what the charts' axes count).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
-pub struct Stamp {
-    pub at: String,
-    pub ms: u64,
-    pub s: f64,
-}
-
-impl Stamp {
-    pub fn new(config: &Config, at_ms: u64) -> Stamp {
-        Stamp::since(config.start_time_ms, at_ms)
-    }
-
-    /// The instant `at_ms` of a scenario that started at `start_ms`.
-    pub fn since(start_ms: u64, at_ms: u64) -> Stamp {
-        Stamp { at: ClockTime(at_ms).to_string(), ms: at_ms, s: seconds(at_ms.saturating_sub(start_ms)) }
-    }
-}
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
@@ -406,8 +385,8 @@ pub const SCHEMA_VERSION: u32 = 2;
 pub fn typescript_declarations() -> String {
     use crate::engine::model::SteadyState;
     use crate::engine::report::OffsetRange;
-    use crate::engine::sim::Phase;
     use crate::engine::sinks::SinkDesign;
+    use crate::engine::trace::Phase;
     use crate::lesson::timeline::{Sample, SinkStaleness, TimelineEntry, TimelineKind};
     use ts_rs::TS;
     let cfg = ts_rs::Config::new().with_large_int("number");

@@ -4,9 +4,32 @@
 
 use serde::Serialize;
 
-use super::report::Stamp;
-use crate::engine::sim::Phase;
+use crate::engine::clock::{seconds, ClockTime};
+use crate::engine::config::Config;
+use crate::engine::trace::Phase;
 use crate::engine::trace::{Event, SinkStalenessMs, Trace};
+
+/// An instant on the scenario clock, the one way the report gives a time: clock text
+/// ("10:00:32.100"), milliseconds since midnight (as the settings give times, `crash_at_ms`)
+/// and seconds since the scenario start (what the charts' axes count).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
+pub struct Stamp {
+    pub at: String,
+    pub ms: u64,
+    pub s: f64,
+}
+
+impl Stamp {
+    pub fn new(config: &Config, at_ms: u64) -> Stamp {
+        Stamp::since(config.start_time_ms, at_ms)
+    }
+
+    /// The instant `at_ms` of a scenario that started at `start_ms`.
+    pub fn since(start_ms: u64, at_ms: u64) -> Stamp {
+        Stamp { at: ClockTime(at_ms).to_string(), ms: at_ms, s: seconds(at_ms.saturating_sub(start_ms)) }
+    }
+}
 
 /// One entry of the run's timeline.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -13,7 +13,7 @@ use crate::engine::checkpoint::{
 };
 use crate::engine::config::{Alignment, Config};
 use crate::engine::job::Job;
-use crate::engine::sim::Phase;
+use crate::engine::trace::Phase;
 use crate::engine::trace::{Event, Trace};
 
 /// The checkpoint coordinator.

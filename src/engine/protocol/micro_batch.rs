@@ -11,8 +11,8 @@ use super::{Ctx, Due, RestorePoint};
 use crate::engine::checkpoint::{transfer_ms, upload_bytes, Snapshot};
 use crate::engine::config::Config;
 use crate::engine::job::Job;
-use crate::engine::sim::Phase;
 use crate::engine::trace::Event;
+use crate::engine::trace::Phase;
 
 /// One offset-log entry: what batch `batch_id` reads, fixed before the batch runs.
 #[derive(Clone, Debug, PartialEq, Serialize)]

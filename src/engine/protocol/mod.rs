@@ -9,7 +9,7 @@ pub mod micro_batch;
 use super::checkpoint::{CompletedCheckpoint, Snapshot};
 use super::config::{Config, Mode};
 use super::job::Job;
-use super::sim::Phase;
+use super::trace::Phase;
 use super::trace::Trace;
 
 pub use barrier::Barrier;

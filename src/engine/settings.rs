@@ -1,17 +1,17 @@
 //! The one table of settings. Each setting of the scenario is written here once: its config key,
 //! element attribute, command-line flag, unit, allowed range, slider steps, label and help. The
 //! engine's validation, the JavaScript and attribute readers, the clap command, the page's
-//! controls (`www/settings.js`) and the TypeScript `Config` declaration are all made from it.
-//! Defaults are `Config::default()`, the lesson's worked example.
+//! controls (`www/settings.js`, written by `lesson::controls`) and the TypeScript `Config`
+//! declaration are all made from it. Defaults are `Config::default()`, the lesson's worked example.
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::engine::clock::{parse_clock, ClockTime};
-use crate::engine::config::{Config, ConfigError, FieldValue, MAX_SAFE_INTEGER};
 use crate::engine::units::{
     format_bytes, format_count, format_duration_ms, parse_bytes, parse_bytes_per_s, parse_duration_ms,
 };
+use std::fmt;
 
 /// What a setting's number means, which decides how it is read, checked and written for people.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -458,7 +458,7 @@ impl Setting {
     }
 
     /// Like `format`, without a rate's "events/s" (range errors name the unit once).
-    fn format_plain(&self, value: f64) -> String {
+    pub fn format_plain(&self, value: f64) -> String {
         match self.unit {
             Unit::EventsPerS | Unit::Count => trim_number(value),
             // Any u64 is a seed; the float's saturating cast prints the largest exactly.
@@ -557,7 +557,7 @@ impl Setting {
     }
 
     /// The TypeScript type of this setting in the `Config` declaration.
-    fn typescript(&self) -> String {
+    pub fn typescript(&self) -> String {
         let base = match self.unit {
             Unit::Choice(choices) => choices.iter().map(|c| format!("{:?}", c.value)).collect::<Vec<_>>().join(" | "),
             _ => "number".into(),
@@ -595,145 +595,32 @@ pub fn format_unit(unit: Unit, value: f64) -> String {
     }
 }
 
-/// A config as a JSON object keyed by setting.
-pub fn to_map(config: &Config) -> Map<String, Value> {
-    match serde_json::to_value(config) {
-        Ok(Value::Object(map)) => map,
-        _ => unreachable!("a config serialises to an object"),
+/// A setting outside what the model accepts: names the field and the allowed range.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The config key, as in JSON (`interval_ms`).
+    pub field: &'static str,
+    /// What is allowed, and what was given.
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
     }
 }
 
-/// A config from a JSON object whose every value has passed its setting's `check`.
-pub fn from_map(map: Map<String, Value>) -> Result<Config, ConfigError> {
-    serde_json::from_value(Value::Object(map))
-        .map_err(|e| ConfigError { field: "config", message: format!("could not be read: {e}") })
+impl std::error::Error for ConfigError {}
+
+/// A value as it arrives from JavaScript, before it is checked against its field.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FieldValue {
+    Number(f64),
+    Text(String),
+    Null,
+    /// Any other type, by its JavaScript name (boolean, object, undefined, ...).
+    Other(String),
 }
 
-/// Checks every setting's range, in table order; the first one out of range is named.
-pub fn check_ranges(config: &Config) -> Result<(), ConfigError> {
-    let map = to_map(config);
-    for setting in &SETTINGS {
-        match map.get(setting.key) {
-            Some(Value::Null) | None => {}
-            Some(value) => setting.check_range(value.as_f64().unwrap_or(f64::NAN))?,
-        }
-    }
-    Ok(())
-}
-
-/// The settings as the page reads them: the table with each default filled in.
-#[derive(Serialize)]
-struct UiSetting {
-    #[serde(flatten)]
-    setting: Setting,
-    default: Value,
-}
-
-/// The table as a JavaScript module (`www/settings.js`): the page builds its controls from it and
-/// the element observes its attributes. Generated; `tests/generated.rs` keeps the file current.
-pub fn javascript_module() -> String {
-    let defaults = to_map(&Config::default());
-    let rows: Vec<String> = SETTINGS
-        .iter()
-        .map(|s| {
-            let ui = UiSetting { setting: *s, default: defaults.get(s.key).cloned().unwrap_or(Value::Null) };
-            serde_json::to_string(&ui).expect("a setting serialises")
-        })
-        .collect();
-    format!(
-        "// Generated from src/settings.rs (the one table of settings) by `UPDATE_GENERATED=1 cargo test --test generated`.\n\
-         // Do not edit: change the table instead.\n\
-         export const SETTINGS = [\n  {}\n];\n",
-        rows.join(",\n  ")
-    )
-}
-
-/// The `Config` interface of the TypeScript declarations, from the table.
-pub fn typescript_config() -> String {
-    let mut out = String::from(
-        "/** Settings of a scenario. Times in ms (clock times in ms since midnight), sizes in bytes. */\n\
-         export interface Config {\n",
-    );
-    for s in &SETTINGS {
-        let range = match s.unit {
-            Unit::Choice(_) => String::new(),
-            _ => format!(" ({} to {})", s.format_plain(s.min), s.format_plain(s.max)),
-        };
-        out.push_str(&format!(
-            "  /** {}{range}. Attribute `{}`, flag `--{}`. */\n  {}: {};\n",
-            s.help,
-            s.attribute,
-            s.flag,
-            s.key,
-            s.typescript()
-        ));
-    }
-    out.push_str("}\n\n/** The element's attribute for every setting, written as a person writes it. */\nexport interface SettingAttributes {\n");
-    for s in &SETTINGS {
-        out.push_str(&format!("  /** {}. */\n  {:?}?: string;\n", s.label, s.attribute));
-    }
-    out.push_str("}\n");
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_config_key_has_one_setting_and_every_name_is_unique() {
-        let keys: Vec<String> = to_map(&Config::default()).keys().cloned().collect();
-        let mut table: Vec<&str> = SETTINGS.iter().map(|s| s.key).collect();
-        table.sort_unstable();
-        assert_eq!(keys, table);
-        for names in [
-            SETTINGS.map(|s| s.key).to_vec(),
-            SETTINGS.map(|s| s.attribute).to_vec(),
-            SETTINGS.map(|s| s.flag).to_vec(),
-        ] {
-            let mut sorted = names.clone();
-            sorted.sort_unstable();
-            sorted.dedup();
-            assert_eq!(sorted.len(), names.len(), "{names:?}");
-        }
-    }
-
-    #[test]
-    fn every_default_and_every_slider_step_is_in_range() {
-        let defaults = to_map(&Config::default());
-        for s in &SETTINGS {
-            if let Some(n) = defaults[s.key].as_f64() {
-                s.check_range(n).unwrap();
-            }
-            if let Steps::Values(values) = s.steps {
-                assert!(values.windows(2).all(|w| w[0] < w[1]), "{} steps rise", s.key);
-                for &v in values {
-                    s.check_range(v).unwrap_or_else(|e| panic!("{} step {v}: {e}", s.key));
-                }
-            }
-            assert!(!s.label.is_empty() && !s.help.is_empty(), "{} has a label and help", s.key);
-        }
-    }
-
-    #[test]
-    fn values_written_back_read_the_same() {
-        let defaults = to_map(&Config::default());
-        for s in &SETTINGS {
-            let mut values = vec![defaults[s.key].clone()];
-            if let Steps::Values(steps) = s.steps {
-                values.extend(steps.iter().map(|&v| Value::from(v as u64)));
-            }
-            for value in values {
-                let text = s.text(&value);
-                let back = s.check(&s.parse_text(&text).unwrap()).unwrap();
-                assert_eq!(back.as_f64(), value.as_f64(), "{}: {value} as {text:?}", s.key);
-            }
-        }
-        let interval = by_key("interval_ms").unwrap();
-        assert_eq!(interval.text(&Value::from(7_000)), "7s");
-        assert_eq!(interval.text(&Value::from(1_500)), "1500ms");
-        assert_eq!(interval.format(7_000.0), "7 s");
-        assert_eq!(by_key("state_bytes").unwrap().text(&Value::from(2_000_000_000u64)), "2GB");
-        assert_eq!(by_key("crash_at_ms").unwrap().text(&Value::Null), "none");
-    }
-}
+/// Largest integer JavaScript represents exactly.
+pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;

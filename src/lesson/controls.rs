@@ -1,0 +1,65 @@
+//! The page's controls and the TypeScript `Config` declaration, written from the engine's table of
+//! settings: `www/settings.js` (the page builds its sliders and selects from it and the element
+//! observes its attributes) and a block of `checkpoint-lab.d.ts`. Both are generated;
+//! `tests/generated.rs` keeps the files current.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::engine::config::{to_map, Config};
+use crate::engine::settings::{Setting, Unit, SETTINGS};
+
+/// The settings as the page reads them: the table with each default filled in.
+#[derive(Serialize)]
+struct UiSetting {
+    #[serde(flatten)]
+    setting: Setting,
+    default: Value,
+}
+
+/// The table as a JavaScript module (`www/settings.js`): the page builds its controls from it and
+/// the element observes its attributes. Generated; `tests/generated.rs` keeps the file current.
+pub fn javascript_module() -> String {
+    let defaults = to_map(&Config::default());
+    let rows: Vec<String> = SETTINGS
+        .iter()
+        .map(|s| {
+            let ui = UiSetting { setting: *s, default: defaults.get(s.key).cloned().unwrap_or(Value::Null) };
+            serde_json::to_string(&ui).expect("a setting serialises")
+        })
+        .collect();
+    format!(
+        "// Generated from src/engine/settings.rs (the one table of settings) by `UPDATE_GENERATED=1 cargo test --test generated`.\n\
+         // Do not edit: change the table instead.\n\
+         export const SETTINGS = [\n  {}\n];\n",
+        rows.join(",\n  ")
+    )
+}
+
+/// The `Config` interface of the TypeScript declarations, from the table.
+pub fn typescript_config() -> String {
+    let mut out = String::from(
+        "/** Settings of a scenario. Times in ms (clock times in ms since midnight), sizes in bytes. */\n\
+         export interface Config {\n",
+    );
+    for s in &SETTINGS {
+        let range = match s.unit {
+            Unit::Choice(_) => String::new(),
+            _ => format!(" ({} to {})", s.format_plain(s.min), s.format_plain(s.max)),
+        };
+        out.push_str(&format!(
+            "  /** {}{range}. Attribute `{}`, flag `--{}`. */\n  {}: {};\n",
+            s.help,
+            s.attribute,
+            s.flag,
+            s.key,
+            s.typescript()
+        ));
+    }
+    out.push_str("}\n\n/** The element's attribute for every setting, written as a person writes it. */\nexport interface SettingAttributes {\n");
+    for s in &SETTINGS {
+        out.push_str(&format!("  /** {}. */\n  {:?}?: string;\n", s.label, s.attribute));
+    }
+    out.push_str("}\n");
+    out
+}
