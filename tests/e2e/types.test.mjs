@@ -6,7 +6,31 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { ROOT } from "./harness.mjs";
+
+/// Every field path of a real report (barrier and micro-batch runs), as TypeScript that reads it:
+/// a report field missing from the declarations fails under --strict.
+async function everyReportField() {
+  const engine = await import(pathToFileURL(path.join(ROOT, "pkg", "checkpoint_lab.js")).href);
+  await engine.default({ module_or_path: fs.readFileSync(path.join(ROOT, "pkg", "checkpoint_lab_bg.wasm")) });
+  const paths = new Set();
+  const walk = (value, at) => {
+    if (Array.isArray(value)) {
+      for (const item of value.slice(0, 50)) walk(item, `${at}[0]!`);
+    } else if (value && typeof value === "object") {
+      for (const [key, inner] of Object.entries(value)) {
+        const step = `${at}.${key}`;
+        paths.add(step);
+        walk(inner, `${step}!`);
+      }
+    }
+  };
+  for (const config of [{}, { mode: "micro_batch", crash_at_ms: 36_046_000 }, { retry_rate: 0.01, alignment: "unaligned", backpressure_ms: 2000 }]) {
+    walk(engine.simulate(config), "report");
+  }
+  return `import type { Report } from "checkpoint-lab";\nexport function readEverything(report: Report): unknown[] {\n  return [\n${[...paths].map((p) => `    ${p},`).join("\n")}\n  ];\n}\n`;
+}
 
 const USAGE = `
 import {
@@ -59,7 +83,7 @@ export const element = <checkpoint-lab interval="7s" crash-at="10:00:45" control
 console.log(shown);
 `;
 
-test("the declarations type the README's TypeScript and every export under tsc --strict", () => {
+test("the declarations type the README's TypeScript, every export and every report field under tsc --strict", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "checkpoint-lab-types-"));
   try {
     const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
@@ -67,6 +91,7 @@ test("the declarations type the README's TypeScript and every export under tsc -
     assert.ok(blocks.length >= 1, "the README has TypeScript to check");
     blocks.forEach((code, i) => fs.writeFileSync(path.join(dir, `readme-${i}.ts`), `${code}\nexport {};\n`));
     fs.writeFileSync(path.join(dir, "usage.tsx"), USAGE);
+    fs.writeFileSync(path.join(dir, "fields.ts"), await everyReportField());
     fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({
       compilerOptions: {
         strict: true, noEmit: true, target: "es2022", module: "esnext", moduleResolution: "bundler",
