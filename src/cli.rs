@@ -1,6 +1,7 @@
-//! The command line: run a scenario and print its crash timeline table or the report as JSON,
-//! or dump what a reader of one sink sees as CSV. `parse` is separate from `main` so the flag
-//! parsing can be tested and fuzzed without running anything.
+//! The command line: run a scenario and print its crash timeline table, the report as JSON or the
+//! crash table as CSV, or print what a reader of one sink sees (CSV, JSON or a table). Every flag
+//! comes from the settings table. `parse` is separate from `main` so the flag parsing can be
+//! tested and fuzzed without running anything.
 
 use std::fmt::Write as _;
 use std::io::Write;
@@ -195,8 +196,9 @@ pub enum Format {
 
 const FORMATS: [(&str, Format); 3] = [("table", Format::Table), ("json", Format::Json), ("csv", Format::Csv)];
 
-/// Parses the arguments (the first one is the program name) and checks the settings. The error
-/// is one line naming the flag and the allowed range, for exit code 2.
+/// Parses the arguments (the first one is the program name) and checks the settings. The error,
+/// for exit code 2, names the flag first: one line for a value out of range, clap's whole message
+/// (what the flag accepts, a suggestion, the usage) for one it cannot read.
 pub fn parse<I, T>(args: I) -> Result<Parsed, String>
 where
     I: IntoIterator<Item = T>,

@@ -1,5 +1,5 @@
-//! Hostile input: every command-line flag rejects garbage with one line naming the flag and exit
-//! code 2; a scenario too big for the memory budget is refused before anything is allocated; and
+//! Hostile input: every command-line flag rejects garbage with an error whose first line names
+//! the flag, and exit code 2; a scenario too big for the memory budget is refused before anything is allocated; and
 //! settings the model cannot honour are reported plainly, never a panic or a hang.
 #![cfg(feature = "cli")]
 

@@ -56,3 +56,11 @@ fn a_crash_after_the_default_horizon_runs_in_a_longer_horizon() {
     assert_eq!(report.config.horizon_ms, 1_200_000);
     assert_eq!(report.series.len(), 1_201, "one sample a second over twenty minutes");
 }
+
+#[test]
+fn a_seed_from_the_command_line_is_exact_beyond_what_javascript_holds() {
+    let config = from_flags(&["--seed", "18446744073709551615"]);
+    assert_eq!(config.seed, u64::MAX);
+    let config = from_flags(&["--seed", "9007199254740993"]);
+    assert_eq!(config.seed, 9_007_199_254_740_993);
+}

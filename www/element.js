@@ -183,7 +183,12 @@ class LabView {
         input.setAttribute("aria-valuetext", text);
       },
     };
-    input.addEventListener("input", () => { control.exact = control.values[Number(input.value)]; control.show(); });
+    input.addEventListener("input", () => {
+      control.exact = control.values[Number(input.value)];
+      // Moving the crash slider brings back a crash that was set to none.
+      if (setting.key === "crash_at_ms") this.crashNone = false;
+      control.show();
+    });
     return control;
   }
 
@@ -206,8 +211,11 @@ class LabView {
 
   /// The crash slider's steps: every second of the configured horizon.
   horizonSteps(config) {
-    const horizonS = Math.max(2, Math.round(config.horizon_ms / 1000));
-    return Array.from({ length: horizonS - 1 }, (_, i) => config.start_time_ms + (i + 1) * 1000);
+    const start = config.start_time_ms, end = config.start_time_ms + config.horizon_ms;
+    const steps = [];
+    for (let t = start + 1000; t < end; t += 1000) steps.push(t);
+    // A horizon of a second or less still offers one valid instant, its middle.
+    return steps.length ? steps : [start + Math.max(1, Math.floor(config.horizon_ms / 2))];
   }
 
   select(name, label, options) {
@@ -353,7 +361,10 @@ class LabView {
     this.crashNone = v.crash_at_ms === null;
     for (const setting of CONTROLLED) {
       if (setting.key === "crash_at_ms" && this.crashNone) continue;
-      c[setting.key].set(v[setting.key]);
+      let value = v[setting.key];
+      // A choice may be given in the command line's spelling ("micro-batch"); the control holds the config's.
+      if (setting.unit.kind === "choice") value = setting.unit.choices.find((c) => c.flag_value === value)?.value ?? value;
+      c[setting.key].set(value);
     }
     const controlled = new Set(CONTROLLED.map((s) => s.key));
     this.extra = Object.fromEntries(Object.entries(values).filter(([k]) => !controlled.has(k)));

@@ -2,9 +2,11 @@
 // (#interval=5s&crash-at=10:02:10); on load they become the element's attributes, and every
 // change the student makes is written back.
 import { toAttributes } from "../pkg/checkpoint-lab.js";
+import { SETTINGS } from "../pkg/settings.js";
 
 const lab = document.querySelector("checkpoint-lab");
-const SHARED = ["mode", "interval", "state-size", "crash-at", "alignment", "snapshots", "backpressure", "rate", "capacity", "detection", "store-write", "sla", "horizon", "sink", "scenario"];
+// Every setting's attribute (from the settings table), and the view's sink and scenario.
+const SHARED = [...SETTINGS.map((s) => s.attribute), "sink", "scenario"];
 
 const params = new URLSearchParams(location.hash.slice(1));
 for (const [name, value] of params) if (SHARED.includes(name)) lab.setAttribute(name, value);
@@ -14,8 +16,8 @@ for (const [name, value] of params) if (SHARED.includes(name)) lab.setAttribute(
 lab.addEventListener("checkpointlab-change", async (event) => {
   const text = await toAttributes(event.detail.settings);
   const out = new URLSearchParams();
-  for (const name of SHARED) {
-    if (name in text && !(name === "mode" && text.mode === "barrier")) out.set(name, text[name]);
+  for (const [name, value] of Object.entries(text)) {
+    if (!(name === "mode" && value === "barrier")) out.set(name, value);
   }
   history.replaceState(null, "", `#${out}`);
 });

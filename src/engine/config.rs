@@ -200,7 +200,11 @@ impl Config {
             .min(self.rate_per_s.saturating_mul(self.horizon_ms) / 1000 + boundaries);
         // Rows are kept by the append-only, upsert and transactional sinks of both runs.
         let row_bytes = emitted_rows.saturating_mul(40 * 3 * 2);
-        state_bytes.saturating_add(row_bytes)
+        // The trace's per-second samples (the readers' offsets per partition and the counts) of
+        // both runs, and the copy a report's figures hold.
+        let samples = self.horizon_ms / 1000 + 1;
+        let sample_bytes = samples.saturating_mul(u64::from(self.partitions) * 8 + 160).saturating_mul(3);
+        state_bytes.saturating_add(row_bytes).saturating_add(sample_bytes)
     }
 }
 

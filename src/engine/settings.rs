@@ -354,6 +354,7 @@ pub fn by_attribute(attribute: &str) -> Option<&'static Setting> {
 fn describe(value: &FieldValue) -> String {
     match value {
         FieldValue::Number(n) => format!("{n}"),
+        FieldValue::Whole(n) => format!("{n}"),
         FieldValue::Text(t) => format!("the string {t:?}"),
         FieldValue::Null => "null".to_string(),
         FieldValue::Other(kind) => format!("a value of type {kind}"),
@@ -435,6 +436,11 @@ impl Setting {
                         return Err(self.error(format!("must be at most 2^53 - 1 (got {n})")))
                     }
                     FieldValue::Number(n) => *n,
+                    // Read from text: exact, also beyond what a JavaScript number holds.
+                    FieldValue::Whole(n) => {
+                        self.check_range(*n as f64)?;
+                        return Ok(Value::from(*n));
+                    }
                     other => return Err(self.error(format!("must be a number (got {})", describe(other)))),
                 };
                 self.check_range(n)?;
@@ -485,7 +491,7 @@ impl Setting {
             return Ok(FieldValue::Null);
         }
         let or_none = |e: String| if self.optional { format!("{e}, or none") } else { e };
-        let number = |n: u64| FieldValue::Number(n as f64);
+        let number = FieldValue::Whole;
         match self.unit {
             Unit::Count | Unit::EventsPerS | Unit::Seed => trimmed
                 .replace([',', '_'], "")
@@ -578,8 +584,9 @@ fn trim_number(value: f64) -> String {
     }
 }
 
-/// One formatter per unit, for people: the page's readouts and figures, the CLI and the report's
-/// words all use it.
+/// One formatter per unit, for people: the page's readouts (through `formatValue`) and the range
+/// errors use it, and it is built on the same `units` formatters the command line and the
+/// report's words call.
 pub fn format_unit(unit: Unit, value: f64) -> String {
     let whole = value.max(0.0) as u64;
     match unit {
@@ -598,7 +605,8 @@ pub fn format_unit(unit: Unit, value: f64) -> String {
 /// A setting outside what the model accepts: names the field and the allowed range.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigError {
-    /// The config key, as in JSON (`interval_ms`).
+    /// What was wrong: the config key (`interval_ms`), or the attribute (`interval`) when an
+    /// attribute could not be read, or `config` / `attribute` for the object as a whole.
     pub field: &'static str,
     /// What is allowed, and what was given.
     pub message: String,
@@ -616,6 +624,8 @@ impl std::error::Error for ConfigError {}
 #[derive(Clone, Debug, PartialEq)]
 pub enum FieldValue {
     Number(f64),
+    /// A whole number read from text (an attribute or a flag), exact beyond 2^53.
+    Whole(u64),
     Text(String),
     Null,
     /// Any other type, by its JavaScript name (boolean, object, undefined, ...).

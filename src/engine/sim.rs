@@ -450,7 +450,6 @@ impl Sim {
             offsets: self.job.read_offsets.clone(),
             lag_events: log_end.saturating_sub(position),
             seen_ids: state.windows.windows.iter().map(|w| w.seen.len()).sum(),
-            state_entries: state.entries(),
             sink_rows: self.job.sink_rows(),
             staleness_ms: self.job.staleness_ms(now),
         });

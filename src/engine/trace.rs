@@ -91,7 +91,6 @@ pub struct WorldSample {
     /// Order ids in the dedupe operator's state.
     pub seen_ids: u64,
     /// Entries held by the operators: seen ids, non-zero window totals and pending counts.
-    pub state_entries: u64,
     pub sink_rows: SinkRows,
     pub staleness_ms: SinkStalenessMs,
 }

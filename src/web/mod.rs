@@ -117,6 +117,7 @@ pub fn parse_attributes(attributes: JsValue) -> Result<JsValue, JsError> {
     for (key, value) in fields {
         let js = match value {
             FieldValue::Number(n) => JsValue::from_f64(n),
+            FieldValue::Whole(n) => JsValue::from_f64(n as f64),
             FieldValue::Text(t) => JsValue::from_str(&t),
             _ => JsValue::NULL,
         };
@@ -201,6 +202,9 @@ pub fn format_value(key_or_unit: &str, value: f64) -> Result<String, JsError> {
             .map(|s| s.unit)
             .ok_or_else(|| JsError::new(&format!("unit: unknown setting or unit {key:?}")))?,
     };
+    if let Unit::Choice(_) = unit {
+        return Err(JsError::new(&format!("unit: {key_or_unit:?} is a choice, not a number to format")));
+    }
     if !value.is_finite() {
         return Err(JsError::new(&format!("value: must be a finite number (got {value})")));
     }

@@ -84,5 +84,19 @@ test("mount().set() with a value between steps runs it, and moving the slider pi
   const moved = await shown(p, "handle", "interval");
   assert.equal(moved.config.interval_ms, 10_000, "the next step after 5 s");
   assert.equal(moved.slider.text, "10 s");
+  // A choice in the command line's spelling runs, and the control shows it.
+  const mode = await p.evaluate(() => {
+    window.__handle.set({ mode: "micro-batch" });
+    const select = window.__handle.element.shadowRoot.querySelector("[data-control=mode]");
+    return { mode: window.__handle.report().config.mode, shown: select.value };
+  });
+  assert.deepEqual(mode, { mode: "micro_batch", shown: "micro_batch" });
+  // With the crash set to none, moving the crash slider brings a crash back.
+  await p.evaluate(() => window.__handle.set({ mode: "barrier", crash_at_ms: null }));
+  assert.equal(await p.evaluate(() => window.__handle.report().crash), null);
+  await p.focus("#handle >> [data-control=crash-at]");
+  await p.keyboard.press("ArrowRight");
+  await settled(p);
+  assert.notEqual(await p.evaluate(() => window.__handle.report().crash), null, "the slider's time runs again");
   assert.deepEqual(errors, []);
 });

@@ -231,18 +231,6 @@ impl JobState {
         self.windows.windows.iter().flat_map(|w| w.seen.iter()).collect()
     }
 
-    /// Entries held: seen ids plus non-zero window totals and pending counts.
-    pub fn entries(&self) -> u64 {
-        let windows: u64 = self
-            .windows
-            .windows
-            .iter()
-            .map(|w| w.seen.len() + w.totals.iter().filter(|&&c| c > 0).count() as u64)
-            .sum();
-        let pending: u64 = self.windows.buckets.iter().map(|b| b.changed.len() as u64).sum();
-        windows + pending
-    }
-
     /// Whether two states hold the same logical content (spare buffers aside).
     pub fn same_content(&self, other: &JobState) -> bool {
         // Pending buckets are compared by their counts: the order products were first seen in
