@@ -17,14 +17,6 @@ use crate::engine::{self, Config, Mode, SinkDesign};
 use crate::lesson::Report;
 use clap::{Arg, ArgAction, Command};
 
-/// The sink designs `sink-rows --design` reads, as the command line spells them.
-const DESIGNS: [(&str, SinkDesign); 4] = [
-    ("append-only", SinkDesign::AppendOnly),
-    ("upsert", SinkDesign::Upsert),
-    ("transactional", SinkDesign::Transactional),
-    ("dedupe-view", SinkDesign::DedupeView),
-];
-
 fn value_name(unit: Unit) -> &'static str {
     match unit {
         Unit::Count | Unit::EventsPerS | Unit::Seed => "N",
@@ -93,7 +85,7 @@ fn command() -> Command {
                     Arg::new("design")
                         .long("design")
                         .required(true)
-                        .value_parser(DESIGNS.map(|(name, _)| name))
+                        .value_parser(SinkDesign::ALL.map(SinkDesign::cli_name))
                         .help("The sink design to read."),
                 )
         )
@@ -226,8 +218,9 @@ where
     };
     let action = match name {
         "sink-rows" => {
-            let design = sub.get_one::<String>("design").map(String::as_str);
-            let design = DESIGNS.iter().find(|(n, _)| Some(*n) == design).map_or(SinkDesign::AppendOnly, |d| d.1);
+            // clap has already checked the name against the designs' command-line spellings.
+            let design = sub.get_one::<String>("design").and_then(|name| SinkDesign::from_name(name));
+            let design = design.unwrap_or(SinkDesign::AppendOnly);
             Action::Rows(design, format)
         }
         _ => Action::Simulate(format),
