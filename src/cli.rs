@@ -25,6 +25,7 @@ fn value_name(unit: Unit) -> &'static str {
         Unit::BytesPerS => "BANDWIDTH",
         Unit::ClockMs => "HH:MM:SS",
         Unit::Share => "SHARE",
+        Unit::Factor => "FACTOR",
         Unit::Choice(_) => "CHOICE",
     }
 }
@@ -77,6 +78,25 @@ fn command() -> Command {
                 .args(format("table: the crash timeline and figures; json: the report; csv: the crash table", "table")),
         )
         .subcommand(
+            Command::new("export")
+                .about("Print the settings as Flink configuration or Spark code: the lesson page's export panel.")
+                .args(scenario.clone())
+                .arg(
+                    Arg::new("engine")
+                        .long("engine")
+                        .required(true)
+                        .value_parser(["flink", "spark"])
+                        .help("The engine to write the settings for."),
+                )
+                .arg(
+                    Arg::new("sink")
+                        .long("sink")
+                        .default_value("append-only")
+                        .value_parser(SinkDesign::ALL.map(SinkDesign::cli_name))
+                        .help("The sink design the export describes."),
+                ),
+        )
+        .subcommand(
             Command::new("sink-rows")
                 .about("Print what a reader of one sink sees at the end of the horizon.")
                 .args(scenario)
@@ -109,7 +129,7 @@ fn table(report: &Report) -> String {
         Mode::Barrier => {
             ("checkpoint", format!("{:?}, {:?}", config.alignment, config.snapshots), "checkpoints completed")
         }
-        Mode::MicroBatch => ("micro-batch", format!("{:?} state store", config.snapshots), "batches committed"),
+        Mode::MicroBatch => ("micro-batch", "state store deltas".to_string(), "batches committed"),
     };
     say!(
         "Checkpoint Lab: {} partitions, {} events/s, {cycle} every {} ({kind}), {} of state",
@@ -168,7 +188,7 @@ pub enum Parsed {
     /// Help or version text to print, then exit 0.
     Text(String),
     /// A scenario to run and what to print.
-    Run { config: Config, action: Action },
+    Run { config: Box<Config>, action: Action },
 }
 
 /// What to print once the scenario has run.
@@ -177,6 +197,8 @@ pub enum Action {
     Simulate(Format),
     /// What a reader of one sink sees at the end of the horizon.
     Rows(SinkDesign, Format),
+    /// The settings as Flink configuration (true) or Spark code (false), for a sink design.
+    Export { flink: bool, sink: SinkDesign },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -207,11 +229,12 @@ where
         Err(e) => return Err(e.to_string().trim_end().to_string()),
     };
     let Some((name, sub)) = matches.subcommand() else {
-        return Err("error: a command is required: simulate or sink-rows".to_string());
+        return Err("error: a command is required: simulate, sink-rows or export".to_string());
     };
-    let format = match sub.get_one::<String>("format").map(String::as_str) {
-        _ if sub.get_flag("json") => Format::Json,
-        _ if sub.get_flag("csv") => Format::Csv,
+    let has_format = name != "export";
+    let format = match has_format.then(|| sub.get_one::<String>("format").map(String::as_str)).flatten() {
+        _ if has_format && sub.get_flag("json") => Format::Json,
+        _ if has_format && sub.get_flag("csv") => Format::Csv,
         Some(name) => FORMATS.iter().find(|(n, _)| *n == name).map_or(Format::Table, |f| f.1),
         None if name == "sink-rows" => Format::Csv,
         None => Format::Table,
@@ -223,6 +246,13 @@ where
             let design = design.unwrap_or(SinkDesign::AppendOnly);
             Action::Rows(design, format)
         }
+        "export" => Action::Export {
+            flink: sub.get_one::<String>("engine").is_some_and(|e| e == "flink"),
+            sink: sub
+                .get_one::<String>("sink")
+                .and_then(|name| SinkDesign::from_name(name))
+                .unwrap_or(SinkDesign::AppendOnly),
+        },
         _ => Action::Simulate(format),
     };
     let flag_error = |e: engine::ConfigError| format!("error: {} {}", flag_of(e.field), e.message);
@@ -234,12 +264,23 @@ where
     }
     let config = from_map(config).map_err(flag_error)?;
     config.validate().map_err(flag_error)?;
-    Ok(Parsed::Run { config, action })
+    Ok(Parsed::Run { config: Box::new(config), action })
+}
+
+/// The export panel's text for one engine.
+fn export_text(config: &Config, flink: bool, sink: SinkDesign) -> String {
+    let export = crate::lesson::export::export(config, sink);
+    if flink {
+        export.flink
+    } else {
+        export.spark
+    }
 }
 
 /// What the command prints, from the finished run.
 fn output(outcome: &engine::Outcome, action: &Action) -> String {
     match action {
+        Action::Export { flink, sink } => export_text(&outcome.run.config, *flink, *sink),
         Action::Simulate(Format::Table) => table(&outcome.report()),
         Action::Simulate(Format::Json) => {
             serde_json::to_string_pretty(&outcome.report()).expect("the report serialises") + "\n"
@@ -296,12 +337,16 @@ fn output(outcome: &engine::Outcome, action: &Action) -> String {
 pub fn main() -> ExitCode {
     let (config, action) = match parse(std::env::args_os()) {
         Ok(Parsed::Text(text)) => return write_out(&text),
-        Ok(Parsed::Run { config, action }) => (config, action),
+        Ok(Parsed::Run { config, action }) => (*config, action),
         Err(text) => {
             eprintln!("{text}");
             return ExitCode::from(2);
         }
     };
+    // An export needs no run.
+    if let Action::Export { flink, sink } = action {
+        return write_out(&export_text(&config, flink, sink));
+    }
     match engine::run(&config) {
         Ok(outcome) => write_out(&output(&outcome, &action)),
         Err(e) => {

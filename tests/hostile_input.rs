@@ -162,7 +162,7 @@ fn the_cli_prints_the_table_json_and_csv() {
     let mut lines = stdout.lines();
     assert_eq!(lines.next(), Some("product_id,window_start,order_count,emitted_at"));
     assert_eq!(lines.count(), 200, "one row per (product, window): 100 products, two windows");
-    let (code, stdout, _) = cli(&["simulate", "--mode", "micro-batch", "--crash-at", "10:00:46"]);
+    let (code, stdout, _) = cli(&["simulate", "--mode", "micro-batch", "--crash-at", "10:00:45.200"]);
     assert_eq!(code, 0);
     assert!(stdout.contains("micro-batch every 30 s"), "{stdout}");
     assert!(stdout.contains("batch 42 committed again with the same offsets (1,000,000 to 1,060,000)"), "{stdout}");

@@ -16,7 +16,7 @@ fn from_attributes(pairs: &[(&str, &str)]) -> Config {
 fn from_flags(flags: &[&str]) -> Config {
     let args = ["checkpoint-lab", "simulate"].iter().chain(flags).map(|s| s.to_string());
     match parse(args) {
-        Ok(Parsed::Run { config, action: Action::Simulate(Format::Table) }) => config,
+        Ok(Parsed::Run { config, action: Action::Simulate(Format::Table) }) => *config,
         _ => panic!("{flags:?} should parse"),
     }
 }

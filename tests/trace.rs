@@ -55,12 +55,12 @@ fn the_default_scenario_second_by_second() {
 
 #[test]
 fn micro_batch_mode_plans_and_commits_batches_and_injects_no_barrier() {
-    let config = Config { mode: Mode::MicroBatch, crash_at_ms: Some(at("10:00:46")), ..Config::default() };
+    let config = Config { mode: Mode::MicroBatch, crash_at_ms: Some(at("10:00:45.200")), ..Config::default() };
     let outcome = engine::run(&config).unwrap();
     let trace = &outcome.run.trace;
     assert_eq!(when(trace, |e| matches!(e, Event::BatchPlanned { batch_id: 42, .. })), Some(at("10:00:30.100")));
     assert!(when(trace, |e| matches!(e, Event::BatchOutput { batch_id: 42, rows: 100, .. })).is_some());
-    assert_eq!(when(trace, |e| matches!(e, Event::BatchDiscarded { batch_id: 42 })), Some(at("10:00:46")));
+    assert_eq!(when(trace, |e| matches!(e, Event::BatchDiscarded { batch_id: 42 })), Some(at("10:00:45.200")));
     assert!(when(trace, |e| matches!(e, Event::BatchRerun { batch_id: 42, .. })).is_some());
     let commits_of_42 = trace.events.iter().filter(|e| matches!(e.event, Event::BatchCommitted { batch_id: 42, .. }));
     assert_eq!(commits_of_42.count(), 1, "batch 42 commits once: after its re-run");

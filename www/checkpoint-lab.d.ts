@@ -39,10 +39,32 @@ export interface Config {
   store_read_bytes_per_s: number;
   /** Processing pause at each checkpoint's synchronous phase (micro-batch mode: the offset-log write) (0 ms to 10 min). Attribute `sync-pause`, flag `--sync-pause`. */
   sync_pause_ms: number;
-  /** Time from the crash until the failure is detected (0 ms to 1 h). Attribute `detection`, flag `--detection`. */
-  detection_ms: number;
-  /** Time from detection until the restore starts (0 ms to 1 h). Attribute `restart-delay`, flag `--restart-delay`. */
+  /** What fails: a task throws (the JobManager hears at once) or a TaskManager process is lost (noticed when its heartbeat times out). Attribute `failure`, flag `--failure`. */
+  failure: "task" | "taskmanager_lost";
+  /** How often the JobManager asks each TaskManager for a heartbeat (Flink's heartbeat.interval, 10 s) (100 ms to 1 h). Attribute `heartbeat-interval`, flag `--heartbeat-interval`. */
+  heartbeat_interval_ms: number;
+  /** Silence after which a TaskManager is declared lost; at least the heartbeat interval (Flink's heartbeat.timeout, 50 s by default) (100 ms to 1 h). Attribute `heartbeat-timeout`, flag `--heartbeat-timeout`. */
+  heartbeat_timeout_ms: number;
+  /** Time from the crash until the failure is detected, overriding the failure kind, or none (0 ms to 1 h). Attribute `detection`, flag `--detection`. */
+  detection_ms: number | null;
+  /** How long a failed job waits before it restarts: a fixed delay, or a backoff that grows with each failure (Flink's default since 1.19). Attribute `restart-strategy`, flag `--restart-strategy`. */
+  restart_strategy: "fixed_delay" | "exponential_delay";
+  /** Fixed-delay strategy: time from detection until the restore starts (0 ms to 1 h). Attribute `restart-delay`, flag `--restart-delay`. */
   restart_delay_ms: number;
+  /** Exponential-delay strategy: the first backoff (1 ms to 1 h). Attribute `backoff-initial`, flag `--backoff-initial`. */
+  backoff_initial_ms: number;
+  /** Exponential-delay strategy: what each further failure multiplies the backoff by (1 to 10). Attribute `backoff-multiplier`, flag `--backoff-multiplier`. */
+  backoff_multiplier: number;
+  /** Exponential-delay strategy: the longest backoff (1 ms to 1 h). Attribute `backoff-max`, flag `--backoff-max`. */
+  backoff_max_ms: number;
+  /** Exponential-delay strategy: the share of the backoff added or taken off at random (0 to 1). Attribute `backoff-jitter`, flag `--backoff-jitter`. */
+  backoff_jitter: number;
+  /** Exactly once aligns barriers; at least once lets records pass a barrier before the snapshot, so a restore reads them again. Attribute `checkpointing-mode`, flag `--checkpointing-mode`. */
+  checkpointing_mode: "exactly_once" | "at_least_once";
+  /** What readers of the transactional sink see: committed rows only, or every row as written. Attribute `isolation-level`, flag `--isolation-level`. */
+  isolation_level: "read_committed" | "read_uncommitted";
+  /** The sink producer's transaction.timeout.ms: the broker aborts a transaction not committed this long after it began; at most the broker's transaction.max.timeout.ms (15 min) (1 s to 15 min). Attribute `transaction-timeout`, flag `--transaction-timeout`. */
+  transaction_timeout_ms: number;
   /** Events per second the job can process at most (1 to 10000000). Attribute `capacity`, flag `--capacity`. */
   capacity_per_s: number;
   /** Scenario start on the clock (00:00:00 to 23:59:59.999). Attribute `start-time`, flag `--start-time`. */
@@ -97,10 +119,32 @@ export interface SettingAttributes {
   "store-read"?: string;
   /** Sync pause. */
   "sync-pause"?: string;
+  /** Failure. */
+  "failure"?: string;
+  /** Heartbeat interval. */
+  "heartbeat-interval"?: string;
+  /** Heartbeat timeout. */
+  "heartbeat-timeout"?: string;
   /** Failure detection. */
   "detection"?: string;
+  /** Restart strategy. */
+  "restart-strategy"?: string;
   /** Restart delay. */
   "restart-delay"?: string;
+  /** Initial backoff. */
+  "backoff-initial"?: string;
+  /** Backoff multiplier. */
+  "backoff-multiplier"?: string;
+  /** Maximum backoff. */
+  "backoff-max"?: string;
+  /** Backoff jitter. */
+  "backoff-jitter"?: string;
+  /** Checkpointing mode. */
+  "checkpointing-mode"?: string;
+  /** Reader isolation. */
+  "isolation-level"?: string;
+  /** Transaction timeout. */
+  "transaction-timeout"?: string;
   /** Capacity. */
   "capacity"?: string;
   /** Start time. */
@@ -152,7 +196,12 @@ downtime_s: number | null, phases: RecoveryPhases | null, backlog_at_restore_eve
 /**
  * Events lost because recovery rewound past the log's retention.
  */
-lost_events: number, effective_interval_ms: number, store_limited: boolean, store_write_bytes_per_min: number, 
+lost_events: number, 
+/**
+ * At-least-once checkpointing: events the restored state already held and the replay counted
+ * again.
+ */
+counted_twice_events: number, effective_interval_ms: number, store_limited: boolean, store_write_bytes_per_min: number, 
 /**
  * Share of time paused for sync or stalled aligning, failure-free.
  */
@@ -208,6 +257,14 @@ regressions: number,
  * Rows written but aborted with their transaction (transactional).
  */
 aborted_rows: number, 
+/**
+ * Rows of pre-committed transactions the broker aborted at their timeout: lost.
+ */
+timed_out_rows: number, 
+/**
+ * Rows a `read_uncommitted` reader saw that were later aborted.
+ */
+aborted_rows_seen: number, 
 /**
  * Longest time with nothing fresher to read.
  */
@@ -268,7 +325,7 @@ staleness_ms: SinkStaleness, };
 export type Phase = "running" | "aligning" | "sync_pause" | "detecting" | "restarting" | "restoring" | "replaying" | "catching_up" | "waiting_for_trigger";
 export type SinkStaleness = { append_only: number, upsert: number, transactional: number, dedupe_view: number, };
 export type TimelineEntry = { at: Stamp, kind: TimelineKind, checkpoint?: number, offset?: number, };
-export type TimelineKind = "barrier" | "aligned" | "snapshot" | "checkpoint_completed" | "checkpoint_discarded" | "crash" | "detected" | "restore_started" | "restored" | "replay_done" | "caught_up" | "retention_exceeded" | "batch_planned" | "batch_rerun" | "batch_output" | "batch_committed";
+export type TimelineKind = "barrier" | "aligned" | "snapshot" | "checkpoint_completed" | "checkpoint_discarded" | "crash" | "detected" | "restore_started" | "restored" | "replay_done" | "caught_up" | "retention_exceeded" | "transaction_timed_out" | "batch_planned" | "batch_rerun" | "batch_output" | "batch_committed";
 export type LoggedBatch = { batch_id: number, 
 /**
  * When the driver planned the batch (its trigger).

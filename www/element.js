@@ -430,6 +430,16 @@ class LabView {
     this.figureLabels.interval_replay_events.textContent = batches ? "replay per batch" : "replay per interval";
     this.c.alignment.input.disabled = batches;
     this.c.backpressure_ms.input.disabled = batches;
+    // Spark's state stores write what changed in each batch; its sinks have no transactions.
+    this.c.snapshots.input.disabled = batches;
+    this.c.isolation_level.input.disabled = batches;
+    this.c.transaction_timeout_ms.input.disabled = batches;
+    // A task's failure reaches the JobManager at once: heartbeats play no part.
+    this.c.heartbeat_timeout_ms.input.disabled = this.c.failure.get() === "task";
+    const transactional = batches ? "idempotent by batch id" : "transactional";
+    this.figureLabels["transactional.duplicate_rows"].textContent = `duplicate rows, ${transactional}`;
+    const option = this.c.sink.input.querySelector('option[value="transactional"]');
+    if (option) option.textContent = transactional;
   }
 
   showFigures(s) {

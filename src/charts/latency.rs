@@ -9,6 +9,7 @@ use super::{
     clock_label, finish_time_chart, pinned_label, pinned_line, samples_with_pinned, seconds_label, time_chart, Frame,
     LegendEntry, Swatch, TextAlternative, View,
 };
+use crate::engine::config::{Config, IsolationLevel, Mode};
 use crate::engine::sinks::SinkDesign;
 use crate::engine::units::format_duration_ms;
 use crate::lesson::Report;
@@ -61,7 +62,7 @@ pub fn draw<DB: DrawingBackend>(
     chart.draw_series(LineSeries::new(series(report, |s| s.upsert), pal.blue.stroke_width(width(immediate_bold))))?;
     let mut legend = vec![
         LegendEntry::new("append-only, upsert, dedupe view", pal.blue, Swatch::Line),
-        LegendEntry::new("transactional (visible at commit)", pal.orange, Swatch::Line),
+        LegendEntry::new(transactional_label(&report.config), pal.orange, Swatch::Line),
     ];
     if let Some(a) = pinned {
         let which = if immediate_bold { "immediate sinks" } else { "transactional" };
@@ -84,17 +85,45 @@ pub fn draw<DB: DrawingBackend>(
     finish_time_chart(area, chart, report.crash.as_ref(), legend, view)
 }
 
+/// What the transactional line is in this mode: Kafka transactions visible at commit (or at once to
+/// read_uncommitted readers), or Spark's write keyed by batch id.
+fn transactional_label(config: &Config) -> &'static str {
+    match (config.mode, config.isolation_level) {
+        (Mode::MicroBatch, _) => "idempotent by batch id",
+        (Mode::Barrier, IsolationLevel::ReadCommitted) => "transactional (visible at commit)",
+        (Mode::Barrier, IsolationLevel::ReadUncommitted) => "transactional, read_uncommitted",
+    }
+}
+
 pub fn text_alternative(report: &Report) -> TextAlternative {
     let s = &report.sinks;
+    if report.config.mode == Mode::MicroBatch {
+        let summary = format!(
+            "Readers of every sink see output once per batch, when foreachBatch writes it: worst staleness {}, \
+             longest time with nothing fresher {}.",
+            format_duration_ms(s.upsert.staleness_max_ms),
+            format_duration_ms(s.upsert.silent_ms)
+        );
+        return TextAlternative { summary, ..latency_rows(report) };
+    }
+    let readers = match report.config.isolation_level {
+        IsolationLevel::ReadCommitted => "Readers of the transactional sink (read_committed) see output only when a checkpoint commits",
+        IsolationLevel::ReadUncommitted => "Readers of the transactional sink with read_uncommitted see rows as they are written, aborted ones included",
+    };
     let summary = format!(
         "Readers of the append-only, upsert and dedupe-view sinks see output within about a second; their \
-         worst staleness is {} and the longest time with nothing fresher is {}. Readers of the transactional \
-         sink see output only when a checkpoint commits: worst staleness {}, longest silence {}.",
+         worst staleness is {} and the longest time with nothing fresher is {}. {readers}: worst staleness {}, \
+         longest silence {}.",
         format_duration_ms(s.upsert.staleness_max_ms),
         format_duration_ms(s.upsert.silent_ms),
         format_duration_ms(s.transactional.staleness_max_ms),
         format_duration_ms(s.transactional.silent_ms)
     );
+    TextAlternative { summary, ..latency_rows(report) }
+}
+
+/// The staleness table every five seconds, with an empty summary.
+fn latency_rows(report: &Report) -> TextAlternative {
     let rows = report
         .series
         .iter()
@@ -108,8 +137,12 @@ pub fn text_alternative(report: &Report) -> TextAlternative {
         })
         .collect();
     TextAlternative {
-        summary,
-        columns: vec!["time".into(), "append-only, upsert, view (s)".into(), "transactional (s)".into()],
+        summary: String::new(),
+        columns: vec![
+            "time".into(),
+            "append-only, upsert, view (s)".into(),
+            format!("{} (s)", transactional_label(&report.config)),
+        ],
         rows,
     }
 }

@@ -203,9 +203,14 @@ pub fn text_alternative(report: &Report) -> TextAlternative {
         format_count(current.worst_case_replay_events),
         format_bytes(current.store_write_bytes_per_min as f64),
         seconds_label(report.tradeoff.rule_interval_ms as f64 / 1000.0),
-        match config.mode {
-            crate::engine::Mode::Barrier => "the store can absorb full snapshots no more often than every",
-            crate::engine::Mode::MicroBatch => "batches run back to back with a trigger interval below",
+        match (config.mode, config.snapshots) {
+            (crate::engine::Mode::Barrier, crate::engine::Snapshots::Full) => {
+                "the store can absorb full snapshots no more often than every"
+            }
+            (crate::engine::Mode::Barrier, crate::engine::Snapshots::Incremental) => {
+                "the store can absorb incremental checkpoints no more often than every"
+            }
+            (crate::engine::Mode::MicroBatch, _) => "batches run back to back with a trigger interval below",
         },
         seconds_label(report.tradeoff.store_bound_interval_ms as f64 / 1000.0),
     );

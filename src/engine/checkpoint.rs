@@ -1,11 +1,11 @@
 //! Checkpoints: a pending checkpoint moves from barrier injection through alignment, the
 //! synchronous snapshot (a processing pause) and the asynchronous upload to completion. Only a
-//! completed checkpoint can be restored; it commits source offsets, operator state and the sink's
-//! position as one unit.
+//! completed checkpoint can be restored; it holds source offsets, operator state and the sink's
+//! pre-committed transaction together, and the sink commits that transaction after completion.
 
 use serde::Serialize;
 
-use super::config::{Config, Snapshots};
+use super::config::{Config, Mode, Snapshots};
 use super::operators::JobState;
 
 /// What a checkpoint captured at its snapshot: the state, the offsets the readers resume from,
@@ -29,7 +29,8 @@ pub struct PendingCheckpoint {
 
 #[derive(Clone, Debug)]
 pub enum PendingStage {
-    /// Waiting for the barrier on every input (aligned mode only).
+    /// Waiting for the barrier on every input (aligned mode only): exactly once holds the inputs
+    /// whose barrier arrived, at least once keeps reading them.
     Aligning,
     /// Snapshot taken; processing pauses for the synchronous phase until `upload.from_ms`.
     Syncing(Upload),
@@ -47,6 +48,8 @@ pub struct Upload {
     pub completes_at_ms: u64,
     pub size_bytes: u64,
     pub in_flight_bytes: u64,
+    /// At-least-once mode: records that passed their barrier before the snapshot.
+    pub past_barrier_events: u64,
 }
 
 /// A completed checkpoint: what a barrier-mode restart restores.
@@ -61,6 +64,9 @@ pub struct CompletedCheckpoint {
     /// Checkpointed data size: the uploaded bytes (state or its delta, plus in-flight records).
     pub size_bytes: u64,
     pub in_flight_bytes: u64,
+    /// At-least-once mode: records after the barrier that are in the snapshot's state; a restore
+    /// reads them again, so they are counted twice.
+    pub past_barrier_events: u64,
     /// From barrier injection to completion.
     pub duration_ms: u64,
     /// From barrier injection until the barrier had arrived on every input.
@@ -73,13 +79,15 @@ pub struct CompletedCheckpoint {
     pub position_at_completion: u64,
 }
 
-/// Bytes a checkpoint uploads. Full: the whole modelled state. Incremental: the share of the
-/// state written since the previous checkpoint; the modelled state holds one window of events, so
-/// each processed event writes `state_bytes / (rate x window)` bytes, capped at the whole state.
+/// Bytes a checkpoint uploads, or a micro-batch's state store version writes. Full: the whole
+/// modelled state. Incremental, and every state store version in micro-batch mode (Spark's
+/// providers write deltas or changelogs, never the whole state per batch): the share of the state
+/// written since the previous one; the modelled state holds one window of events, so each
+/// processed event writes `state_bytes / (rate x window)` bytes, capped at the whole state.
 pub fn upload_bytes(config: &Config, events_since_previous: u64) -> u64 {
-    match config.snapshots {
-        Snapshots::Full => config.state_bytes,
-        Snapshots::Incremental => {
+    match (config.mode, config.snapshots) {
+        (Mode::Barrier, Snapshots::Full) => config.state_bytes,
+        (Mode::MicroBatch, _) | (_, Snapshots::Incremental) => {
             let window_events = (config.rate_per_s as u128 * config.window_ms as u128 / 1000).max(1);
             let delta = config.state_bytes as u128 * events_since_previous as u128 / window_events;
             delta.min(config.state_bytes as u128) as u64

@@ -40,6 +40,59 @@ pub enum Snapshots {
     Incremental,
 }
 
+/// What failed, which decides how soon the JobManager notices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Failure {
+    /// An operator throws: the task reports the failure to the JobManager at once.
+    Task,
+    /// The TaskManager process is gone: noticed when its heartbeat times out.
+    TaskmanagerLost,
+}
+
+/// How long a failed job waits before it restarts (Flink's `restart-strategy.type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RestartStrategy {
+    /// The same delay before every restart.
+    FixedDelay,
+    /// A backoff that grows by a multiplier with each failure, up to a maximum, with jitter;
+    /// Flink's default since 1.19.
+    ExponentialDelay,
+}
+
+/// What a restore guarantees about the state (Flink's `execution.checkpointing.mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckpointingMode {
+    /// Barriers are aligned (or unaligned with their in-flight records stored): the state of a
+    /// checkpoint holds exactly the records before its barriers.
+    ExactlyOnce,
+    /// Barriers are not aligned: records that pass a barrier before the operator snapshots are
+    /// in the checkpoint's state and are read again after a restore.
+    AtLeastOnce,
+}
+
+/// What the transactional sink's readers see (Kafka's consumer `isolation.level`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IsolationLevel {
+    /// Only rows of committed transactions.
+    ReadCommitted,
+    /// Every row as it is written, including rows of transactions later aborted.
+    ReadUncommitted,
+}
+
+/// How soon a task failure reaches the JobManager: the task reports it over RPC.
+pub const TASK_FAILURE_DETECTION_MS: u64 = 100;
+
+/// Flink's `restart-strategy.exponential-delay.reset-backoff-threshold`: after this long without
+/// a failure the backoff starts again from its initial value.
+pub const BACKOFF_RESET_THRESHOLD_MS: u64 = 3_600_000;
+
+/// Kafka's `transaction.max.timeout.ms` broker default: a producer may not ask for more.
+pub const BROKER_TRANSACTION_MAX_TIMEOUT_MS: u64 = 900_000;
+
 /// One scenario. Times are milliseconds (clock times since midnight), sizes bytes, rates per second.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -78,10 +131,30 @@ pub struct Config {
     pub store_read_bytes_per_s: u64,
     /// Processing pause at each checkpoint's synchronous phase.
     pub sync_pause_ms: u64,
-    /// Time from the crash until the failure is detected.
-    pub detection_ms: u64,
-    /// Time from detection until the restore starts.
+    /// What failed: a task, or a whole TaskManager.
+    pub failure: Failure,
+    /// How often the JobManager asks each TaskManager for a heartbeat (`heartbeat.interval`).
+    pub heartbeat_interval_ms: u64,
+    /// How long without a heartbeat before a TaskManager is declared lost (`heartbeat.timeout`).
+    pub heartbeat_timeout_ms: u64,
+    /// Time from the crash until the failure is detected, overriding what the failure kind
+    /// gives; `None` derives it from the failure kind.
+    pub detection_ms: Option<u64>,
+    pub restart_strategy: RestartStrategy,
+    /// The fixed delay from detection until the restore starts (fixed-delay strategy).
     pub restart_delay_ms: u64,
+    /// Exponential-delay strategy: the first backoff, its multiplier per failure, its maximum,
+    /// and the jitter (a share of the backoff, added or taken off at random).
+    pub backoff_initial_ms: u64,
+    pub backoff_multiplier: f64,
+    pub backoff_max_ms: u64,
+    pub backoff_jitter: f64,
+    pub checkpointing_mode: CheckpointingMode,
+    /// What readers of the transactional sink see.
+    pub isolation_level: IsolationLevel,
+    /// The sink's Kafka producer `transaction.timeout.ms`: the broker aborts a transaction that is
+    /// still not committed this long after it began.
+    pub transaction_timeout_ms: u64,
     /// Events per second the job can process at most.
     pub capacity_per_s: u64,
     /// Scenario start on the clock (ms since midnight).
@@ -122,8 +195,19 @@ impl Default for Config {
             store_write_bytes_per_s: 1_000_000_000,
             store_read_bytes_per_s: 200_000_000,
             sync_pause_ms: 100,
-            detection_ms: 10_000,
+            failure: Failure::TaskmanagerLost,
+            heartbeat_interval_ms: 10_000,
+            heartbeat_timeout_ms: 10_000,
+            detection_ms: None,
+            restart_strategy: RestartStrategy::FixedDelay,
             restart_delay_ms: 0,
+            backoff_initial_ms: 1_000,
+            backoff_multiplier: 1.5,
+            backoff_max_ms: 60_000,
+            backoff_jitter: 0.1,
+            checkpointing_mode: CheckpointingMode::ExactlyOnce,
+            isolation_level: IsolationLevel::ReadCommitted,
+            transaction_timeout_ms: BROKER_TRANSACTION_MAX_TIMEOUT_MS,
             capacity_per_s: 4_000,
             start_time_ms: TEN_AM_MS,
             start_offset: 1_000_000,
@@ -154,6 +238,34 @@ impl Config {
                     "must divide the window ({}) evenly (got {})",
                     format_duration_ms(self.window_ms),
                     format_duration_ms(self.emit_every_ms)
+                ),
+            });
+        }
+        if self.heartbeat_timeout_ms < self.heartbeat_interval_ms {
+            return Err(ConfigError {
+                field: "heartbeat_timeout_ms",
+                message: format!(
+                    "must be at least the heartbeat interval ({}), as Flink requires (got {})",
+                    format_duration_ms(self.heartbeat_interval_ms),
+                    format_duration_ms(self.heartbeat_timeout_ms)
+                ),
+            });
+        }
+        if self.checkpointing_mode == CheckpointingMode::AtLeastOnce && self.alignment == Alignment::Unaligned {
+            return Err(ConfigError {
+                field: "checkpointing_mode",
+                message: "at_least_once does not combine with unaligned checkpoints: Flink takes unaligned \
+                          checkpoints only in exactly_once mode"
+                    .to_string(),
+            });
+        }
+        if self.backoff_max_ms < self.backoff_initial_ms {
+            return Err(ConfigError {
+                field: "backoff_max_ms",
+                message: format!(
+                    "must be at least the initial backoff ({}) (got {})",
+                    format_duration_ms(self.backoff_initial_ms),
+                    format_duration_ms(self.backoff_max_ms)
                 ),
             });
         }

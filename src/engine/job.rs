@@ -232,17 +232,21 @@ impl Job {
         }
     }
 
-    /// A micro-batch's output: every changed key's total up to `boundary_ms`, written to all sinks
-    /// as batch `batch_id`'s rows and pre-committed in its transaction. Returns the rows written.
+    /// A micro-batch's output: every changed key's total up to `boundary_ms`, written as batch
+    /// `batch_id`'s rows by `foreachBatch`: appended, merged by key, and written once by batch id
+    /// (a re-run batch is skipped there). Returns the rows written.
     pub fn write_batch_output(&mut self, now_ms: u64, boundary_ms: u64, batch_id: u64) -> u64 {
         let attempt = self.attempt;
         let mut rows = Vec::new();
         self.state.emit_batch(boundary_ms, &self.shape, |e| rows.push(row(e, now_ms, attempt, batch_id)));
         let n = rows.len() as u64;
-        for row in rows {
-            self.sinks.write(row);
+        if self.sinks.transactional.write_batch(batch_id, &rows, now_ms) {
+            self.newest_committed_boundary_ms = self.newest_committed_boundary_ms.max(boundary_ms);
         }
-        self.sinks.transactional.pre_commit(batch_id);
+        for row in rows {
+            self.sinks.append_only.write(row);
+            self.sinks.upsert.write(row);
+        }
         self.newest_emitted_boundary_ms = self.newest_emitted_boundary_ms.max(boundary_ms);
         n
     }
@@ -252,13 +256,15 @@ impl Job {
         Snapshot { state: self.state.clone(), offsets, in_flight }
     }
 
-    /// The transactional sink commits epoch `epoch` (and any older pre-committed one) at `now_ms`.
-    pub fn commit_sinks(&mut self, epoch: u64, now_ms: u64) {
+    /// The transactional sink commits epoch `epoch` (and any older pre-committed one) at `now_ms`;
+    /// a transaction older than `timeout_ms` was aborted by the broker. Returns the rows lost so.
+    pub fn commit_sinks(&mut self, epoch: u64, now_ms: u64, timeout_ms: u64) -> u64 {
         let before = self.sinks.transactional.committed_rows().len();
-        self.sinks.transactional.commit(epoch, now_ms);
+        let lost = self.sinks.transactional.commit(epoch, now_ms, timeout_ms);
         if let Some(newest) = self.sinks.transactional.committed_rows()[before..].iter().map(|r| r.boundary_ms).max() {
             self.newest_committed_boundary_ms = self.newest_committed_boundary_ms.max(newest);
         }
+        lost
     }
 
     /// A crash: what travels on the slow channel and the open transactions are lost.

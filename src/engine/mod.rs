@@ -9,6 +9,7 @@ pub mod model;
 pub mod operators;
 pub mod protocol;
 pub mod report;
+pub mod restart;
 pub mod settings;
 pub mod sim;
 pub mod sinks;

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::checkpoint::transfer_ms;
 use super::config::{Alignment, Config, Mode, Snapshots};
+use super::restart::{detection_delay_ms, restart_backoff_ms};
 
 /// The steady state of one checkpoint interval.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -88,8 +89,8 @@ pub fn steady_state(config: &Config, interval_ms: u64) -> SteadyState {
     let lag_at_completion = (pause_lag - headroom * upload_ms as f64 / 1000.0).max(0.0);
     let worst_case_replay_events =
         (rate * (effective_ms + duration_ms as f64) / 1000.0 - lag_at_completion).round() as u64;
-    let outage_ms = config.detection_ms
-        + config.restart_delay_ms
+    let outage_ms = detection_delay_ms(config)
+        + restart_backoff_ms(config, 1)
         + transfer_ms(config.state_bytes + in_flight_bytes, config.store_read_bytes_per_s);
     let worst_case_recovery_ms = (config.capacity_per_s > config.rate_per_s).then(|| {
         let backlog = worst_case_replay_events as f64 + rate * outage_ms as f64 / 1000.0;
@@ -123,22 +124,17 @@ fn micro_batch_steady_state(config: &Config, interval_ms: u64) -> SteadyState {
     let state = config.state_bytes as f64;
     let window_ms = config.window_ms as f64;
     let sync = config.sync_pause_ms as f64;
-    let upload_bytes = |cycle: f64| match config.snapshots {
-        Snapshots::Full => state,
-        Snapshots::Incremental => (state * cycle / window_ms).min(state),
-    };
+    // Spark's state stores write what changed in a batch, whatever the snapshots setting says.
+    let upload_bytes = |cycle: f64| (state * cycle / window_ms).min(state);
     let duration = |cycle: f64| sync + rate * cycle / capacity + upload_bytes(cycle) * 1000.0 / write_bw;
     let mut cycle = interval_ms as f64;
     if duration(cycle) > cycle {
         // Back to back: solve cycle = fixed + cycle x slope, where processing adds rate / capacity
-        // per ms of cycle and an incremental upload adds the state written in that time.
+        // per ms of cycle and the state store version adds the state written in that time.
         let solve = |fixed: f64, slope: f64| if slope < 1.0 { fixed / (1.0 - slope) } else { f64::INFINITY };
         let full_upload_ms = state * 1000.0 / write_bw;
-        cycle = match config.snapshots {
-            Snapshots::Full => solve(sync + full_upload_ms, rate / capacity),
-            Snapshots::Incremental => solve(sync, rate / capacity + full_upload_ms / window_ms),
-        };
-        if config.snapshots == Snapshots::Incremental && cycle >= window_ms {
+        cycle = solve(sync, rate / capacity + full_upload_ms / window_ms);
+        if cycle >= window_ms {
             // The whole state changes within one cycle: each upload is a full one.
             cycle = solve(sync + full_upload_ms, rate / capacity);
         }
@@ -148,8 +144,9 @@ fn micro_batch_steady_state(config: &Config, interval_ms: u64) -> SteadyState {
     let upload_ms = transfer_ms(size, config.store_write_bytes_per_s);
     let duration_ms = duration(cycle).round() as u64;
     let batch_events = (rate * cycle / 1000.0).round() as u64;
-    let outage_ms =
-        config.detection_ms + config.restart_delay_ms + transfer_ms(config.state_bytes, config.store_read_bytes_per_s);
+    let outage_ms = detection_delay_ms(config)
+        + restart_backoff_ms(config, 1)
+        + transfer_ms(config.state_bytes, config.store_read_bytes_per_s);
     let worst_case_recovery_ms = (config.capacity_per_s > config.rate_per_s && cycle.is_finite()).then(|| {
         let backlog = batch_events as f64 + rate * outage_ms as f64 / 1000.0;
         let catch_up_ms = backlog * 1000.0 / (capacity - rate);

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::config::{Config, Mode};
+use super::config::{Config, Failure, IsolationLevel, Mode, RestartStrategy};
 use super::model::{steady_state, tradeoff, SteadyState, Tradeoff};
 use super::protocol::{OffsetLogEntry, RestorePoint};
 use super::sim::{Recovery, Sim};
@@ -57,6 +57,12 @@ pub struct SinkFigures {
     pub regressions: u64,
     /// Rows written but aborted with their transaction (transactional).
     pub aborted_rows: u64,
+    /// Rows of pre-committed transactions the broker aborted at the transaction timeout before
+    /// the commit: lost (transactional).
+    pub timed_out_rows: u64,
+    /// Rows a `read_uncommitted` reader saw that were later aborted (transactional; zero for
+    /// `read_committed` readers, who never see them).
+    pub aborted_rows_seen: u64,
     /// Longest time with nothing fresher to read.
     pub silent_ms: u64,
     /// Worst staleness: now minus the newest event time a reader can see.
@@ -105,8 +111,12 @@ pub enum CrashFactKind {
     LastWindowTotal { window_start_ms: u64, order_count: u64 },
     /// The crash, what it leaves to replay since the restored checkpoint, and what was in flight.
     Crash { offset: u64, replay_events: u64, restored: u64, in_flight: InFlight },
-    /// The failure was noticed after `after_ms`.
-    Detected { after_ms: u64 },
+    /// The failure was noticed after `after_ms`: `failure` says what failed (a lost TaskManager
+    /// at its heartbeat timeout, a task at once); `overridden` when a fixed detection delay was set.
+    Detected { after_ms: u64, failure: Failure, overridden: bool },
+    /// The restart strategy waited `backoff_ms` before the restore (failure `failure_number`
+    /// since the backoff was last reset).
+    RestartBackoff { backoff_ms: u64, failure_number: u32, strategy: RestartStrategy },
     /// The restored checkpoint's state is loaded; the readers rewound to `offset`.
     Restored { checkpoint: u64, state_bytes: u64, offset: u64, backlog_events: u64 },
     /// The readers are back at the crash offset.
@@ -158,6 +168,10 @@ pub enum Warning {
     BackpressureInMicroBatch,
     /// Recovery rewound past the log's retention.
     EventsLost { events: u64 },
+    /// At-least-once checkpointing: the restore read `events` again that its state already held.
+    CountedTwice { events: u64 },
+    /// The broker aborted pre-committed sink transactions at their timeout: their rows are lost.
+    TransactionsTimedOut { rows: u64, timeout_ms: u64 },
 }
 
 /// A crash's effect on the sink tables: rows its attempt wrote after the restored checkpoint
@@ -296,6 +310,10 @@ pub struct Figures {
     pub backlog_at_restore_events: Option<u64>,
     /// Events lost because recovery rewound past the log's retention.
     pub lost_events: u64,
+    /// At-least-once checkpointing: events after a barrier that were in the restored checkpoint's
+    /// state and were read again after the restore, so window totals exceed the failure-free
+    /// totals by their count (fewer with producer retries, which the dedupe drops again).
+    pub counted_twice_events: u64,
     pub effective_interval_ms: u64,
     pub store_limited: bool,
     pub store_write_bytes_per_min: u64,
@@ -416,7 +434,9 @@ fn sink_figures(outcome: &Outcome) -> (SinkReport, SinkTables) {
     let truth_committed = if micro_batch { truth.sinks().transactional.committed_rows() } else { &truth_prefix };
     let upsert_rows = run.sinks().read(SinkDesign::Upsert);
     let view_rows = run.sinks().read(SinkDesign::DedupeView);
+    let read_uncommitted = run.config.isolation_level == IsolationLevel::ReadUncommitted;
     let figures = |design: SinkDesign, rows: &[Row], fresh: (u64, u64), matches: bool| {
+        let transactional = design == SinkDesign::Transactional;
         let (duplicate_rows, keys) = duplicates_and_keys(rows);
         SinkFigures {
             design,
@@ -424,8 +444,10 @@ fn sink_figures(outcome: &Outcome) -> (SinkReport, SinkTables) {
             duplicate_rows,
             keys,
             regressions: if design == SinkDesign::Upsert { run.sinks().upsert.regressions() } else { 0 },
-            aborted_rows: if design == SinkDesign::Transactional {
-                run.sinks().transactional.aborted_rows()
+            aborted_rows: if transactional { run.sinks().transactional.aborted_rows() } else { 0 },
+            timed_out_rows: if transactional { run.sinks().transactional.timed_out_rows() } else { 0 },
+            aborted_rows_seen: if transactional && read_uncommitted {
+                run.sinks().transactional.aborted_rows() + run.sinks().transactional.timed_out_rows()
             } else {
                 0
             },
@@ -447,7 +469,13 @@ fn sink_figures(outcome: &Outcome) -> (SinkReport, SinkTables) {
             immediate,
             same_rows(&upsert_rows, &truth.sinks().read(SinkDesign::Upsert)),
         ),
-        transactional: figures(SinkDesign::Transactional, committed, delayed, same(committed, truth_committed)),
+        // A read_uncommitted reader sees rows as they are written, as fresh as the append-only table.
+        transactional: figures(
+            SinkDesign::Transactional,
+            committed,
+            if read_uncommitted && !micro_batch { immediate } else { delayed },
+            same(committed, truth_committed),
+        ),
         dedupe_view: figures(
             SinkDesign::DedupeView,
             &view_rows,
@@ -563,8 +591,23 @@ fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<
     rows.push(CrashFact {
         at_ms: recovery.detected_at_ms,
         offset: None,
-        kind: CrashFactKind::Detected { after_ms: config.detection_ms },
+        kind: CrashFactKind::Detected {
+            after_ms: recovery.detected_at_ms - recovery.crashed_at_ms,
+            failure: config.failure,
+            overridden: config.detection_ms.is_some(),
+        },
     });
+    if recovery.backoff_ms > 0 {
+        rows.push(CrashFact {
+            at_ms: recovery.restore_started_at_ms,
+            offset: None,
+            kind: CrashFactKind::RestartBackoff {
+                backoff_ms: recovery.backoff_ms,
+                failure_number: recovery.failure_number,
+                strategy: config.restart_strategy,
+            },
+        });
+    }
     if let Some(restored_at) = recovery.restored_at_ms {
         rows.push(CrashFact {
             at_ms: restored_at,
@@ -612,6 +655,8 @@ fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<
             kind: CrashFactKind::CaughtUp { after_ms: caught_up - recovery.crashed_at_ms },
         });
     }
+    // In time order in every mode: a batch's output (the last emission) comes before its commit.
+    rows.sort_by_key(|r| r.at_ms);
     rows
 }
 
@@ -677,6 +722,15 @@ fn build(outcome: &Outcome) -> Figures {
     if lost_events > 0 {
         warnings.push(Warning::EventsLost { events: lost_events });
     }
+    let counted_twice_events: u64 = run.recoveries.iter().map(|r| r.restored.past_barrier_events()).sum();
+    if counted_twice_events > 0 {
+        warnings.push(Warning::CountedTwice { events: counted_twice_events });
+    }
+    let timed_out_rows = run.sinks().transactional.timed_out_rows();
+    if timed_out_rows > 0 {
+        warnings
+            .push(Warning::TransactionsTimedOut { rows: timed_out_rows, timeout_ms: config.transaction_timeout_ms });
+    }
     let horizon = config.horizon_ms as f64;
     let (sinks, tables) = sink_figures(outcome);
     Figures {
@@ -707,6 +761,7 @@ fn build(outcome: &Outcome) -> Figures {
         }),
         backlog_at_restore_events: recovery.and_then(|r| r.backlog_at_restore_events),
         lost_events,
+        counted_twice_events,
         effective_interval_ms,
         store_limited: model.store_limited,
         store_write_bytes_per_min,

@@ -33,6 +33,8 @@ pub enum Unit {
     ClockMs,
     /// A share between 0 and 1: "0.01" or "1%".
     Share,
+    /// A multiplier: "1.5".
+    Factor,
     /// One of a few named values.
     Choice(&'static [Choice]),
 }
@@ -113,6 +115,23 @@ const SNAPSHOTS: &[Choice] = &[
     Choice { value: "incremental", flag_value: "incremental", label: "incremental" },
 ];
 
+const FAILURES: &[Choice] = &[
+    Choice { value: "task", flag_value: "task", label: "a task throws" },
+    Choice { value: "taskmanager_lost", flag_value: "taskmanager-lost", label: "a TaskManager is lost" },
+];
+const RESTART_STRATEGIES: &[Choice] = &[
+    Choice { value: "fixed_delay", flag_value: "fixed-delay", label: "fixed delay" },
+    Choice { value: "exponential_delay", flag_value: "exponential-delay", label: "exponential backoff" },
+];
+const CHECKPOINTING_MODES: &[Choice] = &[
+    Choice { value: "exactly_once", flag_value: "exactly-once", label: "exactly once" },
+    Choice { value: "at_least_once", flag_value: "at-least-once", label: "at least once" },
+];
+const ISOLATION_LEVELS: &[Choice] = &[
+    Choice { value: "read_committed", flag_value: "read-committed", label: "read_committed" },
+    Choice { value: "read_uncommitted", flag_value: "read-uncommitted", label: "read_uncommitted" },
+];
+
 const fn setting(key: &'static str, flag: &'static str, unit: Unit, min: f64, max: f64) -> Setting {
     Setting {
         key,
@@ -131,7 +150,7 @@ const fn setting(key: &'static str, flag: &'static str, unit: Unit, min: f64, ma
 }
 
 /// Every setting, in documentation order.
-pub const SETTINGS: [Setting; 27] = [
+pub const SETTINGS: [Setting; 38] = [
     Setting {
         help: "Root seed; every component derives its own sub-seed from it",
         label: "Seed",
@@ -283,16 +302,82 @@ pub const SETTINGS: [Setting; 27] = [
         ..setting("sync_pause_ms", "sync-pause", Unit::DurationMs, 0.0, 10.0 * MIN)
     },
     Setting {
-        help: "Time from the crash until the failure is detected",
-        label: "Failure detection",
+        help: "What fails: a task throws (the JobManager hears at once) or a TaskManager process is lost \
+               (noticed when its heartbeat times out)",
+        label: "Failure",
         control: Control::Advanced,
-        steps: Steps::Values(&[1.0 * S, 2.0 * S, 5.0 * S, 10.0 * S, 20.0 * S, 30.0 * S, 1.0 * MIN]),
+        ..setting("failure", "failure", Unit::Choice(FAILURES), 0.0, 0.0)
+    },
+    Setting {
+        help: "How often the JobManager asks each TaskManager for a heartbeat (Flink's heartbeat.interval, 10 s)",
+        label: "Heartbeat interval",
+        ..setting("heartbeat_interval_ms", "heartbeat-interval", Unit::DurationMs, 100.0, H)
+    },
+    Setting {
+        help: "Silence after which a TaskManager is declared lost; at least the heartbeat interval \
+               (Flink's heartbeat.timeout, 50 s by default)",
+        label: "Heartbeat timeout",
+        control: Control::Advanced,
+        steps: Steps::Values(&[10.0 * S, 15.0 * S, 20.0 * S, 30.0 * S, 50.0 * S, 1.0 * MIN, 2.0 * MIN]),
+        ..setting("heartbeat_timeout_ms", "heartbeat-timeout", Unit::DurationMs, 100.0, H)
+    },
+    Setting {
+        help: "Time from the crash until the failure is detected, overriding the failure kind, or none",
+        label: "Failure detection",
+        optional: true,
         ..setting("detection_ms", "detection", Unit::DurationMs, 0.0, H)
     },
     Setting {
-        help: "Time from detection until the restore starts",
+        help: "How long a failed job waits before it restarts: a fixed delay, or a backoff that grows \
+               with each failure (Flink's default since 1.19)",
+        label: "Restart strategy",
+        control: Control::Advanced,
+        ..setting("restart_strategy", "restart-strategy", Unit::Choice(RESTART_STRATEGIES), 0.0, 0.0)
+    },
+    Setting {
+        help: "Fixed-delay strategy: time from detection until the restore starts",
         label: "Restart delay",
         ..setting("restart_delay_ms", "restart-delay", Unit::DurationMs, 0.0, H)
+    },
+    Setting {
+        help: "Exponential-delay strategy: the first backoff",
+        label: "Initial backoff",
+        ..setting("backoff_initial_ms", "backoff-initial", Unit::DurationMs, 1.0, H)
+    },
+    Setting {
+        help: "Exponential-delay strategy: what each further failure multiplies the backoff by",
+        label: "Backoff multiplier",
+        ..setting("backoff_multiplier", "backoff-multiplier", Unit::Factor, 1.0, 10.0)
+    },
+    Setting {
+        help: "Exponential-delay strategy: the longest backoff",
+        label: "Maximum backoff",
+        ..setting("backoff_max_ms", "backoff-max", Unit::DurationMs, 1.0, H)
+    },
+    Setting {
+        help: "Exponential-delay strategy: the share of the backoff added or taken off at random",
+        label: "Backoff jitter",
+        ..setting("backoff_jitter", "backoff-jitter", Unit::Share, 0.0, 1.0)
+    },
+    Setting {
+        help: "Exactly once aligns barriers; at least once lets records pass a barrier before the \
+               snapshot, so a restore reads them again",
+        label: "Checkpointing mode",
+        ..setting("checkpointing_mode", "checkpointing-mode", Unit::Choice(CHECKPOINTING_MODES), 0.0, 0.0)
+    },
+    Setting {
+        help: "What readers of the transactional sink see: committed rows only, or every row as written",
+        label: "Reader isolation",
+        control: Control::Advanced,
+        ..setting("isolation_level", "isolation-level", Unit::Choice(ISOLATION_LEVELS), 0.0, 0.0)
+    },
+    Setting {
+        help: "The sink producer's transaction.timeout.ms: the broker aborts a transaction not committed \
+               this long after it began; at most the broker's transaction.max.timeout.ms (15 min)",
+        label: "Transaction timeout",
+        control: Control::Advanced,
+        steps: Steps::Values(&[30.0 * S, 1.0 * MIN, 2.0 * MIN, 5.0 * MIN, 10.0 * MIN, 15.0 * MIN]),
+        ..setting("transaction_timeout_ms", "transaction-timeout", Unit::DurationMs, 1.0 * S, 15.0 * MIN)
     },
     Setting {
         help: "Events per second the job can process at most",
@@ -409,7 +494,7 @@ impl Setting {
                     .ok_or_else(|| self.error(format!("must be {} (got {})", self.kind_name(), describe(value)))),
                 other => Err(self.error(format!("must be {} (got {})", self.kind_name(), describe(other)))),
             },
-            Unit::Share => match value {
+            Unit::Share | Unit::Factor => match value {
                 FieldValue::Number(n) if n.is_finite() => {
                     self.check_range(*n)?;
                     Ok(Value::from(*n))
@@ -469,7 +554,7 @@ impl Setting {
             Unit::EventsPerS | Unit::Count => trim_number(value),
             // Any u64 is a seed; the float's saturating cast prints the largest exactly.
             Unit::Seed => (value as u64).to_string(),
-            Unit::Share => format!("{value}"),
+            Unit::Share | Unit::Factor => format!("{value}"),
             unit => format_unit(unit, value),
         }
     }
@@ -477,7 +562,7 @@ impl Setting {
     fn kind_name(&self) -> String {
         match self.unit {
             Unit::Choice(choices) => or_list(choices.iter().map(|c| format!("{:?}", c.value))),
-            Unit::Share => "a number".into(),
+            Unit::Share | Unit::Factor => "a number".into(),
             _ if self.optional => "a number or null".into(),
             _ => "a number".into(),
         }
@@ -512,6 +597,10 @@ impl Setting {
                     _ => Err(format!("expected a share like 0.01 or 1%, got {text:?}")),
                 }
             }
+            Unit::Factor => match trimmed.trim_start_matches(['x', '×']).trim().parse::<f64>() {
+                Ok(v) if v.is_finite() => Ok(FieldValue::Number(v)),
+                _ => Err(format!("expected a multiplier like 1.5, got {text:?}")),
+            },
             Unit::Choice(choices) => choices
                 .iter()
                 .find(|c| c.flag_value == trimmed || c.value == trimmed)
@@ -532,7 +621,7 @@ impl Setting {
         match self.unit {
             Unit::Count | Unit::EventsPerS => trim_number(n),
             Unit::Seed => whole.to_string(),
-            Unit::Share => format!("{n}"),
+            Unit::Share | Unit::Factor => format!("{n}"),
             Unit::DurationMs => {
                 let unit = [(3_600_000, "h"), (60_000, "m"), (1_000, "s")].into_iter().find(|(ms, _)| whole % ms == 0);
                 match unit {
@@ -598,6 +687,7 @@ pub fn format_unit(unit: Unit, value: f64) -> String {
         Unit::BytesPerS => format!("{}/s", format_bytes(value)),
         Unit::ClockMs => ClockTime(whole).to_string(),
         Unit::Share => format!("{}%", trim_number((value * 10_000.0).round() / 100.0)),
+        Unit::Factor => format!("×{}", trim_number(value)),
         Unit::Choice(choices) => choices.first().map_or(String::new(), |c| c.label.to_string()),
     }
 }

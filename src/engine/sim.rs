@@ -8,10 +8,11 @@ pub use super::trace::Phase;
 use std::collections::VecDeque;
 
 use super::checkpoint::{transfer_ms, Snapshot};
-use super::config::{Config, ConfigError};
+use super::config::{Config, ConfigError, BACKOFF_RESET_THRESHOLD_MS};
 use super::job::Job;
 use super::operators::JobState;
 use super::protocol::{Ctx, Due, OffsetLogEntry, Protocol, RestorePoint};
+use super::restart::{detection_delay_ms, restart_backoff_ms};
 use super::sinks::Sinks;
 use super::source::SourceLog;
 use super::trace::{Event, Trace, WorldSample};
@@ -30,6 +31,10 @@ pub struct Recovery {
     pub restored: RestorePoint,
     pub detected_at_ms: u64,
     pub restore_started_at_ms: u64,
+    /// Which failure since the backoff was last reset this is (1 for the first), and the wait
+    /// the restart strategy chose for it.
+    pub failure_number: u32,
+    pub backoff_ms: u64,
     /// When the restore finishes (reached or not).
     pub restore_done_at_ms: u64,
     pub restored_at_ms: Option<u64>,
@@ -70,6 +75,8 @@ pub struct Sim {
     /// Every completed checkpoint or committed batch, oldest first; the last is what a restart restores.
     pub restore_points: Vec<RestorePoint>,
     pub recoveries: Vec<Recovery>,
+    /// Failures since the restart strategy's backoff was last reset.
+    failures_since_reset: u32,
     pub trace: Trace,
 }
 
@@ -91,6 +98,7 @@ impl Sim {
             crashes: config.crash_at_ms.into_iter().collect(),
             restore_points: vec![initial],
             recoveries: Vec::new(),
+            failures_since_reset: 0,
             trace: Trace::default(),
             config: config.clone(),
         })
@@ -302,12 +310,18 @@ impl Sim {
         }
     }
 
-    /// The one commit path: a completed checkpoint or a committed batch becomes restorable, the
-    /// transactional sink commits its epoch (Flink's notifyCheckpointComplete, Spark's commit-log
-    /// entry), and the trace records it.
+    /// The one commit path: a completed checkpoint or a committed batch becomes restorable and
+    /// the trace records it. After a checkpoint completes the transactional sink commits its
+    /// epoch (Flink's notifyCheckpointComplete); a batch's rows were written idempotently at its
+    /// output, so its commit-log entry has no sink work.
     fn commit(&mut self, point: RestorePoint, snapshot: Box<Snapshot>) {
         let now = self.now_ms;
-        self.job.commit_sinks(point.id(), now);
+        if let RestorePoint::Checkpoint(c) = &point {
+            let lost_rows = self.job.commit_sinks(c.id, now, self.config.transaction_timeout_ms);
+            if lost_rows > 0 {
+                self.trace.push(now, Event::TransactionTimedOut { checkpoint_id: c.id, lost_rows });
+            }
+        }
         self.trace.push(
             now,
             match &point {
@@ -361,8 +375,17 @@ impl Sim {
         let crash_offset = self.job.position();
         let restored = self.restore_points.last().expect("the scenario starts from a restore point").clone();
         let restore_bytes = self.config.state_bytes + restored.in_flight_bytes();
-        let detected_at_ms = now + self.config.detection_ms;
-        let restore_started_at_ms = detected_at_ms + self.config.restart_delay_ms;
+        // The exponential backoff starts again after an hour without a failure.
+        let quiet_since_ms =
+            self.recoveries.last().map_or(self.config.start_time_ms, |r| r.restored_at_ms.unwrap_or(r.crashed_at_ms));
+        if self.failures_since_reset > 0 && now - quiet_since_ms >= BACKOFF_RESET_THRESHOLD_MS {
+            self.failures_since_reset = 0;
+        }
+        self.failures_since_reset += 1;
+        let failure_number = self.failures_since_reset;
+        let backoff_ms = restart_backoff_ms(&self.config, failure_number);
+        let detected_at_ms = now + detection_delay_ms(&self.config);
+        let restore_started_at_ms = detected_at_ms + backoff_ms;
         let restored_at_ms = restore_started_at_ms + transfer_ms(restore_bytes, self.config.store_read_bytes_per_s);
         self.trace.push(
             now,
@@ -377,6 +400,8 @@ impl Sim {
             restored,
             detected_at_ms,
             restore_started_at_ms,
+            failure_number,
+            backoff_ms,
             restore_done_at_ms: restored_at_ms,
             restored_at_ms: None,
             backlog_at_restore_events: None,
@@ -474,7 +499,7 @@ impl Sim {
                         return if r.replay_done_at_ms.is_none() { Phase::Replaying } else { Phase::CatchingUp };
                     }
                 }
-                self.protocol.phase(now)
+                self.protocol.phase(now, &self.config)
             }
         }
     }

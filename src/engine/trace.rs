@@ -19,6 +19,9 @@ pub enum Event {
     UploadStarted { checkpoint_id: u64, size_bytes: u64, completes_at_ms: u64 },
     /// Every ack is in and the upload is done: the checkpoint is restorable.
     CheckpointCompleted { checkpoint_id: u64, offset: u64 },
+    /// The checkpoint completed, but the sink's transaction for its epoch began longer ago than
+    /// the transaction timeout: the broker had aborted it, and its `lost_rows` rows are lost.
+    TransactionTimedOut { checkpoint_id: u64, lost_rows: u64 },
     /// A crash discarded the checkpoint in flight.
     CheckpointDiscarded { checkpoint_id: u64 },
     /// Micro-batch mode: the batch's end offsets are durable in the offset log.

@@ -5,7 +5,10 @@
 
 use serde::Serialize;
 
-use crate::engine::config::{Alignment, Config, Mode, Snapshots};
+use crate::engine::config::{
+    Alignment, CheckpointingMode, Config, Failure, IsolationLevel, Mode, RestartStrategy, Snapshots,
+    BACKOFF_RESET_THRESHOLD_MS, BROKER_TRANSACTION_MAX_TIMEOUT_MS,
+};
 use crate::engine::sinks::SinkDesign;
 
 /// Both exports of one configuration.
@@ -19,6 +22,7 @@ pub struct Export {
 fn flink_duration(ms: u64) -> String {
     match ms {
         0 => "0 ms".to_string(),
+        ms if ms % 3_600_000 == 0 => format!("{} h", ms / 3_600_000),
         ms if ms % 60_000 == 0 => format!("{} min", ms / 60_000),
         ms if ms % 1_000 == 0 => format!("{} s", ms / 1_000),
         ms => format!("{ms} ms"),
@@ -39,36 +43,86 @@ pub fn export(config: &Config, sink: SinkDesign) -> Export {
     Export { flink: flink(config, sink), spark: spark(config, sink) }
 }
 
-/// Flink config.yaml lines for `config`.
+/// Flink config.yaml lines for `config`. Every key exists in Flink 1.20 and 2.x, and every value
+/// the settings allow is one Flink accepts (the heartbeat timeout is at least its interval, both
+/// above zero; the restart strategy's keys match the chosen strategy).
 pub fn flink(config: &Config, sink: SinkDesign) -> String {
+    let mode = match config.checkpointing_mode {
+        CheckpointingMode::ExactlyOnce => "EXACTLY_ONCE",
+        CheckpointingMode::AtLeastOnce => "AT_LEAST_ONCE",
+    };
     let mut lines = vec![
         "# Flink (config.yaml, 1.20 or later)".to_string(),
         format!("execution.checkpointing.interval: {}", flink_duration(config.interval_ms)),
-        "execution.checkpointing.mode: EXACTLY_ONCE".to_string(),
+        format!("execution.checkpointing.mode: {mode}"),
         format!("execution.checkpointing.unaligned.enabled: {}", config.alignment == Alignment::Unaligned),
         "execution.checkpointing.max-concurrent-checkpoints: 1".to_string(),
         "state.backend.type: rocksdb".to_string(),
         format!("execution.checkpointing.incremental: {}", config.snapshots == Snapshots::Incremental),
         "execution.checkpointing.dir: s3://my-bucket/checkpoints/orders-per-product".to_string(),
-        "restart-strategy.type: fixed-delay".to_string(),
-        "restart-strategy.fixed-delay.attempts: 10".to_string(),
-        format!("restart-strategy.fixed-delay.delay: {}", flink_duration(config.restart_delay_ms)),
-        format!("heartbeat.timeout: {}  # failure detection", config.detection_ms),
     ];
-    lines.push(match sink {
-        SinkDesign::Transactional => {
-            "# sink: a two-phase-commit sink, e.g. KafkaSink with DeliveryGuarantee.EXACTLY_ONCE".to_string()
+    match config.restart_strategy {
+        RestartStrategy::FixedDelay => lines.extend([
+            "restart-strategy.type: fixed-delay".to_string(),
+            // The model restarts after every failure.
+            "restart-strategy.fixed-delay.attempts: 2147483647".to_string(),
+            format!("restart-strategy.fixed-delay.delay: {}", flink_duration(config.restart_delay_ms)),
+        ]),
+        RestartStrategy::ExponentialDelay => lines.extend([
+            "restart-strategy.type: exponential-delay".to_string(),
+            format!(
+                "restart-strategy.exponential-delay.initial-backoff: {}",
+                flink_duration(config.backoff_initial_ms)
+            ),
+            format!("restart-strategy.exponential-delay.max-backoff: {}", flink_duration(config.backoff_max_ms)),
+            format!("restart-strategy.exponential-delay.backoff-multiplier: {}", config.backoff_multiplier),
+            format!("restart-strategy.exponential-delay.jitter-factor: {}", config.backoff_jitter),
+            format!(
+                "restart-strategy.exponential-delay.reset-backoff-threshold: {}",
+                flink_duration(BACKOFF_RESET_THRESHOLD_MS)
+            ),
+        ]),
+    }
+    lines.push(format!("heartbeat.interval: {}", config.heartbeat_interval_ms));
+    lines.push(format!("heartbeat.timeout: {}", config.heartbeat_timeout_ms));
+    lines.push(match (config.detection_ms, config.failure) {
+        (Some(ms), _) => format!(
+            "# failure detection set to {} directly: no Flink key; the heartbeat keys apply to a lost TaskManager",
+            flink_duration(ms)
+        ),
+        (None, Failure::TaskmanagerLost) => {
+            "# failure modelled: a lost TaskManager, noticed when heartbeat.timeout runs out".to_string()
         }
-        SinkDesign::Upsert => {
-            "# sink: an upsert sink keyed by (product_id, window_start), e.g. upsert-kafka or JDBC".to_string()
-        }
-        SinkDesign::AppendOnly => {
-            "# sink: append-only, DeliveryGuarantee.AT_LEAST_ONCE (replays leave duplicates)".to_string()
-        }
-        SinkDesign::DedupeView => {
-            "# sink: append-only, read through a view keeping the newest emitted_at per key".to_string()
+        (None, Failure::Task) => {
+            "# failure modelled: a task throws; the JobManager hears at once, heartbeats play no part".to_string()
         }
     });
+    match sink {
+        SinkDesign::Transactional => lines.extend([
+            "# sink: KafkaSink with DeliveryGuarantee.EXACTLY_ONCE and a transactional id prefix;".to_string(),
+            "#   it pre-commits at each barrier and commits after the checkpoint completes".to_string(),
+            "#   (notifyCheckpointComplete), committing again on restore".to_string(),
+            format!(
+                "#   producer property transaction.timeout.ms={} (at most the broker's transaction.max.timeout.ms, {} by default)",
+                config.transaction_timeout_ms, BROKER_TRANSACTION_MAX_TIMEOUT_MS
+            ),
+            format!(
+                "#   readers: isolation.level={}",
+                match config.isolation_level {
+                    IsolationLevel::ReadCommitted => "read_committed (they see committed rows only)",
+                    IsolationLevel::ReadUncommitted => "read_uncommitted (they also see rows later aborted)",
+                }
+            ),
+        ]),
+        SinkDesign::Upsert => lines
+            .push("# sink: an upsert sink keyed by (product_id, window_start), e.g. upsert-kafka or JDBC".to_string()),
+        SinkDesign::AppendOnly => {
+            lines.push("# sink: append-only, DeliveryGuarantee.AT_LEAST_ONCE (replays leave duplicates)".to_string())
+        }
+        SinkDesign::DedupeView => {
+            lines.push("# sink: append-only, read through a view keeping the newest emitted_at per key".to_string())
+        }
+    }
     if config.mode == Mode::MicroBatch {
         lines.push("# Flink has no micro-batch trigger: the interval above is the checkpoint interval".to_string());
     }
@@ -93,7 +147,8 @@ pub fn spark(config: &Config, sink: SinkDesign) -> String {
     lines.push("  .outputMode(\"update\")".to_string());
     match sink {
         SinkDesign::Transactional => {
-            lines.push("  // one transaction per batch: skip a batchId that is already committed".to_string());
+            lines
+                .push("  // idempotent by batch id: a re-run batch finds its batchId written and skips it".to_string());
             lines.push("  .foreachBatch(writeOnceByBatchId _)".to_string());
         }
         SinkDesign::Upsert => {
@@ -112,7 +167,10 @@ pub fn spark(config: &Config, sink: SinkDesign) -> String {
         lines.push("// Spark has no barriers: aligned or unaligned does not apply".to_string());
     }
     if config.snapshots == Snapshots::Full {
-        lines.push("// Spark's state stores always write what changed; there is no full-snapshot setting".to_string());
+        lines.push(
+            "// Spark's state stores write what changed in each batch (delta files); there is no full snapshot"
+                .to_string(),
+        );
     }
     lines.join("\n") + "\n"
 }

@@ -2,18 +2,28 @@
 //! never caught up and each sink's delivery guarantee, each made from one of the engine's typed
 //! facts. Nothing here computes a figure; it only says what the figures mean.
 
-use crate::engine::config::Mode;
+use crate::engine::config::{Failure, IsolationLevel, Mode, RestartStrategy};
 use crate::engine::report::{CaughtUpReason, CrashFactKind, InFlight, Warning};
 use crate::engine::sinks::SinkDesign;
 use crate::engine::units::{format_bytes, format_count, format_duration_ms};
 
-/// A sink design's delivery guarantee, as the report states it.
-pub fn guarantee(design: SinkDesign) -> &'static str {
-    match design {
-        SinkDesign::AppendOnly => "at least once: replayed emissions are stored again",
-        SinkDesign::Upsert => "effectively once per key: the latest write wins, values can step back",
-        SinkDesign::Transactional => "exactly once: output is visible only when its checkpoint commits",
-        SinkDesign::DedupeView => "effectively once per key at read time: the newest emitted_at wins",
+/// A sink design's delivery guarantee, as the report states it. In micro-batch mode the
+/// transactional design is Spark's idempotent `foreachBatch` write keyed by the batch id.
+pub fn guarantee(design: SinkDesign, mode: Mode, isolation: IsolationLevel) -> &'static str {
+    match (design, mode, isolation) {
+        (SinkDesign::AppendOnly, Mode::Barrier, _) => "at least once: replayed emissions are stored again",
+        (SinkDesign::AppendOnly, Mode::MicroBatch, _) => "at least once: a re-run batch is appended again",
+        (SinkDesign::Upsert, _, _) => "effectively once per key: the latest write wins, values can step back",
+        (SinkDesign::Transactional, Mode::Barrier, IsolationLevel::ReadCommitted) => {
+            "exactly once for read_committed readers: output is visible only when its checkpoint commits"
+        }
+        (SinkDesign::Transactional, Mode::Barrier, IsolationLevel::ReadUncommitted) => {
+            "exactly once in the committed table, but read_uncommitted readers also see rows that are later aborted"
+        }
+        (SinkDesign::Transactional, Mode::MicroBatch, _) => {
+            "exactly once: foreachBatch writes each batch id once, and a re-run batch finds it written and skips it"
+        }
+        (SinkDesign::DedupeView, _, _) => "effectively once per key at read time: the newest emitted_at wins",
     }
 }
 
@@ -53,6 +63,20 @@ pub fn warning(warning: &Warning) -> String {
         Warning::EventsLost { events } => {
             format!("Recovery rewound past the log's retention: {} events were lost.", format_count(events))
         }
+        Warning::CountedTwice { events } => format!(
+            "At least once: {} events had passed their barrier before the restored checkpoint's snapshot, so \
+             its state already counted them and the replay counted them again. Window totals are that much \
+             too high.",
+            format_count(events)
+        ),
+        Warning::TransactionsTimedOut { rows, timeout_ms } => format!(
+            "The sink's transactions stayed open longer than their {} timeout before the checkpoint that \
+             commits them completed, so the broker aborted them: {} rows are lost although the checkpoint \
+             completed. Set the transaction timeout well above the checkpoint interval plus the longest \
+             restart. (A transaction that times out while still open makes a real job fail on its next write.)",
+            format_duration_ms(timeout_ms),
+            format_count(rows)
+        ),
     }
 }
 
@@ -106,7 +130,24 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
                 format_count(replay_events)
             )
         }
-        CrashFactKind::Detected { after_ms } => format!("failure detected after {}", format_duration_ms(after_ms)),
+        CrashFactKind::Detected { after_ms, failure, overridden } => format!(
+            "failure detected after {}{}",
+            format_duration_ms(after_ms),
+            match (overridden, failure) {
+                (true, _) => "",
+                (false, Failure::TaskmanagerLost) => " (the lost TaskManager's heartbeat timed out)",
+                (false, Failure::Task) => " (the failing task reported its exception)",
+            }
+        ),
+        CrashFactKind::RestartBackoff { backoff_ms, failure_number, strategy } => match strategy {
+            RestartStrategy::FixedDelay => {
+                format!("restart after the fixed delay of {}", format_duration_ms(backoff_ms))
+            }
+            RestartStrategy::ExponentialDelay => format!(
+                "restart after a backoff of {} (failure {failure_number} in a row, exponential delay)",
+                format_duration_ms(backoff_ms)
+            ),
+        },
         CrashFactKind::Restored { checkpoint, state_bytes, offset, backlog_events } => format!(
             "{} {checkpoint} restored ({} of state); rewound to {}, backlog {} events",
             if micro_batch { "state store version of batch" } else { "checkpoint" },
@@ -144,7 +185,7 @@ mod tests {
                 ("10:00:32.100", "checkpoint 42 completed (100 ms pause + 2 s upload)"),
                 ("10:00:44", "running total of the 10:00:00 window: 88,000 (the last emission before the crash)"),
                 ("10:00:45", "crash at offset 1,090,000: 30,000 events since checkpoint 42 to replay"),
-                ("10:00:55", "failure detected after 10 s"),
+                ("10:00:55", "failure detected after 10 s (the lost TaskManager's heartbeat timed out)"),
                 ("10:01:05", "checkpoint 42 restored (2 GB of state); rewound to 1,060,000, backlog 70,000 events"),
                 ("10:01:12.500", "replay back at the crash offset 1,090,000"),
                 ("10:01:40.200", "caught up: 55.2 s from crash to catch-up"),
@@ -160,7 +201,8 @@ mod tests {
         assert!(report.crash_table.iter().any(|r| r.what
             == "crash at offset 1,062,000: 62,000 events since checkpoint 41 to replay; checkpoint 42 was in flight \
                 and is discarded"));
-        let batch = Config { mode: Mode::MicroBatch, crash_at_ms: Some(36_046_000), ..Config::default() };
+        // Batch 42's output is written at 10:00:45.100 and its commit-log entry at 10:00:45.300.
+        let batch = Config { mode: Mode::MicroBatch, crash_at_ms: Some(36_045_200), ..Config::default() };
         let report = crate::lesson::simulate(&batch).unwrap();
         let what: Vec<&str> = report.crash_table.iter().map(|r| r.what.as_str()).collect();
         assert!(what.iter().any(|w| w.contains("without a commit entry, so it runs again")), "{what:#?}");

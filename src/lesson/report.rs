@@ -145,6 +145,10 @@ pub struct SinkFigures {
     pub regressions: u64,
     /// Rows written but aborted with their transaction (transactional).
     pub aborted_rows: u64,
+    /// Rows of pre-committed transactions the broker aborted at their timeout: lost.
+    pub timed_out_rows: u64,
+    /// Rows a `read_uncommitted` reader saw that were later aborted.
+    pub aborted_rows_seen: u64,
     /// Longest time with nothing fresher to read.
     pub silent_ms: u64,
     /// Worst staleness: now minus the newest event time a reader can see.
@@ -154,15 +158,17 @@ pub struct SinkFigures {
 }
 
 impl SinkFigures {
-    fn new(f: &figures::SinkFigures) -> Self {
+    fn new(f: &figures::SinkFigures, config: &Config) -> Self {
         SinkFigures {
             design: f.design,
-            guarantee: narration::guarantee(f.design),
+            guarantee: narration::guarantee(f.design, config.mode, config.isolation_level),
             rows: f.rows,
             duplicate_rows: f.duplicate_rows,
             keys: f.keys,
             regressions: f.regressions,
             aborted_rows: f.aborted_rows,
+            timed_out_rows: f.timed_out_rows,
+            aborted_rows_seen: f.aborted_rows_seen,
             silent_ms: f.silent_ms,
             staleness_max_ms: f.staleness_max_ms,
             matches_failure_free: f.matches_failure_free,
@@ -227,6 +233,9 @@ pub struct Report {
     pub backlog_at_restore_events: Option<u64>,
     /// Events lost because recovery rewound past the log's retention.
     pub lost_events: u64,
+    /// At-least-once checkpointing: events the restored state already held and the replay counted
+    /// again.
+    pub counted_twice_events: u64,
     pub effective_interval_ms: u64,
     pub store_limited: bool,
     pub store_write_bytes_per_min: u64,
@@ -287,6 +296,7 @@ pub fn report(figures: Figures) -> Report {
         }),
         backlog_at_restore_events: figures.backlog_at_restore_events,
         lost_events: figures.lost_events,
+        counted_twice_events: figures.counted_twice_events,
         effective_interval_ms: figures.effective_interval_ms,
         store_limited: figures.store_limited,
         store_write_bytes_per_min: figures.store_write_bytes_per_min,
@@ -295,10 +305,10 @@ pub fn report(figures: Figures) -> Report {
         aligning_ms: figures.aligning_ms,
         checkpoints: figures.checkpoints.iter().map(|c| CheckpointSummary::new(config, c)).collect(),
         sinks: SinkReport {
-            append_only: SinkFigures::new(&sinks.append_only),
-            upsert: SinkFigures::new(&sinks.upsert),
-            transactional: SinkFigures::new(&sinks.transactional),
-            dedupe_view: SinkFigures::new(&sinks.dedupe_view),
+            append_only: SinkFigures::new(&sinks.append_only, config),
+            upsert: SinkFigures::new(&sinks.upsert, config),
+            transactional: SinkFigures::new(&sinks.transactional, config),
+            dedupe_view: SinkFigures::new(&sinks.dedupe_view, config),
         },
         window_total_before_crash: figures.window_total_before_crash.as_ref().map(|t| WindowTotal {
             window_start: stamp(t.window_start_ms),

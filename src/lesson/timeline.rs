@@ -61,6 +61,8 @@ pub enum TimelineKind {
     ReplayDone,
     CaughtUp,
     RetentionExceeded,
+    /// The broker had aborted the completed checkpoint's sink transaction at its timeout.
+    TransactionTimedOut,
     /// Micro-batch mode: the batch's end offsets are written to the offset log.
     BatchPlanned,
     /// Micro-batch mode: a batch without a commit entry runs again with its logged offsets.
@@ -148,6 +150,9 @@ pub fn timeline(trace: &Trace, start_ms: u64) -> Vec<TimelineEntry> {
             }
             Event::RetentionExceeded { lost_events } => {
                 out.push(entry(at, TimelineKind::RetentionExceeded, None, Some(lost_events)))
+            }
+            Event::TransactionTimedOut { checkpoint_id, .. } => {
+                out.push(entry(at, TimelineKind::TransactionTimedOut, Some(checkpoint_id), None))
             }
             Event::ReplayDone { offset } => out.push(entry(at, TimelineKind::ReplayDone, None, Some(offset))),
             Event::CaughtUp { offset } => out.push(entry(at, TimelineKind::CaughtUp, None, Some(offset))),

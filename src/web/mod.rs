@@ -186,7 +186,7 @@ pub fn simulate(config: JsValue) -> Result<JsValue, JsError> {
 
 /// A value written for people, by the settings table's formatter for its unit: by config key
 /// (`formatValue("interval_ms", 7000)` is "7 s") or by unit name (count, events_per_s,
-/// duration_ms, bytes, bytes_per_s, clock_ms, share).
+/// duration_ms, bytes, bytes_per_s, clock_ms, share, factor).
 #[wasm_bindgen(js_name = formatValue)]
 pub fn format_value(key_or_unit: &str, value: f64) -> Result<String, JsError> {
     use crate::engine::settings::{by_key, format_unit, Unit};
@@ -198,6 +198,7 @@ pub fn format_value(key_or_unit: &str, value: f64) -> Result<String, JsError> {
         "bytes_per_s" => Unit::BytesPerS,
         "clock_ms" => Unit::ClockMs,
         "share" => Unit::Share,
+        "factor" => Unit::Factor,
         key => by_key(key)
             .map(|s| s.unit)
             .ok_or_else(|| JsError::new(&format!("unit: unknown setting or unit {key:?}")))?,

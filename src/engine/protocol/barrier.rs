@@ -11,7 +11,7 @@ use super::{Ctx, Due, RestorePoint};
 use crate::engine::checkpoint::{
     transfer_ms, upload_bytes, CompletedCheckpoint, PendingCheckpoint, PendingStage, Upload,
 };
-use crate::engine::config::{Alignment, Config};
+use crate::engine::config::{Alignment, CheckpointingMode, Config};
 use crate::engine::job::Job;
 use crate::engine::trace::Phase;
 use crate::engine::trace::{Event, Trace};
@@ -118,6 +118,8 @@ impl Barrier {
             .map(|p| (p as u64, job.processed_offsets[p], pending.barrier_offsets[p]))
             .collect();
         let in_flight_events: u64 = in_flight.iter().map(|(_, from, to)| to - from).sum();
+        let past_barrier_events: u64 =
+            job.processed_offsets.iter().zip(&pending.barrier_offsets).map(|(done, b)| done.saturating_sub(*b)).sum();
         let in_flight_bytes = in_flight_events * config.record_bytes;
         let size_bytes = upload_bytes(config, job.events_since_snapshot) + in_flight_bytes;
         job.events_since_snapshot = 0;
@@ -133,6 +135,7 @@ impl Barrier {
             completes_at_ms,
             size_bytes,
             in_flight_bytes,
+            past_barrier_events,
         };
         if config.sync_pause_ms > 0 {
             job.caught_up = false;
@@ -141,7 +144,7 @@ impl Barrier {
             pending.stage = PendingStage::Uploading(upload);
         }
         // The sink pre-commits the epoch's transaction at the barrier; later rows open the next one.
-        job.sinks.transactional.pre_commit(id);
+        job.sinks.transactional.pre_commit(id, now);
         if aligned_late {
             trace.push(now, Event::AlignmentEnded { checkpoint_id: id });
         }
@@ -166,6 +169,7 @@ impl Barrier {
             offsets: pending.barrier_offsets,
             size_bytes: upload.size_bytes,
             in_flight_bytes: upload.in_flight_bytes,
+            past_barrier_events: upload.past_barrier_events,
             duration_ms: now - pending.barrier_at_ms,
             alignment_ms: upload.snapshot_at_ms - pending.barrier_at_ms,
             sync_ms: upload.from_ms - upload.snapshot_at_ms,
@@ -205,7 +209,10 @@ impl Barrier {
         }
         let log_total = job.log_end(end_of_step);
         let aligning = self.aligning_on().is_some();
-        if aligning {
+        // Exactly once holds the inputs whose barrier arrived; at least once keeps reading them,
+        // so their records after the barrier enter the snapshot's state.
+        let hold = if config.checkpointing_mode == CheckpointingMode::ExactlyOnce { self.aligning_on() } else { None };
+        if hold.is_some() {
             job.aligning_ms += 1;
         }
         if config.backpressure_ms == 0 && !aligning && job.reads_in_log_order() {
@@ -213,7 +220,7 @@ impl Barrier {
             job.emit(end_of_step, position, self.open_epoch(), trace);
             return true;
         }
-        let lag = job.read_by_partition(config, log_total, end_of_step, self.aligning_on());
+        let lag = job.read_by_partition(config, log_total, end_of_step, hold);
         job.emit(end_of_step, job.watermark(), self.open_epoch(), trace);
         if let Some(barriers) = self.aligning_on() {
             if job.processed_offsets.iter().zip(barriers).all(|(done, b)| done >= b) {
@@ -237,10 +244,10 @@ impl Barrier {
             && job.state.windows.next_boundary_ms > closed_at_ms
     }
 
-    pub fn phase(&self, now_ms: u64) -> Phase {
+    pub fn phase(&self, now_ms: u64, config: &Config) -> Phase {
         if self.paused(now_ms) {
             Phase::SyncPause
-        } else if self.aligning_on().is_some() {
+        } else if self.aligning_on().is_some() && config.checkpointing_mode == CheckpointingMode::ExactlyOnce {
             Phase::Aligning
         } else {
             Phase::Running

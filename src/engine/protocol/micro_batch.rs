@@ -211,8 +211,9 @@ impl MicroBatch {
         self.offset_log.push(entry);
     }
 
-    /// Every planned offset is processed: the batch's output goes to the sinks (the transactional
-    /// sink holds it in the batch's transaction) and the state store starts writing its version.
+    /// Every planned offset is processed: `foreachBatch` writes the batch's output to the sinks
+    /// (visible at once; the batch-id writer skips a batch it already wrote) and the state store
+    /// starts writing its version.
     fn output(&mut self, ctx: Ctx<'_>) {
         let now = ctx.now_ms;
         let Some(batch) = self.batch.as_mut() else { return };
@@ -233,8 +234,8 @@ impl MicroBatch {
         ctx.trace.push(now, Event::BatchOutput { batch_id: id, end_offset, rows });
     }
 
-    /// The state store version is written: the batch goes to the commit path, where the sink
-    /// transaction commits and the commit-log entry makes it what a restart restores.
+    /// The state store version is written: the batch goes to the commit path, where the
+    /// commit-log entry makes it what a restart restores.
     fn commit(&mut self, ctx: Ctx<'_>) -> Due {
         let now = ctx.now_ms;
         let Some(BatchRun {

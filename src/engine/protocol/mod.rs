@@ -78,6 +78,14 @@ impl RestorePoint {
         }
     }
 
+    /// At-least-once checkpoints: records after the barrier in its state, read again on restore.
+    pub fn past_barrier_events(&self) -> u64 {
+        match self {
+            RestorePoint::Checkpoint(c) => c.past_barrier_events,
+            RestorePoint::Batch(_) => 0,
+        }
+    }
+
     /// Which job attempt made it.
     pub fn attempt(&self) -> u32 {
         match self {
@@ -153,6 +161,7 @@ impl Protocol {
                 offsets,
                 size_bytes: config.state_bytes,
                 in_flight_bytes: 0,
+                past_barrier_events: 0,
                 duration_ms: 0,
                 alignment_ms: 0,
                 sync_ms: 0,
@@ -244,9 +253,9 @@ impl Protocol {
     }
 
     /// What a running job is doing, as the protocol sees it.
-    pub fn phase(&self, now_ms: u64) -> Phase {
+    pub fn phase(&self, now_ms: u64, config: &Config) -> Phase {
         match self {
-            Protocol::Barrier(b) => b.phase(now_ms),
+            Protocol::Barrier(b) => b.phase(now_ms, config),
             Protocol::MicroBatch(m) => m.phase(),
         }
     }

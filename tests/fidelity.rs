@@ -1,0 +1,153 @@
+//! True to what Flink, Spark and Kafka do: how soon a failure is noticed (a task's exception at
+//! once, a lost TaskManager at its heartbeat timeout), how long the restart strategy waits (a fixed
+//! delay, or an exponential backoff across repeated failures), and what Kafka transactions promise
+//! (read_uncommitted readers see aborted rows; a transaction older than its timeout is aborted by
+//! the broker before the commit, and its rows are lost).
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use checkpoint_lab::engine::config::{Failure, IsolationLevel, RestartStrategy};
+use checkpoint_lab::engine::{Config, Sim};
+use checkpoint_lab::lesson::simulate;
+use common::at;
+
+#[test]
+fn the_default_scenario_is_a_lost_taskmanager_noticed_at_a_10_second_heartbeat_timeout() {
+    let config = Config::default();
+    assert_eq!(config.failure, Failure::TaskmanagerLost);
+    assert!(config.heartbeat_interval_ms <= config.heartbeat_timeout_ms);
+    let report = simulate(&config).unwrap();
+    assert_eq!(report.detected_at.as_ref().unwrap().at, "10:00:55");
+    assert_eq!(report.restored_at.as_ref().unwrap().at, "10:01:05");
+    // 50 s, Flink's default timeout: detected 50 s after the crash.
+    let slow = simulate(&Config { heartbeat_timeout_ms: 50_000, ..config }).unwrap();
+    assert_eq!(slow.detected_at.as_ref().unwrap().at, "10:01:35");
+    assert_eq!(slow.phases.as_ref().unwrap().detection_s, 50.0);
+}
+
+#[test]
+fn a_task_failure_restarts_within_a_second_plus_the_backoff() {
+    for strategy in [RestartStrategy::FixedDelay, RestartStrategy::ExponentialDelay] {
+        let config = Config { failure: Failure::Task, restart_strategy: strategy, ..Config::default() };
+        let outcome = checkpoint_lab::engine::run(&config).unwrap();
+        let r = &outcome.run.recoveries[0];
+        assert!(r.detected_at_ms - r.crashed_at_ms < 1_000, "{strategy:?}");
+        assert_eq!(r.restore_started_at_ms - r.detected_at_ms, r.backoff_ms);
+        match strategy {
+            RestartStrategy::FixedDelay => assert_eq!(r.backoff_ms, 0),
+            // The first backoff: 1 s ± 10 % jitter.
+            RestartStrategy::ExponentialDelay => assert!((900..=1_100).contains(&r.backoff_ms), "{}", r.backoff_ms),
+        }
+        // The crash table says what was noticed and, for a backoff, how long the strategy waited.
+        let report = outcome.report();
+        let said: Vec<&str> = report.crash_table.iter().map(|r| r.what.as_str()).collect();
+        assert!(said.contains(&"failure detected after 100 ms (the failing task reported its exception)"), "{said:#?}");
+        assert_eq!(
+            said.iter().any(|w| w.starts_with("restart after a backoff of ")),
+            strategy == RestartStrategy::ExponentialDelay,
+            "{said:#?}"
+        );
+    }
+}
+
+/// Crash after crash, each during the previous recovery: every wait is the previous one times the
+/// multiplier, until the maximum.
+#[test]
+fn exponential_backoff_grows_by_its_multiplier_across_repeated_crashes_up_to_its_maximum() {
+    let config = Config {
+        failure: Failure::Task,
+        restart_strategy: RestartStrategy::ExponentialDelay,
+        backoff_initial_ms: 1_000,
+        backoff_multiplier: 2.0,
+        backoff_max_ms: 10_000,
+        backoff_jitter: 0.0,
+        crash_at_ms: None,
+        ..Config::default()
+    };
+    let mut sim = Sim::new(&config).unwrap();
+    let mut t = at("10:00:45");
+    for _ in 0..6 {
+        sim.run_until(t);
+        sim.crash();
+        // Crash again while the job is restarting: after detection, before the restore ends.
+        let r = sim.recoveries.last().unwrap();
+        t = r.restore_started_at_ms + 1;
+    }
+    let waits: Vec<u64> = sim.recoveries.iter().map(|r| r.backoff_ms).collect();
+    assert_eq!(waits, [1_000, 2_000, 4_000, 8_000, 10_000, 10_000]);
+    let numbers: Vec<u32> = sim.recoveries.iter().map(|r| r.failure_number).collect();
+    assert_eq!(numbers, [1, 2, 3, 4, 5, 6]);
+    // The lag chart's phases show the wait: the job is "restarting" between detection and restore.
+    sim.run_until(t + 60_000);
+    let r = &sim.recoveries[5];
+    let restarting = sim
+        .trace
+        .samples
+        .iter()
+        .filter(|s| (r.detected_at_ms..r.restore_started_at_ms).contains(&s.at_ms))
+        .all(|s| s.phase == checkpoint_lab::engine::sim::Phase::Restarting);
+    assert!(restarting);
+}
+
+/// A fixed delay is the same after every failure.
+#[test]
+fn a_fixed_delay_waits_the_same_each_time() {
+    let config = Config { failure: Failure::Task, restart_delay_ms: 3_000, crash_at_ms: None, ..Config::default() };
+    let mut sim = Sim::new(&config).unwrap();
+    let mut t = at("10:00:45");
+    for _ in 0..3 {
+        sim.run_until(t);
+        sim.crash();
+        t = sim.recoveries.last().unwrap().restore_started_at_ms + 1;
+    }
+    assert!(sim.recoveries.iter().all(|r| r.backoff_ms == 3_000));
+}
+
+#[test]
+fn read_uncommitted_readers_see_rows_that_are_later_aborted() {
+    let committed = simulate(&Config::default()).unwrap();
+    let uncommitted =
+        simulate(&Config { isolation_level: IsolationLevel::ReadUncommitted, ..Config::default() }).unwrap();
+    let (c, u) = (&committed.sinks.transactional, &uncommitted.sinks.transactional);
+    // The crash aborts the rows written after checkpoint 42's barrier.
+    assert!(c.aborted_rows > 0);
+    assert_eq!(c.aborted_rows_seen, 0, "read_committed readers never see them");
+    assert_eq!(u.aborted_rows_seen, u.aborted_rows);
+    // They see rows as they are written: as fresh as the append-only table.
+    assert_eq!(u.staleness_max_ms, uncommitted.sinks.append_only.staleness_max_ms);
+    assert!(c.staleness_max_ms > u.staleness_max_ms);
+    assert!(u.guarantee.contains("read_uncommitted readers also see rows that are later aborted"));
+}
+
+/// A transaction begins with its first row after a barrier and is committed after the next
+/// checkpoint completes. With a 2-minute interval and Kafka's 60 s producer default, every epoch's
+/// transaction is older than its timeout at the commit: the broker has aborted it, and its rows
+/// are lost although the checkpoint completed.
+#[test]
+fn a_transaction_older_than_its_timeout_is_aborted_by_the_broker_and_its_rows_are_lost() {
+    let base = Config { interval_ms: 120_000, crash_at_ms: None, ..Config::default() };
+    let kept = simulate(&base).unwrap();
+    let short = simulate(&Config { transaction_timeout_ms: 60_000, ..base.clone() }).unwrap();
+    assert_eq!(kept.sinks.transactional.timed_out_rows, 0);
+    let lost = short.sinks.transactional.timed_out_rows;
+    assert!(lost > 0);
+    assert_eq!(short.sinks.transactional.rows + lost, kept.sinks.transactional.rows);
+    assert!(short.warnings.iter().any(|w| w.contains("the broker aborted them") && w.contains("rows are lost")));
+    assert!(short.timeline.iter().any(|e| format!("{:?}", e.kind) == "TransactionTimedOut"));
+    // A 30 s interval stays well inside a 60 s timeout.
+    let inside = simulate(&Config { transaction_timeout_ms: 60_000, ..Config::default() }).unwrap();
+    assert_eq!(inside.sinks.transactional.timed_out_rows, 0);
+}
+
+/// "A crash, second by second" reads in time order in both modes, whatever the crash time.
+#[test]
+fn the_crash_table_is_in_time_order_in_every_mode() {
+    for mode in [checkpoint_lab::engine::Mode::Barrier, checkpoint_lab::engine::Mode::MicroBatch] {
+        for crash in ["10:00:31", "10:00:45", "10:00:45.200", "10:01:07", "10:03:59"] {
+            let report = simulate(&Config { mode, crash_at_ms: Some(at(crash)), ..Config::default() }).unwrap();
+            let times: Vec<u64> = report.crash_table.iter().map(|r| r.at.ms).collect();
+            assert!(times.windows(2).all(|w| w[0] <= w[1]), "{mode:?} {crash}: {times:?}");
+        }
+    }
+}
