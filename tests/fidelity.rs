@@ -44,7 +44,7 @@ fn a_task_failure_restarts_within_a_second_plus_the_backoff() {
         let said: Vec<&str> = report.crash_table.iter().map(|r| r.what.as_str()).collect();
         assert!(said.contains(&"failure detected after 100 ms (the failing task reported its exception)"), "{said:#?}");
         assert_eq!(
-            said.iter().any(|w| w.starts_with("restart after a backoff of ")),
+            said.iter().any(|w| w.starts_with("restart after an exponential backoff of ")),
             strategy == RestartStrategy::ExponentialDelay,
             "{said:#?}"
         );

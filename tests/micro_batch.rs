@@ -306,3 +306,25 @@ mod properties {
         }
     }
 }
+
+/// Batches that can never keep up (capacity below the rate) have no steady cycle; every figure of
+/// the report still fits a JavaScript number.
+#[test]
+fn a_job_that_never_keeps_up_reports_figures_javascript_can_hold() {
+    fn largest(value: &serde_json::Value) -> f64 {
+        match value {
+            serde_json::Value::Number(n) => n.as_f64().unwrap_or(f64::INFINITY),
+            serde_json::Value::Array(items) => items.iter().map(largest).fold(0.0, f64::max),
+            serde_json::Value::Object(fields) => fields.values().map(largest).fold(0.0, f64::max),
+            _ => 0.0,
+        }
+    }
+    for snapshots in [Snapshots::Full, Snapshots::Incremental] {
+        let config =
+            Config { rate_per_s: 20_000, capacity_per_s: 4_000, snapshots, horizon_ms: 120_000, ..micro_batch() };
+        let report = simulate(&config).unwrap();
+        assert!(report.steady_state.worst_case_recovery_ms.is_none());
+        let json = serde_json::to_value(&report).unwrap();
+        assert!(largest(&json) <= 9_007_199_254_740_991.0, "{snapshots:?}: {}", largest(&json));
+    }
+}

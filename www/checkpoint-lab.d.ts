@@ -25,7 +25,7 @@ export interface Config {
   interval_ms: number;
   /** How operators line up barriers that arrive on several inputs. Attribute `alignment`, flag `--alignment`. */
   alignment: "aligned" | "unaligned";
-  /** What a checkpoint uploads: the whole state or the bytes changed since the previous one. Attribute `snapshots`, flag `--snapshots`. */
+  /** What a checkpoint uploads: the whole state or the bytes changed since the previous one (micro-batch mode: the state store provider, HDFS-backed or RocksDB; both write what changed). Attribute `snapshots`, flag `--snapshots`. */
   snapshots: "full" | "incremental";
   /** Extra delay on one input channel (partition 0): the backpressure under which alignment matters (0 ms to 10 min). Attribute `backpressure`, flag `--backpressure`. */
   backpressure_ms: number;

@@ -14,6 +14,7 @@ const S = 1e3, MB = 1e6;
 const MAIN_SETTINGS = SETTINGS.filter((s) => s.control === "main");
 const ADVANCED_SETTINGS = SETTINGS.filter((s) => s.control === "advanced");
 const CONTROLLED = [...MAIN_SETTINGS, ...ADVANCED_SETTINGS];
+const SETTINGS_BY_KEY = Object.fromEntries(SETTINGS.map((s) => [s.key, s]));
 const SINKS = [["append-only", "append-only"], ["upsert", "upsert"], ["transactional", "transactional"], ["dedupe-view", "dedupe view"]];
 const CHARTS = [
   ["replay", "Consumer lag and replay"],
@@ -430,8 +431,13 @@ class LabView {
     this.figureLabels.interval_replay_events.textContent = batches ? "replay per batch" : "replay per interval";
     this.c.alignment.input.disabled = batches;
     this.c.backpressure_ms.input.disabled = batches;
-    // Spark's state stores write what changed in each batch; its sinks have no transactions.
-    this.c.snapshots.input.disabled = batches;
+    // Spark's state stores write what changed in each batch, whichever provider; its sinks have no
+    // transactions.
+    const providers = { full: "HDFS-backed (delta files)", incremental: "RocksDB (changelog)" };
+    for (const option of this.c.snapshots.input.options) {
+      const choice = SETTINGS_BY_KEY.snapshots.unit.choices.find((c) => c.value === option.value);
+      option.textContent = batches ? providers[option.value] : choice.label;
+    }
     this.c.isolation_level.input.disabled = batches;
     this.c.transaction_timeout_ms.input.disabled = batches;
     // A task's failure reaches the JobManager at once: heartbeats play no part.

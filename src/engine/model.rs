@@ -139,7 +139,8 @@ fn micro_batch_steady_state(config: &Config, interval_ms: u64) -> SteadyState {
             cycle = solve(sync + full_upload_ms, rate / capacity);
         }
     }
-    let cycle = cycle.min(1e15);
+    // Batches that never keep up have no steady cycle: one as long as the scenario stands for it.
+    let cycle = cycle.min(config.horizon_ms as f64);
     let size = upload_bytes(cycle) as u64;
     let upload_ms = transfer_ms(size, config.store_write_bytes_per_s);
     let duration_ms = duration(cycle).round() as u64;

@@ -232,8 +232,10 @@ pub const SETTINGS: [Setting; 38] = [
         ..setting("alignment", "alignment", Unit::Choice(ALIGNMENTS), 0.0, 0.0)
     },
     Setting {
-        help: "What a checkpoint uploads: the whole state or the bytes changed since the previous one",
+        help: "What a checkpoint uploads: the whole state or the bytes changed since the previous one \
+               (micro-batch mode: the state store provider, HDFS-backed or RocksDB; both write what changed)",
         label: "Snapshots",
+        label_micro_batch: Some("State store"),
         control: Control::Advanced,
         ..setting("snapshots", "snapshots", Unit::Choice(SNAPSHOTS), 0.0, 0.0)
     },

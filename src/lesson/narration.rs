@@ -144,7 +144,7 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
                 format!("restart after the fixed delay of {}", format_duration_ms(backoff_ms))
             }
             RestartStrategy::ExponentialDelay => format!(
-                "restart after a backoff of {} (failure {failure_number} in a row, exponential delay)",
+                "restart after an exponential backoff of {} (failure number {failure_number} since the backoff was last reset)",
                 format_duration_ms(backoff_ms)
             ),
         },

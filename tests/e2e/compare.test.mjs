@@ -120,6 +120,9 @@ test("the export panel follows the settings and copies them", async () => {
   await page.keyboard.press("ArrowRight");
   await page.keyboard.press("ArrowRight");
   await page.click(".advanced summary");
+  // In micro-batch mode the snapshots control chooses Spark's state store provider.
+  const provider = await page.evaluate(() => document.querySelector("checkpoint-lab").shadowRoot.querySelector("[data-control=snapshots] option[value=incremental]").textContent);
+  assert.equal(provider, "RocksDB (changelog)");
   await page.selectOption("[data-control=snapshots]", "incremental");
   await settled(page);
   const spark = await page.textContent("[data-export=spark]");
