@@ -94,7 +94,7 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
             format!("{unit} {checkpoint} is the {completed} {unit} the scenario starts from")
         }
         CrashFactKind::Completed { checkpoint, pause_ms, upload_ms } => format!(
-            "checkpoint {checkpoint} completed ({} pause + {} upload)",
+            "checkpoint {checkpoint} completed ({} pause + {} upload); then the sink commits its transaction",
             format_duration_ms(pause_ms),
             format_duration_ms(upload_ms)
         ),
@@ -149,11 +149,14 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
             ),
         },
         CrashFactKind::Restored { checkpoint, state_bytes, offset, backlog_events } => format!(
-            "{} {checkpoint} restored ({} of state); rewound to {}, backlog {} events",
+            "{} {checkpoint} restored ({} of state); rewound to {}, backlog {} events{}",
             if micro_batch { "state store version of batch" } else { "checkpoint" },
             format_bytes(state_bytes as f64),
             format_count(offset),
-            format_count(backlog_events)
+            format_count(backlog_events),
+            // Flink's two-phase-commit sinks commit the restored checkpoint's transaction again: a
+            // crash may have fallen between the completion and that commit.
+            if micro_batch { String::new() } else { format!("; the sink commits checkpoint {checkpoint}'s transaction again") }
         ),
         CrashFactKind::ReplayDone { offset } => format!("replay back at the crash offset {}", format_count(offset)),
         CrashFactKind::BatchCommittedAgain { batch, from, to } => format!(
@@ -182,11 +185,18 @@ mod tests {
             lines,
             [
                 ("10:00:30", "checkpoint 42 barrier: offsets total 1,060,000"),
-                ("10:00:32.100", "checkpoint 42 completed (100 ms pause + 2 s upload)"),
+                (
+                    "10:00:32.100",
+                    "checkpoint 42 completed (100 ms pause + 2 s upload); then the sink commits its transaction"
+                ),
                 ("10:00:44", "running total of the 10:00:00 window: 88,000 (the last emission before the crash)"),
                 ("10:00:45", "crash at offset 1,090,000: 30,000 events since checkpoint 42 to replay"),
                 ("10:00:55", "failure detected after 10 s (the lost TaskManager's heartbeat timed out)"),
-                ("10:01:05", "checkpoint 42 restored (2 GB of state); rewound to 1,060,000, backlog 70,000 events"),
+                (
+                    "10:01:05",
+                    "checkpoint 42 restored (2 GB of state); rewound to 1,060,000, backlog 70,000 events; the sink \
+                     commits checkpoint 42's transaction again",
+                ),
                 ("10:01:12.500", "replay back at the crash offset 1,090,000"),
                 ("10:01:40.200", "caught up: 55.2 s from crash to catch-up"),
             ]
