@@ -151,3 +151,25 @@ fn the_crash_table_is_in_time_order_in_every_mode() {
         }
     }
 }
+
+/// The sink-window chart's transactional line: a read_committed reader sees each key's value at
+/// commits and never a rolled-back one; a read_uncommitted reader sees every write, orphans included.
+#[test]
+fn a_read_uncommitted_reader_sees_the_rolled_back_values() {
+    let window = at("10:00:00");
+    for (isolation, sees_orphans) in [(IsolationLevel::ReadCommitted, false), (IsolationLevel::ReadUncommitted, true)] {
+        let figures = checkpoint_lab::engine::run(&Config { isolation_level: isolation, ..Config::default() })
+            .unwrap()
+            .figures();
+        let history = figures.tables.history(window, 0);
+        let orphans: Vec<(u64, u32)> = history
+            .appended
+            .iter()
+            .filter(|(_, _, kind)| *kind == checkpoint_lab::engine::report::RowKind::Orphan)
+            .map(|&(at, count, _)| (at, count))
+            .collect();
+        assert!(!orphans.is_empty());
+        let seen = orphans.iter().all(|o| history.transactional.contains(o));
+        assert_eq!(seen, sees_orphans, "{isolation:?}");
+    }
+}

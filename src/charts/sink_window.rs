@@ -9,6 +9,7 @@ use super::{
     clock_label, draw_legend, time_chart, vertical_line, Frame, LegendEntry, Swatch, TextAlternative, TimeAxis, View,
 };
 use crate::engine::clock::ClockTime;
+use crate::engine::config::{IsolationLevel, Mode};
 pub use crate::engine::report::RowKind;
 use crate::engine::units::format_count;
 use crate::lesson::Report;
@@ -129,13 +130,36 @@ pub fn draw<DB: DrawingBackend>(
         LegendEntry::new("orphan (rolled back)", pal.vermillion, Swatch::Mark),
         LegendEntry::new("re-emitted by replay", pal.purple, Swatch::Block),
         LegendEntry::new("upsert = dedupe view reader", pal.blue, Swatch::Line),
-        LegendEntry::new("transactional reader", pal.orange, Swatch::Line),
+        LegendEntry::new(
+            match (report.config.mode, report.config.isolation_level) {
+                (Mode::MicroBatch, _) => "batch-id writer reader",
+                (Mode::Barrier, IsolationLevel::ReadCommitted) => "transactional reader",
+                (Mode::Barrier, IsolationLevel::ReadUncommitted) => "transactional, read_uncommitted",
+            },
+            pal.orange,
+            Swatch::Line,
+        ),
     ];
     if let Some(cursor) = view.cursor_s.filter(|c| in_view(*c)) {
         vertical_line(&mut chart, cursor, pal.foreground, 1.0, view)?;
     }
     draw_legend(&chart.plotting_area().strip_coord_spec(), &legend, view)?;
     area.present()
+}
+
+/// What the transactional sink's reader saw of the key, in this mode and isolation level.
+fn transactional_reader(report: &Report, values: usize) -> String {
+    match (report.config.mode, report.config.isolation_level) {
+        (Mode::MicroBatch, _) => {
+            format!("a reader of the batch-id writer saw {values} writes of this key, a re-run batch's skipped.")
+        }
+        (Mode::Barrier, IsolationLevel::ReadCommitted) => {
+            format!("a read_committed reader of the transactional sink saw {values} commits of this key and never a rolled-back value.")
+        }
+        (Mode::Barrier, IsolationLevel::ReadUncommitted) => format!(
+            "a read_uncommitted reader of the transactional sink saw all {values} writes of this key, rolled-back ones included."
+        ),
+    }
 }
 
 pub fn text_alternative(report: &Report, window_start_ms: u64, product: u32) -> TextAlternative {
@@ -145,13 +169,13 @@ pub fn text_alternative(report: &Report, window_start_ms: u64, product: u32) -> 
     let summary = format!(
         "Product {product}, window {}: the append-only table holds {} rows, {} of them orphans written before \
          the crash and {} written again by the replay. An upsert or dedupe-view reader's value stepped back \
-         {} time(s); a transactional reader saw {} commits of this key and never a rolled-back value.",
+         {} time(s); {}",
         ClockTime(window_start_ms),
         d.appended.len(),
         count(RowKind::Orphan),
         count(RowKind::ReEmitted),
         regressions,
-        d.transactional.len()
+        transactional_reader(report, d.transactional.len())
     );
     let start = report.config.start_time_ms;
     let rows = d

@@ -199,6 +199,9 @@ pub struct SinkTables {
     /// What the dedupe view returns, ordered by key.
     pub dedupe_view: Arc<[Row]>,
     pub recoveries: Vec<RolledBack>,
+    /// Barrier mode with `read_uncommitted` readers: the transactional sink's readers see every
+    /// row as it is written, aborted ones included.
+    pub read_uncommitted: bool,
 }
 
 impl std::fmt::Debug for SinkTables {
@@ -272,14 +275,20 @@ impl SinkTables {
             })
             .collect();
         let upsert = rows.iter().map(|r| (r.emitted_at_ms, r.order_count)).collect();
-        let mut transactional = Vec::new();
-        let mut seen = 0;
-        for &(_, at, upto) in self.commits.iter() {
-            if let Some(latest) = self.transactional[seen..upto].iter().rfind(key) {
-                transactional.push((at, latest.order_count));
+        let transactional = if self.read_uncommitted {
+            // Every row the sink receives, as it is written: the append-only table's rows.
+            rows.iter().map(|r| (r.emitted_at_ms, r.order_count)).collect()
+        } else {
+            let mut seen = 0;
+            let mut visible = Vec::new();
+            for &(_, at, upto) in self.commits.iter() {
+                if let Some(latest) = self.transactional[seen..upto].iter().rfind(key) {
+                    visible.push((at, latest.order_count));
+                }
+                seen = upto;
             }
-            seen = upto;
-        }
+            visible
+        };
         KeyHistory { appended, upsert, transactional }
     }
 }
@@ -489,6 +498,7 @@ fn sink_figures(outcome: &Outcome) -> (SinkReport, SinkTables) {
         transactional: committed.into(),
         commits: commits.into(),
         dedupe_view: view_rows.into(),
+        read_uncommitted: read_uncommitted && !micro_batch,
         recoveries: run
             .recoveries
             .iter()
