@@ -2,8 +2,8 @@
 # Checks the Flink export against Flink itself: installs PyFlink (Flink 1.20) into target/pyflink
 # from the Python package index, then starts a local mini cluster with the configuration
 # `checkpoint-lab export --engine flink` prints for a handful of settings, and runs a small job on
-# each. Fails if Flink refuses one of them, or accepts the deliberately broken control (a heartbeat
-# timeout below the interval). Needs Python 3 and Java 11 or 17; takes a few minutes. Not part of
+# each, after checking every key is one Flink declares. Fails if Flink refuses one of them, or
+# accepts a deliberately broken control (a heartbeat timeout below the interval, a misspelt key). Needs Python 3 and Java 11 or 17; takes a few minutes. Not part of
 # scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,6 +46,8 @@ print(json.dumps({"name": name, "accept": accept, "pairs": pairs}))
   echo ","
   # The control: the lesson's export with the timeout below the interval, which Flink must refuse.
   case_json "control: heartbeat timeout below its interval" false | sed 's/"heartbeat.timeout", "10000"/"heartbeat.timeout", "5000"/'
+  echo ","
+  case_json "control: a misspelt key" false | sed 's/restart-strategy.fixed-delay.delay/restart-strategy.fixed-delay.dealy/'
   echo "]"
 } > target/pyflink/cases.json
 

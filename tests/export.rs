@@ -40,6 +40,7 @@ restart-strategy.fixed-delay.attempts: 2147483647
 restart-strategy.fixed-delay.delay: 0 ms
 heartbeat.interval: 10000
 heartbeat.timeout: 10000
+# a timeout under twice the interval lets one late heartbeat mark a healthy TaskManager lost; Flink's defaults keep 1:5
 # failure modelled: a lost TaskManager, noticed when heartbeat.timeout runs out
 # sink: append-only, DeliveryGuarantee.AT_LEAST_ONCE (replays leave duplicates)
 "
@@ -54,7 +55,8 @@ val query = counts.writeStream
   .option(\"checkpointLocation\", \"s3a://my-bucket/checkpoints/orders-per-product\")
   .trigger(Trigger.ProcessingTime(\"30 seconds\"))
   .start()
-// Spark's state stores write what changed in each batch (delta files); there is no full snapshot
+// Spark's state stores write what changed in each batch (delta files, and a snapshot every spark.sql.streaming.stateStore.minDeltasForSnapshot versions); no batch writes the whole state
+// a failed query is restarted by whatever runs it (cluster manager, job scheduler): Spark has no restart strategy, heartbeat timeout or sink transaction timeout to set here
 "
     );
 }
@@ -97,6 +99,7 @@ val query = counts.writeStream
   .trigger(Trigger.ProcessingTime(\"1 minute\"))
   .start()
 // Spark has no barriers: aligned or unaligned does not apply
+// a failed query is restarted by whatever runs it (cluster manager, job scheduler): Spark has no restart strategy, heartbeat timeout or sink transaction timeout to set here
 "
     );
     // Odd intervals stay exact.

@@ -66,7 +66,7 @@ fn the_default_trigger_plans_commits_and_reruns_batch_42() {
 
 #[test]
 fn a_crash_between_batches_replays_nothing() {
-    // Batch 42 commits at 10:00:45.300 (a 6.7 MB state store delta at 1 GB/s after its output at
+    // Batch 42 commits at 10:00:45.300 (a 200 MB state store delta, 30 s of a 5-minute window's 2 GB, at 1 GB/s after its output at
     // 10:00:45.100); batch 43 is planned at 10:01:00.
     let config = Config { crash_at_ms: Some(at("10:00:50")), ..micro_batch() };
     let outcome = checkpoint_lab::engine::run(&config).unwrap();

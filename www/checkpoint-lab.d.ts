@@ -53,7 +53,7 @@ export interface Config {
   restart_delay_ms: number;
   /** Exponential-delay strategy: the first backoff (1 ms to 1 h). Attribute `backoff-initial`, flag `--backoff-initial`. */
   backoff_initial_ms: number;
-  /** Exponential-delay strategy: what each further failure multiplies the backoff by (1 to 10). Attribute `backoff-multiplier`, flag `--backoff-multiplier`. */
+  /** Exponential-delay strategy: what each further failure multiplies the backoff by; above 1, as Flink requires (1.01 to 10). Attribute `backoff-multiplier`, flag `--backoff-multiplier`. */
   backoff_multiplier: number;
   /** Exponential-delay strategy: the longest backoff (1 ms to 1 h). Attribute `backoff-max`, flag `--backoff-max`. */
   backoff_max_ms: number;

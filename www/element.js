@@ -440,8 +440,11 @@ class LabView {
     }
     this.c.isolation_level.input.disabled = batches;
     this.c.transaction_timeout_ms.input.disabled = batches;
-    // A task's failure reaches the JobManager at once: heartbeats play no part.
-    this.c.heartbeat_timeout_ms.input.disabled = this.c.failure.get() === "task";
+    // A task's failure reaches the JobManager at once: heartbeats play no part. Spark has neither
+    // heartbeat-timed TaskManagers nor a restart strategy: its supervisor restarts a failed query.
+    this.c.failure.input.disabled = batches;
+    this.c.restart_strategy.input.disabled = batches;
+    this.c.heartbeat_timeout_ms.input.disabled = batches || this.c.failure.get() === "task";
     const transactional = batches ? "idempotent by batch id" : "transactional";
     this.figureLabels["transactional.duplicate_rows"].textContent = `duplicate rows, ${transactional}`;
     const option = this.c.sink.input.querySelector('option[value="transactional"]');

@@ -86,6 +86,10 @@ pub enum IsolationLevel {
 /// How soon a task failure reaches the JobManager: the task reports it over RPC.
 pub const TASK_FAILURE_DETECTION_MS: u64 = 100;
 
+/// From a checkpoint's completion until the two-phase-commit sink has committed its epoch:
+/// Flink's `notifyCheckpointComplete` reaching the writer and Kafka's commit round trip.
+pub const SINK_COMMIT_DELAY_MS: u64 = 100;
+
 /// Flink's `restart-strategy.exponential-delay.reset-backoff-threshold`: after this long without
 /// a failure the backoff starts again from its initial value.
 pub const BACKOFF_RESET_THRESHOLD_MS: u64 = 3_600_000;

@@ -7,7 +7,7 @@
 use std::collections::VecDeque;
 
 use super::checkpoint::Snapshot;
-use super::config::Config;
+use super::config::{Config, IsolationLevel, Mode};
 use super::operators::{window::Emission, JobShape, JobState};
 use super::sinks::{Row, Sinks};
 use super::source::SourceLog;
@@ -44,6 +44,8 @@ pub struct Job {
     pub(crate) aligning_ms: u64,
     newest_emitted_boundary_ms: u64,
     newest_committed_boundary_ms: u64,
+    /// Barrier mode with `read_uncommitted` readers of the transactional sink.
+    read_uncommitted: bool,
     pub(crate) sinks: Sinks,
 }
 
@@ -69,6 +71,7 @@ impl Job {
             aligning_ms: 0,
             newest_emitted_boundary_ms: start,
             newest_committed_boundary_ms: start,
+            read_uncommitted: config.isolation_level == IsolationLevel::ReadUncommitted && config.mode == Mode::Barrier,
             sinks: Sinks::default(),
         }
     }
@@ -267,9 +270,10 @@ impl Job {
         lost
     }
 
-    /// A crash: what travels on the slow channel and the open transactions are lost.
-    pub fn crash(&mut self) {
-        self.sinks.transactional.abort();
+    /// A crash: what travels on the slow channel and the transactions of checkpoints after
+    /// `completed_id` are lost.
+    pub fn crash(&mut self, completed_id: u64) {
+        self.sinks.transactional.abort(completed_id);
         self.slow_channel.clear();
         self.caught_up = false;
     }
@@ -326,7 +330,12 @@ impl Job {
         SinkStalenessMs {
             append_only: fresh,
             upsert: fresh,
-            transactional: now_ms.saturating_sub(self.newest_committed_boundary_ms),
+            // read_uncommitted readers see rows as they are written.
+            transactional: if self.read_uncommitted {
+                fresh
+            } else {
+                now_ms.saturating_sub(self.newest_committed_boundary_ms)
+            },
             dedupe_view: fresh,
         }
     }

@@ -170,6 +170,9 @@ pub enum Warning {
     EventsLost { events: u64 },
     /// At-least-once checkpointing: the restore read `events` again that its state already held.
     CountedTwice { events: u64 },
+    /// Sink transactions outlived their timeout while still open: the broker aborted them and
+    /// fenced the producer, so a real job fails on its next write (the model carries on).
+    ProducerFenced { transactions: u64, timeout_ms: u64 },
     /// The broker aborted pre-committed sink transactions at their timeout: their rows are lost.
     TransactionsTimedOut { rows: u64, timeout_ms: u64 },
 }
@@ -732,9 +735,21 @@ fn build(outcome: &Outcome) -> Figures {
     if lost_events > 0 {
         warnings.push(Warning::EventsLost { events: lost_events });
     }
-    let counted_twice_events: u64 = run.recoveries.iter().map(|r| r.restored.past_barrier_events()).sum();
+    // A later recovery that restores the same checkpoint again discards what the earlier replay
+    // counted; one that restores a later checkpoint keeps it (that checkpoint's state holds it).
+    let recoveries = &run.recoveries;
+    let counted_twice_events: u64 = recoveries
+        .iter()
+        .enumerate()
+        .filter(|(i, r)| recoveries.get(i + 1).is_none_or(|next| next.restored.id() != r.restored.id()))
+        .map(|(_, r)| r.restored.past_barrier_events())
+        .sum();
     if counted_twice_events > 0 {
         warnings.push(Warning::CountedTwice { events: counted_twice_events });
+    }
+    let fenced = run.sinks().transactional.fenced_transactions();
+    if fenced > 0 {
+        warnings.push(Warning::ProducerFenced { transactions: fenced, timeout_ms: config.transaction_timeout_ms });
     }
     let timed_out_rows = run.sinks().transactional.timed_out_rows();
     if timed_out_rows > 0 {

@@ -17,8 +17,9 @@ pub fn detection_delay_ms(config: &Config) -> u64 {
 }
 
 /// The restart strategy's wait before the restart that follows failure number `failure_number`
-/// (1 for the first failure since the backoff was last reset). Exponential: initial ×
-/// multiplier^(n-1), at most the maximum, then ± jitter drawn from the seed and `failure_number`.
+/// (1 for the first failure since the backoff was last reset). Exponential, as Flink computes it:
+/// initial × multiplier^(n-1) capped at the maximum, plus a jitter of ± that times the jitter
+/// factor drawn from the seed and `failure_number`, kept between the initial and the maximum.
 pub fn restart_backoff_ms(config: &Config, failure_number: u32) -> u64 {
     match config.restart_strategy {
         RestartStrategy::FixedDelay => config.restart_delay_ms,
@@ -29,7 +30,8 @@ pub fn restart_backoff_ms(config: &Config, failure_number: u32) -> u64 {
             // A uniform draw in [-1, 1) from the seed and the failure number.
             let bits = mix64(sub_seed(config.seed, "restart backoff") ^ u64::from(failure_number));
             let unit = (bits >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
-            (backoff * (1.0 + config.backoff_jitter * unit)).round().max(0.0) as u64
+            let jittered = (backoff * (1.0 + config.backoff_jitter * unit)).round();
+            jittered.min(config.backoff_max_ms as f64).max(config.backoff_initial_ms as f64) as u64
         }
     }
 }
@@ -55,6 +57,7 @@ mod tests {
             let wait = restart_backoff_ms(&config, n) as f64;
             let plain = (1_000.0 * 1.5f64.powi(n as i32 - 1)).min(60_000.0);
             assert!((wait - plain).abs() <= plain * 0.1 + 1.0, "failure {n}: {wait} against {plain}");
+            assert!((1_000.0..=60_000.0).contains(&wait), "kept between the initial and the maximum: {wait}");
             assert_eq!(restart_backoff_ms(&config, n), restart_backoff_ms(&config, n));
         }
     }

@@ -347,9 +347,10 @@ pub const SETTINGS: [Setting; 38] = [
         ..setting("backoff_initial_ms", "backoff-initial", Unit::DurationMs, 1.0, H)
     },
     Setting {
-        help: "Exponential-delay strategy: what each further failure multiplies the backoff by",
+        help: "Exponential-delay strategy: what each further failure multiplies the backoff by; above 1, \
+               as Flink requires",
         label: "Backoff multiplier",
-        ..setting("backoff_multiplier", "backoff-multiplier", Unit::Factor, 1.0, 10.0)
+        ..setting("backoff_multiplier", "backoff-multiplier", Unit::Factor, 1.01, 10.0)
     },
     Setting {
         help: "Exponential-delay strategy: the longest backoff",

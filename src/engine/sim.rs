@@ -8,7 +8,7 @@ pub use super::trace::Phase;
 use std::collections::VecDeque;
 
 use super::checkpoint::{transfer_ms, Snapshot};
-use super::config::{Config, ConfigError, BACKOFF_RESET_THRESHOLD_MS};
+use super::config::{Config, ConfigError, BACKOFF_RESET_THRESHOLD_MS, SINK_COMMIT_DELAY_MS};
 use super::job::Job;
 use super::operators::JobState;
 use super::protocol::{Ctx, Due, OffsetLogEntry, Protocol, RestorePoint};
@@ -77,6 +77,8 @@ pub struct Sim {
     pub recoveries: Vec<Recovery>,
     /// Failures since the restart strategy's backoff was last reset.
     failures_since_reset: u32,
+    /// Barrier mode: the completed checkpoint whose sink transaction commits next, and when.
+    sink_commit: Option<(u64, u64)>,
     pub trace: Trace,
 }
 
@@ -99,6 +101,7 @@ impl Sim {
             restore_points: vec![initial],
             recoveries: Vec::new(),
             failures_since_reset: 0,
+            sink_commit: None,
             trace: Trace::default(),
             config: config.clone(),
         })
@@ -218,9 +221,14 @@ impl Sim {
         if !self.is_running() {
             self.recover();
         }
-        // 3. The protocol's due work: stages that end now, a trigger; what becomes restorable commits.
+        // 3. The protocol's due work: stages that end now, a trigger; what becomes restorable
+        //    commits. Then the sink commits the transaction of a checkpoint that completed.
         if self.is_running() {
             self.protocol_due();
+            if self.sink_commit.is_some_and(|(_, at_ms)| at_ms <= now) {
+                let (checkpoint_id, _) = self.sink_commit.take().expect("checked above");
+                self.commit_sink_transaction(checkpoint_id);
+            }
         }
         // 4. The sample of the world, once per simulated second.
         if (now - self.config.start_time_ms) % 1000 == 0 && self.trace.samples.last().is_none_or(|s| s.at_ms < now) {
@@ -280,7 +288,10 @@ impl Sim {
                 let pending = |at_ms: u64, done: bool| if done { u64::MAX } else { at_ms };
                 pending(detected_at_ms, detected).min(pending(restore_started_at_ms, restarted)).min(restored_at_ms)
             }
-            JobPhase::Running => self.protocol.next_due_ms(now, &self.config, &self.job),
+            JobPhase::Running => {
+                let sink_commit = self.sink_commit.map_or(u64::MAX, |(_, at_ms)| at_ms);
+                self.protocol.next_due_ms(now, &self.config, &self.job).min(sink_commit)
+            }
         });
         next.max(now + 1)
     }
@@ -311,16 +322,14 @@ impl Sim {
     }
 
     /// The one commit path: a completed checkpoint or a committed batch becomes restorable and
-    /// the trace records it. After a checkpoint completes the transactional sink commits its
-    /// epoch (Flink's notifyCheckpointComplete); a batch's rows were written idempotently at its
-    /// output, so its commit-log entry has no sink work.
+    /// the trace records it. A checkpoint's transaction is committed by the sink shortly after
+    /// (Flink's notifyCheckpointComplete reaching the writer); a batch's rows were written
+    /// idempotently at its output, so its commit-log entry has no sink work.
     fn commit(&mut self, point: RestorePoint, snapshot: Box<Snapshot>) {
         let now = self.now_ms;
         if let RestorePoint::Checkpoint(c) = &point {
-            let lost_rows = self.job.commit_sinks(c.id, now, self.config.transaction_timeout_ms);
-            if lost_rows > 0 {
-                self.trace.push(now, Event::TransactionTimedOut { checkpoint_id: c.id, lost_rows });
-            }
+            let at_ms = self.sink_commit.map_or(now + SINK_COMMIT_DELAY_MS, |(_, at_ms)| at_ms);
+            self.sink_commit = Some((c.id, at_ms));
         }
         self.trace.push(
             now,
@@ -333,6 +342,16 @@ impl Sim {
         self.snapshot = snapshot;
         let position = self.job.position();
         self.track_recovery(|_| (now, position));
+    }
+
+    /// The sink commits the transactions of checkpoint `checkpoint_id` and older ones now; the
+    /// broker has already aborted any whose timeout ran out since its pre-commit.
+    fn commit_sink_transaction(&mut self, checkpoint_id: u64) {
+        let now = self.now_ms;
+        let lost_rows = self.job.commit_sinks(checkpoint_id, now, self.config.transaction_timeout_ms);
+        if lost_rows > 0 {
+            self.trace.push(now, Event::TransactionTimedOut { checkpoint_id, lost_rows });
+        }
     }
 
     /// The one end-of-replay check: the replay is done when the readers are back at the crash
@@ -371,20 +390,30 @@ impl Sim {
                 previous.interrupted = true;
             }
         }
-        self.job.crash();
+        self.sink_commit = None;
+        let completed_id = self.committed_id();
+        self.job.crash(completed_id);
         let crash_offset = self.job.position();
         let restored = self.restore_points.last().expect("the scenario starts from a restore point").clone();
         let restore_bytes = self.config.state_bytes + restored.in_flight_bytes();
-        // The exponential backoff starts again after an hour without a failure.
-        let quiet_since_ms =
-            self.recoveries.last().map_or(self.config.start_time_ms, |r| r.restored_at_ms.unwrap_or(r.crashed_at_ms));
-        if self.failures_since_reset > 0 && now - quiet_since_ms >= BACKOFF_RESET_THRESHOLD_MS {
+        // As Flink's exponential-delay strategy counts: a failure while the restart is still
+        // waiting is folded into the one it waits for; the backoff starts again after an hour of
+        // running without a failure since the last restart.
+        let last_restart_ms = self.recoveries.last().map(|r| r.restore_started_at_ms);
+        let waiting = last_restart_ms.is_some_and(|at_ms| now <= at_ms);
+        if last_restart_ms.is_some_and(|at_ms| now >= at_ms && now - at_ms >= BACKOFF_RESET_THRESHOLD_MS) {
             self.failures_since_reset = 0;
         }
-        self.failures_since_reset += 1;
+        if !waiting {
+            self.failures_since_reset += 1;
+        }
         let failure_number = self.failures_since_reset;
-        let backoff_ms = restart_backoff_ms(&self.config, failure_number);
         let detected_at_ms = now + detection_delay_ms(&self.config);
+        // A folded failure restarts when the restart it joined was due (or once it is noticed).
+        let backoff_ms = match last_restart_ms.filter(|_| waiting) {
+            Some(due_ms) => due_ms.saturating_sub(detected_at_ms),
+            None => restart_backoff_ms(&self.config, failure_number),
+        };
         let restore_started_at_ms = detected_at_ms + backoff_ms;
         let restored_at_ms = restore_started_at_ms + transfer_ms(restore_bytes, self.config.store_read_bytes_per_s);
         self.trace.push(
@@ -451,6 +480,11 @@ impl Sim {
             r.lost_events = lost_events;
         }
         self.trace.push(now, Event::Restored { restore_from, offset: position });
+        // The restored writer commits the restored checkpoint's transaction again: a crash may
+        // have fallen between the checkpoint's completion and the sink's commit.
+        if matches!(self.protocol, Protocol::Barrier(_)) {
+            self.commit_sink_transaction(restore_from);
+        }
         if lost_events > 0 {
             self.trace.push(now, Event::RetentionExceeded { lost_events });
         }

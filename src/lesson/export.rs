@@ -85,6 +85,13 @@ pub fn flink(config: &Config, sink: SinkDesign) -> String {
     }
     lines.push(format!("heartbeat.interval: {}", config.heartbeat_interval_ms));
     lines.push(format!("heartbeat.timeout: {}", config.heartbeat_timeout_ms));
+    if config.heartbeat_timeout_ms < 2 * config.heartbeat_interval_ms {
+        lines.push(
+            "# a timeout under twice the interval lets one late heartbeat mark a healthy TaskManager lost; \
+             Flink's defaults keep 1:5"
+                .to_string(),
+        );
+    }
     lines.push(match (config.detection_ms, config.failure) {
         (Some(ms), _) => format!(
             "# failure detection set to {} directly: no Flink key; the heartbeat keys apply to a lost TaskManager",
@@ -99,17 +106,27 @@ pub fn flink(config: &Config, sink: SinkDesign) -> String {
     });
     match sink {
         SinkDesign::Transactional => lines.extend([
-            "# sink: KafkaSink with DeliveryGuarantee.EXACTLY_ONCE and a transactional id prefix;".to_string(),
+            format!(
+                "# sink: KafkaSink with DeliveryGuarantee.EXACTLY_ONCE and a transactional id prefix{};",
+                if config.checkpointing_mode == CheckpointingMode::AtLeastOnce {
+                    " (with AT_LEAST_ONCE checkpoints the state it commits from may count records twice)"
+                } else {
+                    ""
+                }
+            ),
             "#   it pre-commits at each barrier and commits after the checkpoint completes".to_string(),
             "#   (notifyCheckpointComplete), committing again on restore".to_string(),
             format!(
-                "#   producer property transaction.timeout.ms={} (at most the broker's transaction.max.timeout.ms, {} by default)",
+                "#   producer property transaction.timeout.ms={} (KafkaSink's own default, 1 h, is above the broker's \
+                 transaction.max.timeout.ms, {} by default, and fails at startup)",
                 config.transaction_timeout_ms, BROKER_TRANSACTION_MAX_TIMEOUT_MS
             ),
             format!(
                 "#   readers: isolation.level={}",
                 match config.isolation_level {
-                    IsolationLevel::ReadCommitted => "read_committed (they see committed rows only)",
+                    IsolationLevel::ReadCommitted => {
+                        "read_committed (they see committed rows only; Kafka consumers default to read_uncommitted)"
+                    }
                     IsolationLevel::ReadUncommitted => "read_uncommitted (they also see rows later aborted)",
                 }
             ),
@@ -168,9 +185,15 @@ pub fn spark(config: &Config, sink: SinkDesign) -> String {
     }
     if config.snapshots == Snapshots::Full {
         lines.push(
-            "// Spark's state stores write what changed in each batch (delta files); there is no full snapshot"
+            "// Spark's state stores write what changed in each batch (delta files, and a snapshot every \
+             spark.sql.streaming.stateStore.minDeltasForSnapshot versions); no batch writes the whole state"
                 .to_string(),
         );
     }
+    lines.push(
+        "// a failed query is restarted by whatever runs it (cluster manager, job scheduler): Spark has no \
+         restart strategy, heartbeat timeout or sink transaction timeout to set here"
+            .to_string(),
+    );
     lines.join("\n") + "\n"
 }

@@ -2,14 +2,22 @@
 //! never caught up and each sink's delivery guarantee, each made from one of the engine's typed
 //! facts. Nothing here computes a figure; it only says what the figures mean.
 
-use crate::engine::config::{Failure, IsolationLevel, Mode, RestartStrategy};
+use crate::engine::config::{CheckpointingMode, Config, Failure, IsolationLevel, Mode, RestartStrategy};
 use crate::engine::report::{CaughtUpReason, CrashFactKind, InFlight, Warning};
 use crate::engine::sinks::SinkDesign;
 use crate::engine::units::{format_bytes, format_count, format_duration_ms};
 
 /// A sink design's delivery guarantee, as the report states it. In micro-batch mode the
 /// transactional design is Spark's idempotent `foreachBatch` write keyed by the batch id.
-pub fn guarantee(design: SinkDesign, mode: Mode, isolation: IsolationLevel) -> &'static str {
+pub fn guarantee(design: SinkDesign, config: &Config) -> &'static str {
+    let (mode, isolation) = (config.mode, config.isolation_level);
+    if design == SinkDesign::Transactional
+        && mode == Mode::Barrier
+        && config.checkpointing_mode == CheckpointingMode::AtLeastOnce
+    {
+        return "commits each row once, but at-least-once checkpoints restore state that already counted records \
+                the replay counts again, so the committed totals are at least once";
+    }
     match (design, mode, isolation) {
         (SinkDesign::AppendOnly, Mode::Barrier, _) => "at least once: replayed emissions are stored again",
         (SinkDesign::AppendOnly, Mode::MicroBatch, _) => "at least once: a re-run batch is appended again",
@@ -70,12 +78,19 @@ pub fn warning(warning: &Warning) -> String {
             format_count(events)
         ),
         Warning::TransactionsTimedOut { rows, timeout_ms } => format!(
-            "The sink's transactions stayed open longer than their {} timeout before the checkpoint that \
-             commits them completed, so the broker aborted them: {} rows are lost although the checkpoint \
-             completed. Set the transaction timeout well above the checkpoint interval plus the longest \
-             restart. (A transaction that times out while still open makes a real job fail on its next write.)",
-            format_duration_ms(timeout_ms),
-            format_count(rows)
+            "{} rows are lost: their sink transactions were pre-committed, but the {} transaction timeout ran \
+             out before the commit (after the checkpoint completed, or when the restarted job committed them \
+             again), so the broker aborted them while the completed checkpoint's offsets were already past \
+             them. Set the transaction timeout well above the checkpoint interval plus the longest outage.",
+            format_count(rows),
+            format_duration_ms(timeout_ms)
+        ),
+        Warning::ProducerFenced { transactions, timeout_ms } => format!(
+            "{} sink transactions stayed open longer than the {} transaction timeout before their barrier: the \
+             broker aborted them and fenced the producer. A real job fails on its next write and restarts, \
+             again every interval; the simulation carries on as if it had not.",
+            format_count(transactions),
+            format_duration_ms(timeout_ms)
         ),
     }
 }
@@ -94,7 +109,7 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
             format!("{unit} {checkpoint} is the {completed} {unit} the scenario starts from")
         }
         CrashFactKind::Completed { checkpoint, pause_ms, upload_ms } => format!(
-            "checkpoint {checkpoint} completed ({} pause + {} upload); then the sink commits its transaction",
+            "checkpoint {checkpoint} completed ({} pause + {} upload); then the transactional sink commits",
             format_duration_ms(pause_ms),
             format_duration_ms(upload_ms)
         ),
@@ -130,6 +145,12 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
                 format_count(replay_events)
             )
         }
+        // Spark has no restart strategy and no heartbeat between a driver and a supervisor it
+        // knows of: a query that fails is restarted by whatever runs it (a cluster manager, a job
+        // scheduler), after that supervisor's own delay.
+        CrashFactKind::Detected { after_ms, .. } if micro_batch => {
+            format!("the query failed; its supervisor notices after {} and restarts it", format_duration_ms(after_ms))
+        }
         CrashFactKind::Detected { after_ms, failure, overridden } => format!(
             "failure detected after {}{}",
             format_duration_ms(after_ms),
@@ -139,12 +160,16 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
                 (false, Failure::Task) => " (the failing task reported its exception)",
             }
         ),
+        CrashFactKind::RestartBackoff { backoff_ms, .. } if micro_batch => {
+            format!("the supervisor waits {} before restarting the query", format_duration_ms(backoff_ms))
+        }
         CrashFactKind::RestartBackoff { backoff_ms, failure_number, strategy } => match strategy {
             RestartStrategy::FixedDelay => {
                 format!("restart after the fixed delay of {}", format_duration_ms(backoff_ms))
             }
             RestartStrategy::ExponentialDelay => format!(
-                "restart after an exponential backoff of {} (failure number {failure_number} since the backoff was last reset)",
+                "restart after an exponential backoff of {} (failure number {failure_number} since the backoff was \
+                 last reset)",
                 format_duration_ms(backoff_ms)
             ),
         },
@@ -156,7 +181,11 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
             format_count(backlog_events),
             // Flink's two-phase-commit sinks commit the restored checkpoint's transaction again: a
             // crash may have fallen between the completion and that commit.
-            if micro_batch { String::new() } else { format!("; the sink commits checkpoint {checkpoint}'s transaction again") }
+            if micro_batch {
+                String::new()
+            } else {
+                format!("; the transactional sink commits checkpoint {checkpoint} again")
+            }
         ),
         CrashFactKind::ReplayDone { offset } => format!("replay back at the crash offset {}", format_count(offset)),
         CrashFactKind::BatchCommittedAgain { batch, from, to } => format!(
@@ -187,15 +216,15 @@ mod tests {
                 ("10:00:30", "checkpoint 42 barrier: offsets total 1,060,000"),
                 (
                     "10:00:32.100",
-                    "checkpoint 42 completed (100 ms pause + 2 s upload); then the sink commits its transaction"
+                    "checkpoint 42 completed (100 ms pause + 2 s upload); then the transactional sink commits"
                 ),
                 ("10:00:44", "running total of the 10:00:00 window: 88,000 (the last emission before the crash)"),
                 ("10:00:45", "crash at offset 1,090,000: 30,000 events since checkpoint 42 to replay"),
                 ("10:00:55", "failure detected after 10 s (the lost TaskManager's heartbeat timed out)"),
                 (
                     "10:01:05",
-                    "checkpoint 42 restored (2 GB of state); rewound to 1,060,000, backlog 70,000 events; the sink \
-                     commits checkpoint 42's transaction again",
+                    "checkpoint 42 restored (2 GB of state); rewound to 1,060,000, backlog 70,000 events; the \
+                     transactional sink commits checkpoint 42 again",
                 ),
                 ("10:01:12.500", "replay back at the crash offset 1,090,000"),
                 ("10:01:40.200", "caught up: 55.2 s from crash to catch-up"),

@@ -161,7 +161,7 @@ impl SinkFigures {
     fn new(f: &figures::SinkFigures, config: &Config) -> Self {
         SinkFigures {
             design: f.design,
-            guarantee: narration::guarantee(f.design, config.mode, config.isolation_level),
+            guarantee: narration::guarantee(f.design, config),
             rows: f.rows,
             duplicate_rows: f.duplicate_rows,
             keys: f.keys,

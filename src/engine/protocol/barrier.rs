@@ -144,7 +144,7 @@ impl Barrier {
             pending.stage = PendingStage::Uploading(upload);
         }
         // The sink pre-commits the epoch's transaction at the barrier; later rows open the next one.
-        job.sinks.transactional.pre_commit(id, now);
+        job.sinks.transactional.pre_commit(id, now, config.transaction_timeout_ms);
         if aligned_late {
             trace.push(now, Event::AlignmentEnded { checkpoint_id: id });
         }

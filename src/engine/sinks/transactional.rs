@@ -13,13 +13,25 @@
 
 use super::Row;
 
+/// A transaction pre-committed at its checkpoint's barrier, waiting for the commit.
+#[derive(Clone, Debug)]
+struct PreCommitted {
+    epoch: u64,
+    /// Its first row: when the broker's timeout for it started.
+    began_at_ms: u64,
+    /// Its timeout ran out before the barrier: the broker aborted it while it was still open.
+    fenced: bool,
+    rows: Vec<Row>,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct TransactionalSink {
     open: Vec<Row>,
     /// When the open transaction began: its first row.
     open_since_ms: Option<u64>,
-    /// Pre-committed transactions: (epoch, when it began, rows).
-    pre_committed: Vec<(u64, u64, Vec<Row>)>,
+    pre_committed: Vec<PreCommitted>,
+    /// Transactions whose timeout ran out while they were still open, before their barrier.
+    fenced_transactions: u64,
     committed: Vec<Row>,
     /// For each commit: (checkpoint id, commit time, rows committed so far).
     commits: Vec<(u64, u64, usize)>,
@@ -38,25 +50,35 @@ impl TransactionalSink {
     }
 
     /// At checkpoint `id`'s barrier at `at_ms`: close the open transaction and pre-commit it.
-    pub fn pre_commit(&mut self, id: u64, at_ms: u64) {
+    /// A transaction whose `timeout_ms` ran out while it was still open was aborted by the broker
+    /// then, and its producer fenced: a real writer fails on its next send and the job restarts.
+    /// The model counts it (the page warns) and carries on.
+    pub fn pre_commit(&mut self, id: u64, at_ms: u64, timeout_ms: u64) {
         let rows = std::mem::take(&mut self.open);
         let began_at_ms = self.open_since_ms.take().unwrap_or(at_ms);
-        self.pre_committed.push((id, began_at_ms, rows));
+        let fenced = !rows.is_empty() && at_ms - began_at_ms >= timeout_ms;
+        self.fenced_transactions += u64::from(fenced);
+        self.pre_committed.push(PreCommitted { epoch: id, began_at_ms, fenced, rows });
     }
 
-    /// Checkpoint `id` completed at `at_ms`: commit its transaction and any older pre-committed
-    /// one. A transaction that began more than `timeout_ms` ago was already aborted by the broker:
-    /// its rows are lost. Returns the rows lost this way.
+    /// The sink commits checkpoint `id`'s transaction and any older pre-committed one at `at_ms`,
+    /// after the checkpoint completed or when a restored job commits it again. A transaction
+    /// whose timeout ran out after its pre-commit was aborted by the broker in the meantime: its
+    /// checkpoint's offsets are already past its rows, so they are lost. (One that timed out while
+    /// still open is counted at its pre-commit instead.) Returns the rows lost this way.
     pub fn commit(&mut self, id: u64, at_ms: u64, timeout_ms: u64) -> u64 {
         let (ready, waiting): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut self.pre_committed).into_iter().partition(|(epoch, _, _)| *epoch <= id);
+            std::mem::take(&mut self.pre_committed).into_iter().partition(|t| t.epoch <= id);
         self.pre_committed = waiting;
+        if ready.is_empty() {
+            return 0;
+        }
         let mut lost = 0;
-        for (_, began_at_ms, rows) in ready {
-            if at_ms - began_at_ms > timeout_ms {
-                lost += rows.len() as u64;
+        for t in ready {
+            if at_ms > t.began_at_ms + timeout_ms && !t.fenced {
+                lost += t.rows.len() as u64;
             } else {
-                self.committed.extend(rows);
+                self.committed.extend(t.rows);
             }
         }
         self.timed_out_rows += lost;
@@ -77,13 +99,23 @@ impl TransactionalSink {
         true
     }
 
-    /// A crash: the open and pre-committed transactions are aborted and their rows discarded.
-    pub fn abort(&mut self) {
+    /// A crash: the open transaction and those pre-committed for checkpoints that never completed
+    /// (epochs after `completed_id`) are aborted and their rows discarded. Transactions of
+    /// completed checkpoints stay pre-committed: the restored job commits them again.
+    pub fn abort(&mut self, completed_id: u64) {
         self.aborted_rows += self.open.len() as u64;
-        self.aborted_rows += self.pre_committed.iter().map(|(_, _, rows)| rows.len() as u64).sum::<u64>();
+        let (kept, aborted): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.pre_committed).into_iter().partition(|t| t.epoch <= completed_id);
+        self.aborted_rows += aborted.iter().map(|t| t.rows.len() as u64).sum::<u64>();
+        self.pre_committed = kept;
         self.open.clear();
         self.open_since_ms = None;
-        self.pre_committed.clear();
+    }
+
+    /// Transactions the broker aborted while still open (their timeout ran out before the
+    /// barrier): a real writer is fenced and the job fails on its next send.
+    pub fn fenced_transactions(&self) -> u64 {
+        self.fenced_transactions
     }
 
     /// Rows readers can see: those of committed transactions, in commit order.
