@@ -15,6 +15,7 @@ use crate::engine::model::{SteadyState, Tradeoff};
 use crate::engine::protocol::{OffsetLogEntry, RestorePoint};
 use crate::engine::report::{self as figures, Figures, OffsetRange, SinkTables};
 use crate::engine::sinks::SinkDesign;
+use crate::engine::world::WorldIndex;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
@@ -251,10 +252,14 @@ pub struct Report {
     /// the JSON).
     #[serde(skip)]
     pub tables: SinkTables,
+    /// The world at any instant of the run, for the pipeline view at the cursor (not in the JSON).
+    #[serde(skip)]
+    pub world: WorldIndex,
 }
 
 /// The report of a run: the engine's figures, with times as stamps and facts as sentences.
 pub fn report(figures: Figures) -> Report {
+    let world = WorldIndex::new(&figures);
     let config = &figures.config;
     let stamp = |ms| Stamp::new(config, ms);
     let sinks = &figures.sinks;
@@ -320,6 +325,7 @@ pub fn report(figures: Figures) -> Report {
         series: series(&figures.trace, config.start_time_ms),
         timeline: timeline(&figures.trace, config.start_time_ms),
         offset_log: figures.offset_log.iter().map(|e| LoggedBatch::new(config, e)).collect(),
+        world,
         tables: figures.tables,
         config: figures.config,
     }
