@@ -457,6 +457,13 @@ impl Lab {
         to_js(&crate::lesson::pipeline::WorldView::new(&report.world.at(at_ms), config))
     }
 
+    /// Where the cursor stands before the student moves it (ms since the scenario start): the
+    /// crash, or without one the first barrier and a second.
+    pub fn default_cursor(&self) -> Result<f64, JsError> {
+        let config = &self.current()?.config;
+        Ok((crate::lesson::pipeline::default_cursor_ms(config) - config.start_time_ms) as f64)
+    }
+
     /// The instants a student steps between (barriers, completed checkpoints, the crash, its
     /// detection, the restore, the end of the replay, the catch-up), in ms since the start.
     pub fn key_instants(&self) -> Result<Vec<f64>, JsError> {
