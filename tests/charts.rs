@@ -226,7 +226,7 @@ fn pipeline_chart_at_the_lessons_instants() {
     let mut drawn = Vec::new();
     for (clock, words) in [
         ("10:00:20", &["running", "checkpoint store", "completed: 41"][..]),
-        ("10:00:31", &["taking checkpoint 42", "barrier"][..]),
+        ("10:00:31", &["taking a checkpoint (42)", "barrier"][..]),
         ("10:00:46", &["down since 10:00:45", "checkpoint 42 will be restored"][..]),
         ("10:00:58", &["restoring checkpoint 42"][..]),
         ("10:01:08", &["replaying from offset 1,060,000 to the crash offset 1,090,000"][..]),

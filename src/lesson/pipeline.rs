@@ -74,23 +74,23 @@ pub fn status(world: &World, config: &Config) -> Status {
         _ => match (&world.checkpoint, &world.batch) {
             (Some(c), _) => (
                 "taking a checkpoint",
-                format!("taking checkpoint {}: {}", c.checkpoint_id, checkpoint_stage(c.stage, c.aligning)),
+                format!("taking a checkpoint ({}): {}", c.checkpoint_id, checkpoint_stage(c.stage, c.aligning)),
             ),
             (None, Some(b)) => (
                 "running a batch",
                 match b.stage {
                     BatchStage::WritingOffsetLog => {
-                        format!("batch {}: writing its offsets to the offset log", b.batch_id)
+                        format!("running a batch ({}): writing its offsets to the offset log", b.batch_id)
                     }
                     BatchStage::Processing => format!(
-                        "batch {}{}: processing offsets {} to {}",
+                        "running a batch ({}{}): processing offsets {} to {}",
                         b.batch_id,
                         if b.rerun { " (again)" } else { "" },
                         format_count(b.start_offset),
                         format_count(b.end_offset)
                     ),
                     BatchStage::Committing => {
-                        format!("batch {}: writing the state store version and the commit log", b.batch_id)
+                        format!("running a batch ({}): writing the state store version and the commit log", b.batch_id)
                     }
                 },
             ),
