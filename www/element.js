@@ -357,7 +357,9 @@ class LabView {
     this.previousEvent.setAttribute("aria-label", "Previous event");
     this.nextEvent.setAttribute("aria-label", "Next event");
     this.description = el("p", { class: "pipeline-description", "data-pipeline-description": "", "aria-live": "polite" });
-    const time = el("div", { class: "control cursor-control" }, el("label", { for: id }, "Scenario time"), this.cursorInput, this.cursorOut);
+    // Not a ".control": the `controls` option chooses settings; the cursor belongs to the pipeline view.
+    const time = el("div", { class: "cursor-control" }, el("label", { for: id }, "Scenario time"), this.cursorInput, this.cursorOut);
+    this.speed.row.className = "cursor-speed";
     const buttons = el("div", { class: "cursor-buttons" }, this.previousEvent, this.play, this.nextEvent, this.speed.row);
     this.cursorInput.addEventListener("input", () => this.setCursor(Number(this.cursorInput.value)));
     this.previousEvent.addEventListener("click", () => this.stepEvent(-1));
@@ -454,7 +456,8 @@ class LabView {
     };
     if (name !== "pipeline") {
       const readout = el("span", { class: "hover-readout", "data-readout": name, hidden: "" });
-      canvas.after(readout);
+      // At the end of the chart's figure, so the canvas stays next to its text alternative.
+      canvas.parentNode.append(readout);
       const show = (ms, event) => {
         const world = this.lab.world(ms);
         readout.textContent = `${world.at.at} · ${world.status} · lag ${count(world.lag_events)} · offset ${count(world.position)}`;
