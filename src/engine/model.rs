@@ -143,7 +143,10 @@ fn micro_batch_steady_state(config: &Config, interval_ms: u64) -> SteadyState {
             cycle = solve(sync + full_upload_ms, rate / capacity);
         }
     }
-    let cycle = cycle.min(1e15);
+    // Batches that never keep up (capacity at or below the rate) have no cycle; cap it at about
+    // three years, so every figure derived from it (rate x cycle: at most 10^14 events at the
+    // highest rate) stays an exact JavaScript number.
+    let cycle = cycle.min(1e11);
     let size = upload_bytes(cycle) as u64;
     let upload_ms = transfer_ms(size, config.store_write_bytes_per_s);
     let duration_ms = duration(cycle).round() as u64;
@@ -241,6 +244,23 @@ mod tests {
         assert_eq!(five.interval_replay_events, 10_000);
         assert!(!five.store_limited);
         assert!((five.pause_overhead / s.pause_overhead - 6.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn batches_that_never_keep_up_give_figures_a_browser_can_read() {
+        let config = Config {
+            mode: Mode::MicroBatch,
+            interval_ms: 120_000,
+            rate_per_s: 1_000_000,
+            capacity_per_s: 4_000,
+            ..Config::default()
+        };
+        let s = steady_state(&config, config.interval_ms);
+        assert!(s.store_limited);
+        let exact = 1u64 << 53;
+        for figure in [s.effective_interval_ms, s.interval_replay_events, s.worst_case_replay_events, s.duration_ms] {
+            assert!(figure < exact, "{figure} is beyond 2^53: {s:?}");
+        }
     }
 
     #[test]
