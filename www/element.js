@@ -466,18 +466,51 @@ class LabView {
         const x = event ? event.clientX - rect.left : rect.width / 2;
         readout.style.left = `${Math.min(Math.max(0, x + 8), Math.max(0, rect.width - readout.offsetWidth))}px`;
       };
+      // On the lag chart the crash marker can be dragged: the crash time follows it, and the
+      // run starts again when it is let go.
+      let draggingCrash = false;
+      const nearCrash = (event) => {
+        const axis = this.axes[name];
+        const crash = this.crashNone ? undefined : this.c.crash_at_ms.get();
+        if (name !== "replay" || !axis || crash === undefined) return false;
+        const rect = canvas.getBoundingClientRect();
+        const ratio = canvas.width / Math.max(1, rect.width);
+        const crashX = axis.x0 + (((crash - this.startMs) / 1000 - axis.from_s) / (axis.to_s - axis.from_s)) * (axis.x1 - axis.x0);
+        return Math.abs((event.clientX - rect.left) * ratio - crashX) <= 6 * ratio;
+      };
       canvas.addEventListener("pointerdown", (event) => {
         const ms = timeAt(event);
         if (ms === undefined) return;
         canvas.setPointerCapture?.(event.pointerId);
+        if (nearCrash(event)) {
+          draggingCrash = true;
+          return;
+        }
         this.setCursor(ms);
         show(ms, event);
       });
       canvas.addEventListener("pointermove", (event) => {
         const ms = timeAt(event);
         if (ms === undefined || !this.summary) return;
+        canvas.style.cursor = draggingCrash || nearCrash(event) ? "ew-resize" : "";
+        if (draggingCrash) {
+          readout.textContent = `crash at ${clock(this.startMs + Math.round(ms / 1000) * 1000)}`;
+          readout.removeAttribute("hidden");
+          return;
+        }
         this.setCursor(ms);
         show(ms, event);
+      });
+      canvas.addEventListener("pointerup", (event) => {
+        if (!draggingCrash) return;
+        draggingCrash = false;
+        const ms = timeAt(event);
+        if (ms === undefined) return;
+        const steps = this.c.crash_at_ms.values;
+        const wanted = this.startMs + Math.round(ms / 1000) * 1000;
+        this.c.crash_at_ms.set(Math.min(Math.max(wanted, steps[0]), steps[steps.length - 1]));
+        this.crashNone = false;
+        this.schedule("input");
       });
       canvas.addEventListener("pointerleave", () => readout.setAttribute("hidden", ""));
       canvas.addEventListener("focus", () => this.summary && show(this.cursorMs()));

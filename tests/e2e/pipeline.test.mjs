@@ -232,6 +232,29 @@ test("clicking the lag chart moves the cursor there, and the cursor is in the sh
   assert.deepEqual(errors, []);
 });
 
+test("dragging the crash marker on the lag chart moves the crash", async () => {
+  const { page, errors } = await open(browser, `${base}/index.html`);
+  const canvas = await page.$("checkpoint-lab >> [data-chart=replay]");
+  await canvas.scrollIntoViewIfNeeded();
+  const box = await canvas.boundingBox();
+  const { axis, ratio, crashS } = await page.$eval("checkpoint-lab", (e) => {
+    const c = e.shadowRoot.querySelector("[data-chart=replay]");
+    return { axis: e.view.axes.replay, ratio: c.width / c.getBoundingClientRect().width, crashS: e.report().crash.at.s };
+  });
+  const xAt = (s) => box.x + (axis.x0 + ((s - axis.from_s) / (axis.to_s - axis.from_s)) * (axis.x1 - axis.x0)) / ratio;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(xAt(crashS), y);
+  await page.mouse.down();
+  for (let i = 1; i <= 10; i++) await page.mouse.move(xAt(crashS + i * 6), y);
+  await page.mouse.up();
+  await settled(page);
+  const moved = await page.$eval("checkpoint-lab", (e) => e.report().crash.at.s);
+  assert.ok(Math.abs(moved - (crashS + 60)) <= 2, `the crash moved from ${crashS} s to ${moved} s, about 60 s later`);
+  assert.match(await page.$eval("checkpoint-lab", (e) => e.shadowRoot.querySelector("[data-control=crash-at]").getAttribute("aria-valuetext")),
+    new RegExp(`\\+${Math.round(moved)} s`));
+  assert.deepEqual(errors, []);
+});
+
 test("the first screen: sliders, headline figures and the pipeline at 1280×900; the first picture within 1.5 screens at 360×740", async () => {
   {
     const { page, errors } = await open(browser, `${base}/index.html`, { width: 1280, height: 900 });
