@@ -215,6 +215,11 @@ fn draw_source<DB: DrawingBackend>(pen: &Pen<'_, DB>, report: &Report, world: &W
     let lo = hi.saturating_sub(span);
     let x = |offset: u64| bx0 + ((offset.saturating_sub(lo)) as f64 / span as f64 * f64::from(bx1 - bx0)) as i32;
     let barrier = world.checkpoint.as_ref();
+    let batch_end = world
+        .batch
+        .as_ref()
+        .and_then(|b| report.offset_log.iter().rev().find(|e| e.batch_id == b.batch_id))
+        .map(|e| &e.end_offsets);
     let completed = report.checkpoints.iter().rev().find(|c| Some(&c.id) == world.completed.last());
     let crash_offsets = world.crash.as_ref().filter(|_| !world.caught_up()).and(report.crash.as_ref());
     for p in 0..partitions {
@@ -248,8 +253,9 @@ fn draw_source<DB: DrawingBackend>(pen: &Pen<'_, DB>, report: &Report, world: &W
         if let Some(&o) = completed.and_then(|c| c.offsets.get(p)) {
             pen.line((x(o), yb0 - pen.px(2.0)), (x(o), yb1 + pen.px(2.0)), pal.green, 2.0)?;
         }
-        // The barrier of the checkpoint in flight, at the offsets it will restore once complete.
-        if let Some(&o) = barrier.and_then(|b| b.barrier_offsets.get(p)) {
+        // The barrier of the checkpoint in flight, at the offsets it will restore once complete;
+        // in micro-batch mode, where the batch in progress ends (its offset-log entry).
+        if let Some(&o) = barrier.and_then(|b| b.barrier_offsets.get(p)).or(batch_end.and_then(|e| e.get(p))) {
             pen.line((x(o), yb0 - pen.px(3.0)), (x(o), yb1 + pen.px(3.0)), pal.yellow, 3.0)?;
         }
         pen.line((x(offset), yb0 - pen.px(2.0)), (x(offset), yb1 + pen.px(2.0)), pal.foreground, 1.5)?;
@@ -258,10 +264,11 @@ fn draw_source<DB: DrawingBackend>(pen: &Pen<'_, DB>, report: &Report, world: &W
     let ly = bottom + pen.px(4.0);
     let sw = pen.px(10.0);
     let mut lx = bx0;
+    let micro_batch = config.mode == Mode::MicroBatch;
     let items: [(&str, RGBColor, f64); 5] = [
         ("read", pal.blue, 0.75),
         ("lag", pal.orange, 0.35),
-        ("barrier", pal.yellow, 1.0),
+        (if micro_batch { "batch end" } else { "barrier" }, pal.yellow, 1.0),
         ("checkpoint", pal.green, 1.0),
         ("to replay", pal.vermillion, 1.0),
     ];
@@ -362,6 +369,8 @@ fn draw_operator<DB: DrawingBackend>(pen: &Pen<'_, DB>, report: &Report, world: 
                 format!("reading at capacity, {} events/s", format_count(config.capacity_per_s))
             } else if world.phase == Phase::WaitingForTrigger {
                 "idle until the next trigger".to_string()
+            } else if let Some(b) = world.batch.as_ref().filter(|b| b.stage == BatchStage::Processing) {
+                format!("processing batch {} at {} events/s", b.batch_id, format_count(config.capacity_per_s))
             } else {
                 format!("keeping up with {} events/s", format_count(config.rate_per_s))
             };
