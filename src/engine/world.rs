@@ -230,8 +230,6 @@ pub struct WorldIndex {
     config: Config,
     log: SourceLog,
     trace: Arc<Trace>,
-    /// The trace's events ordered by instant (stable: same-instant events keep their order).
-    events: Vec<TraceEvent>,
     restore_points: Vec<RestorePoint>,
     offset_log: Vec<OffsetLogEntry>,
     crash_offsets: Option<Vec<u64>>,
@@ -252,9 +250,17 @@ impl PartialEq for WorldIndex {
 impl WorldIndex {
     /// Indexes a finished run's figures (cheap: the sink tables are indexed on first use).
     pub fn new(figures: &Figures) -> WorldIndex {
+        WorldIndex::with_trace(figures, figures.trace.clone())
+    }
+
+    /// Like [`WorldIndex::new`], keeping `trace` (the figures' own, taken out of them) instead of a copy.
+    pub fn with_trace(figures: &Figures, mut trace: Trace) -> WorldIndex {
+        // Ordered by instant (stable: same-instant events keep their order); a few are stamped
+        // when they were known rather than when they happened.
+        trace.events.sort_by_key(|e| e.at_ms);
         WorldIndex::from_parts(
             &figures.config,
-            Arc::new(figures.trace.clone()),
+            Arc::new(trace),
             &figures.checkpoints,
             &figures.offset_log,
             figures.crash.as_ref().map(|c| c.offsets.clone()),
@@ -275,13 +281,10 @@ impl WorldIndex {
         committed: Arc<[Row]>,
         commits: Arc<[(u64, u64, usize)]>,
     ) -> WorldIndex {
-        let mut events = trace.events.clone();
-        events.sort_by_key(|e| e.at_ms);
         WorldIndex {
             config: config.clone(),
             log: SourceLog::new(config),
             trace,
-            events,
             restore_points: restore_points.to_vec(),
             offset_log: offset_log.to_vec(),
             crash_offsets,
@@ -317,7 +320,7 @@ impl WorldIndex {
 
     /// The events at or before `t_ms`.
     fn events_until(&self, t_ms: u64) -> &[TraceEvent] {
-        &self.events[..self.events.partition_point(|e| e.at_ms <= t_ms)]
+        &self.trace.events[..self.trace.events.partition_point(|e| e.at_ms <= t_ms)]
     }
 
     /// The last sample at or before `t_ms`, or the first one.
@@ -596,8 +599,8 @@ impl WorldIndex {
         if config.backpressure_ms > 0 {
             return self.interpolated(t, s);
         }
-        let between = &self.events
-            [self.events.partition_point(|e| e.at_ms <= s.at_ms)..self.events.partition_point(|e| e.at_ms <= t)];
+        let between = &self.trace.events[self.trace.events.partition_point(|e| e.at_ms <= s.at_ms)
+            ..self.trace.events.partition_point(|e| e.at_ms <= t)];
         // The rule in force at the sample: set by the newest event that sets one.
         let initial = match config.mode {
             Mode::Barrier => Rule::LogOrder { limit: u64::MAX },
@@ -673,8 +676,8 @@ impl WorldIndex {
         };
         let mut from = (s.at_ms, s.offsets.clone());
         let mut to = (n.at_ms, n.offsets.clone());
-        let between = &self.events
-            [self.events.partition_point(|e| e.at_ms <= s.at_ms)..self.events.partition_point(|e| e.at_ms <= n.at_ms)];
+        let between = &self.trace.events[self.trace.events.partition_point(|e| e.at_ms <= s.at_ms)
+            ..self.trace.events.partition_point(|e| e.at_ms <= n.at_ms)];
         for e in between {
             match e.event {
                 Event::Crash { .. } => {
@@ -749,6 +752,7 @@ impl WorldIndex {
     /// batches), the crash, its detection, the restore, the end of the replay and the catch-up.
     pub fn key_instants_ms(&self) -> Vec<u64> {
         let mut out: Vec<u64> = self
+            .trace
             .events
             .iter()
             .filter(|e| {

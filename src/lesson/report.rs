@@ -258,8 +258,12 @@ pub struct Report {
 }
 
 /// The report of a run: the engine's figures, with times as stamps and facts as sentences.
-pub fn report(figures: Figures) -> Report {
-    let world = WorldIndex::new(&figures);
+pub fn report(mut figures: Figures) -> Report {
+    let series = series(&figures.trace, figures.config.start_time_ms);
+    let timeline = timeline(&figures.trace, figures.config.start_time_ms);
+    // The trace moves into the index of the world at an instant (the charts' pipeline view).
+    let trace = std::mem::take(&mut figures.trace);
+    let world = WorldIndex::with_trace(&figures, trace);
     let config = &figures.config;
     let stamp = |ms| Stamp::new(config, ms);
     let sinks = &figures.sinks;
@@ -322,8 +326,8 @@ pub fn report(figures: Figures) -> Report {
         warnings: figures.warnings.iter().map(narration::warning).collect(),
         steady_state: figures.steady_state,
         tradeoff: figures.tradeoff,
-        series: series(&figures.trace, config.start_time_ms),
-        timeline: timeline(&figures.trace, config.start_time_ms),
+        series,
+        timeline,
         offset_log: figures.offset_log.iter().map(|e| LoggedBatch::new(config, e)).collect(),
         world,
         tables: figures.tables,
