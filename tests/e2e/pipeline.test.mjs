@@ -6,7 +6,9 @@
 // each instant, light and dark, 1280 and 360 px wide, land in target/screenshots/.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { serve, launch, open, settled, shotPath } from "./harness.mjs";
+import fs from "node:fs";
+import path from "node:path";
+import { serve, launch, open, settled, shotPath, ROOT } from "./harness.mjs";
 
 const INSTANTS = ["10:00:20", "10:00:31", "10:00:46", "10:00:58", "10:01:08", "10:01:45"];
 /// The timeline kinds the event buttons step between.
@@ -23,9 +25,15 @@ const INLINE = `<!doctype html>
 <checkpoint-lab id="lag" charts="replay latency" controls=""></checkpoint-lab>
 </main></body></html>`;
 
+/// The README's lesson page with two inline figures and one full component (section "Inline figures").
+function readmeInlinePage() {
+  const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+  return readme.split("### Inline figures")[1].match(/```html\n([\s\S]*?)```/)[1];
+}
+
 let server, base, browser;
 before(async () => {
-  ({ server, base } = await serve({ "/inline.html": INLINE }));
+  ({ server, base } = await serve({ "/inline.html": INLINE, "/readme-inline.html": readmeInlinePage() }));
   browser = await launch();
 });
 after(async () => {
@@ -328,5 +336,30 @@ test("inline figures: charts and controls choose the views; a pipeline figure is
   assert.equal(refused[2], "replaying");
   for (const message of refused.slice(3, 9)) assert.match(String(message), /^cursor: /);
   assert.ok(refused[9] < 600, `a mounted pipeline figure is ${refused[9]} px tall`);
+  assert.deepEqual(errors, []);
+});
+
+test("the README's lesson page: two inline figures and one full component", async () => {
+  const { page, errors } = await open(browser, `${base}/readme-inline.html`, { ready: "checkpoint-lab" });
+  await page.waitForFunction(() => [...document.querySelectorAll("checkpoint-lab")].every((l) => l.dataset.ready));
+  await settled(page);
+  const views = await page.evaluate(() => [...document.querySelectorAll("checkpoint-lab")].map((lab) => {
+    const shown = (q) => [...lab.shadowRoot.querySelectorAll(q)].filter((n) => n.getClientRects().length && !n.closest("[hidden]"));
+    return {
+      height: lab.getBoundingClientRect().height,
+      charts: shown("canvas[data-chart]").map((c) => c.dataset.chart),
+      controls: shown("[data-control]").filter((c) => c.closest(".control")).map((c) => c.dataset.control),
+      description: lab.shadowRoot.querySelector("[data-pipeline-description]").textContent,
+    };
+  }));
+  assert.equal(views.length, 3);
+  assert.deepEqual(views[0].charts, ["pipeline"]);
+  assert.deepEqual(views[0].controls, ["crash-at"]);
+  assert.ok(views[0].description.startsWith("10:00:46."), views[0].description);
+  assert.deepEqual(views[1].charts, ["replay"]);
+  assert.deepEqual(views[1].controls, ["interval"]);
+  for (const inline of views.slice(0, 2)) assert.ok(inline.height < 600, `an inline figure is ${inline.height} px tall`);
+  assert.equal(views[2].charts.length, 6, "the full component shows every chart");
+  await page.screenshot({ path: shotPath("readme-inline-page.png"), fullPage: true });
   assert.deepEqual(errors, []);
 });
