@@ -160,20 +160,51 @@ fn draw_header<DB: DrawingBackend>(
     if compact {
         pen.text(status.word, wx, r.y0 + pen.px(2.0), 14.0, color, r.x1 - wx, HPos::Left)?;
         if status.detail != status.word {
-            pen.text(&status.detail, r.x0, line2, 12.0, pal.foreground, r.w(), HPos::Left)?;
+            // On a narrow canvas the sentence may take two lines, broken after a colon or semicolon.
+            let font = pen.font(12.0, pal.foreground);
+            let fits = |t: &str| pen.area.estimate_text_size(t, &font).map(|(w, _)| w as i32 <= r.w());
+            let (first, second) = if fits(&status.detail)? {
+                (status.detail.as_str(), "")
+            } else {
+                let split = status
+                    .detail
+                    .match_indices([':', ';'])
+                    .map(|(i, _)| i + 1)
+                    .rfind(|&i| fits(&status.detail[..i]).unwrap_or(false));
+                match split {
+                    Some(i) => (&status.detail[..i], status.detail[i..].trim_start()),
+                    None => (status.detail.as_str(), ""),
+                }
+            };
+            pen.text(first, r.x0, line2, 12.0, pal.foreground, r.w(), HPos::Left)?;
+            if !second.is_empty() {
+                pen.text(second, r.x0, line2 + pen.px(16.0), 12.0, pal.foreground, r.w(), HPos::Left)?;
+                let y3 = line2 + pen.px(34.0);
+                return draw_position(pen, world, r, y3);
+            }
         }
     } else {
         pen.text(&status.detail, wx, r.y0 + pen.px(2.0), 14.0, color, r.x1 - wx, HPos::Left)?;
     }
     let y3 = if compact { line2 + pen.px(18.0) } else { line2 };
+    draw_position(pen, world, r, y3)
+}
+
+/// The readers' position, the log end and the lag; returns the header's bottom.
+fn draw_position<DB: DrawingBackend>(
+    pen: &Pen<'_, DB>,
+    world: &World,
+    r: Rect,
+    y: i32,
+) -> std::result::Result<i32, DrawingAreaErrorKind<DB::ErrorType>> {
     let position = format!(
         "readers at offset {} · log end {} · lag {} events",
         format_count(world.position),
         format_count(world.log_end),
         format_count(world.lag_events)
     );
-    pen.text(&position, r.x0, y3, 12.0, pal.foreground, r.w(), HPos::Left)?;
-    Ok(y3 + pen.px(16.0))
+    pen.text(&position, r.x0, y, 12.0, pen.pal.foreground, r.w(), HPos::Left)?;
+    Ok(y + pen.px(16.0))
 }
 
 /// The partitions as logs on one scale of offsets.

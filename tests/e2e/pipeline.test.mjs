@@ -283,7 +283,7 @@ test("the first screen: sliders, headline figures and the pipeline at 1280×900;
     const { page, errors } = await open(browser, `${base}/index.html`, { width: 360, height: 740 });
     const box = await (await page.$("checkpoint-lab >> [data-chart=pipeline]")).boundingBox();
     assert.ok(box.y < 1.5 * 740, `the pipeline starts at ${box.y} px, within a screen and a half`);
-    await page.screenshot({ path: shotPath("first-screens-360x740.png"), clip: { x: 0, y: 0, width: 360, height: 1110 } });
+    await page.screenshot({ path: shotPath("first-screens-360x740.png"), fullPage: true, clip: { x: 0, y: 0, width: 360, height: 1110 } });
     assert.deepEqual(errors, []);
   }
 });
