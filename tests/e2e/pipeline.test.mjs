@@ -363,3 +363,22 @@ test("the README's lesson page: two inline figures and one full component", asyn
   await page.screenshot({ path: shotPath("readme-inline-page.png"), fullPage: true });
   assert.deepEqual(errors, []);
 });
+
+test("while a prediction is pending the pipeline view is hidden, since it would give the answer away", async () => {
+  const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Predict</title>
+<script type="module" src="/pkg/checkpoint-lab.js"></script></head>
+<body><checkpoint-lab exercise="replay-15s-after-barrier"></checkpoint-lab></body></html>`;
+  const local = await serve({ "/predict.html": page });
+  try {
+    const { page: p, errors } = await open(browser, `${local.base}/predict.html`, { ready: "checkpoint-lab[data-ready=true]" });
+    await settled(p);
+    const shown = () => p.$eval("checkpoint-lab", (e) => e.shadowRoot.querySelector(".pipeline-figure").getClientRects().length > 0);
+    assert.equal(await shown(), false, "hidden while the student predicts");
+    await p.click("checkpoint-lab >> [data-exercise=reveal]");
+    await settled(p);
+    assert.equal(await shown(), true, "shown once the answer is revealed");
+    assert.deepEqual(errors, []);
+  } finally {
+    local.server.close();
+  }
+});
