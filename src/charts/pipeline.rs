@@ -146,7 +146,14 @@ fn draw_header<DB: DrawingBackend>(
     let color = match world.phase {
         Phase::Detecting | Phase::Restarting | Phase::Restoring => pal.vermillion,
         Phase::Replaying | Phase::CatchingUp => pal.orange,
-        _ if world.checkpoint.is_some() || world.batch.is_some() => pal.blue,
+        // Okabe-Ito blue is too dark to read on the dark background; its sky blue is not.
+        _ if world.checkpoint.is_some() || world.batch.is_some() => {
+            if pen.view.theme == super::Theme::Dark {
+                pal.sky
+            } else {
+                pal.blue
+            }
+        }
         _ => pal.green,
     };
     let clock = ClockTime(world.at_ms).to_string();
