@@ -30,6 +30,10 @@ fn scenarios() -> Vec<(&'static str, Config)> {
             Config { backpressure_ms: 3_000, alignment: Alignment::Unaligned, ..short.clone() },
         ),
         ("micro-batches", Config { mode: Mode::MicroBatch, crash_at_ms: Some(at("10:00:46")), ..short.clone() }),
+        (
+            "micro-batches, a crash between batches (nothing to replay)",
+            Config { mode: Mode::MicroBatch, crash_at_ms: Some(at("10:00:50")), ..short.clone() },
+        ),
         ("a slow store", Config { interval_ms: 5_000, store_write_bytes_per_s: 50_000_000, ..short }),
     ]
 }

@@ -350,6 +350,8 @@ impl WorldIndex {
         let mut idle_from_ms = start;
         let mut last_planned_id = self.restore_points.first().map_or(0, RestorePoint::id);
         let mut last_end_offset = config.start_offset;
+        // Micro-batch mode: when the batch in progress started processing.
+        let mut batch_started_ms = None;
         for e in events {
             match e.event {
                 Event::BatchPlanned { batch_id, .. } => {
@@ -358,8 +360,10 @@ impl WorldIndex {
                     next_trigger_ms =
                         start + (planned_at.saturating_sub(start) / config.interval_ms + 1) * config.interval_ms;
                     last_planned_id = batch_id;
+                    batch_started_ms = Some(e.at_ms);
                 }
                 Event::BatchRerun { .. } => {
+                    batch_started_ms = Some(e.at_ms);
                     next_trigger_ms =
                         start + (e.at_ms.saturating_sub(start) / config.interval_ms + 1) * config.interval_ms;
                 }
@@ -458,7 +462,12 @@ impl WorldIndex {
                     }
                 }
                 Event::ReplayDone { .. } => {
-                    if let Some(c) = crash.as_mut() {
+                    // Micro-batch mode: a replay of nothing ends the instant its batch starts
+                    // processing, which comes after that instant's due work; at that very
+                    // instant the job is still replaying.
+                    let nothing_to_replay =
+                        config.mode == Mode::MicroBatch && e.at_ms == t && batch_started_ms == Some(t);
+                    if let Some(c) = crash.as_mut().filter(|_| !nothing_to_replay) {
                         c.replay_done_at_ms = Some(e.at_ms);
                     }
                 }
