@@ -217,3 +217,42 @@ fn the_batch_timeline_in_micro_batch_mode() {
     assert!(alt.summary.contains("15 s processing"), "{}", alt.summary);
     assert_eq!(alt.columns[2], "offset log");
 }
+
+#[test]
+fn pipeline_chart_at_the_lessons_instants() {
+    use checkpoint_lab::engine::clock::parse_clock;
+    let report = lesson::simulate(&Config::default()).unwrap();
+    let start = report.config.start_time_ms;
+    let mut drawn = Vec::new();
+    for (clock, words) in [
+        ("10:00:20", &["running", "checkpoint store", "completed: 41"][..]),
+        ("10:00:31", &["taking a checkpoint (42)", "barrier"][..]),
+        ("10:00:46", &["down since 10:00:45", "checkpoint 42 will be restored"][..]),
+        ("10:00:58", &["restoring checkpoint 42"][..]),
+        ("10:01:08", &["replaying from offset 1,060,000 to the crash offset 1,090,000"][..]),
+        ("10:01:45", &["caught up at 10:01:40.200"][..]),
+    ] {
+        let cursor_s = (parse_clock(clock).unwrap() - start) as f64 / 1000.0;
+        for compact in [false, true] {
+            let view = View { cursor_s: Some(cursor_s), compact, ..View::default() };
+            let out = svg(|a| charts::draw(Chart::Pipeline, a, &report, None, &Focus::default(), &view).unwrap());
+            assert!(out.contains(clock), "the clock {clock} is shown");
+            for word in words {
+                assert!(out.contains(word), "{clock}: missing {word:?}");
+            }
+            for sink in ["append-only", "upsert", "transactional", "dedupe view"] {
+                assert!(out.contains(sink), "{clock}: sink {sink}");
+            }
+            drawn.push(out);
+        }
+    }
+    // Every instant draws a different picture.
+    for (i, a) in drawn.iter().enumerate() {
+        for b in &drawn[i + 1..] {
+            assert_ne!(a, b);
+        }
+    }
+    let alt = charts::text_alternative(Chart::Pipeline, &report, &Focus::default());
+    assert!(alt.summary.starts_with("10:00:45"), "{}", alt.summary);
+    assert_eq!(alt.columns.len(), alt.rows[0].len());
+}

@@ -361,6 +361,10 @@ export interface MountOptions extends Partial<Config> {
   sink?: "append-only" | "upsert" | "transactional" | "dedupe-view";
   /** Which controls show: "interval state-size crash-at" or ["interval", "crash-at"]. */
   controls?: string | string[];
+  /** Which views show: "pipeline", "replay latency" or ["pipeline", "figures"]; all when absent. */
+  charts?: ViewName | string | ViewName[];
+  /** The scenario time the pipeline view shows: "10:00:58" or ms since the scenario start. */
+  cursor?: string | number;
   theme?: "light" | "dark" | "auto";
   scenario?: ScenarioName;
   exercise?: string;
@@ -368,12 +372,46 @@ export interface MountOptions extends Partial<Config> {
   exercises?: string | string[];
 }
 
+/** The views the `charts` option names. */
+export type ViewName = "pipeline" | "replay" | "latency" | "sink-window" | "tradeoff" | "checkpoints" | "figures" | "crash-table";
+
+/** Rows a sink holds so far and how many repeat an earlier row. */
+export interface SinkCounts { rows: number; duplicate_rows: number }
+
+/** The world at the cursor (handle.world()). */
+export interface WorldAtCursor {
+  at: Stamp;
+  phase: Phase;
+  /** running, taking a checkpoint, down, restarting, restoring, replaying, catching up, caught up,
+   * waiting for the trigger, running a batch. */
+  status: string;
+  /** The status with its numbers: "restoring checkpoint 42: 600 MB of 2 GB". */
+  detail: string;
+  /** The sentence the view's description reads. */
+  description: string;
+  /** The checkpoint (or batch) in flight. */
+  checkpoint: number | null;
+  /** The checkpoint a crash restores, from the crash until the restore finishes. */
+  restoring: number | null;
+  position: number;
+  offsets: number[];
+  log_end: number;
+  lag_events: number;
+  sinks: { append_only: SinkCounts; upsert: SinkCounts; transactional: SinkCounts; dedupe_view: SinkCounts };
+}
+
+export interface CursorDetail { ms: number; at: string }
+
 export interface LabHandle {
   element: CheckpointLabElement;
   /** Applies options and re-runs; throws an Error naming a bad field and keeps the last good run. */
   set(options: MountOptions): LabHandle;
   report(): Report | undefined;
   summary(): Summary | undefined;
+  /** Moves the cursor to a clock time ("10:00:58") or ms since the scenario start; throws an Error naming `cursor`. */
+  seek(time: string | number): LabHandle;
+  /** The world at the cursor. */
+  world(): WorldAtCursor;
   destroy(): void;
 }
 
@@ -382,6 +420,7 @@ export interface CheckpointLabEventMap {
   "checkpointlab-change": CustomEvent<ChangeDetail>;
   "checkpointlab-exercise": CustomEvent<ExerciseDetail>;
   "checkpointlab-ready": CustomEvent<void>;
+  "checkpointlab-cursor": CustomEvent<CursorDetail>;
 }
 
 export declare class CheckpointLabElement extends HTMLElement {
@@ -402,6 +441,10 @@ export interface CheckpointLabAttributes extends SettingAttributes {
   scenario?: ScenarioName;
   /** Which controls show, e.g. "interval state-size crash-at". */
   controls?: string;
+  /** Which views show, e.g. "pipeline" or "replay latency". */
+  charts?: string;
+  /** The scenario time the pipeline view shows, e.g. "10:00:58". */
+  cursor?: string;
   exercise?: string;
   exercises?: string;
   "exercises-src"?: string;

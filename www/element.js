@@ -17,6 +17,7 @@ const CONTROLLED = [...MAIN_SETTINGS, ...ADVANCED_SETTINGS];
 const SETTINGS_BY_KEY = Object.fromEntries(SETTINGS.map((s) => [s.key, s]));
 const SINKS = [["append-only", "append-only"], ["upsert", "upsert"], ["transactional", "transactional"], ["dedupe-view", "dedupe view"]];
 const CHARTS = [
+  ["pipeline", "The pipeline at the cursor"],
   ["replay", "Consumer lag and replay"],
   ["latency", "What a reader sees: staleness per sink"],
   ["sink-window", "What each sink holds for one window"],
@@ -24,6 +25,12 @@ const CHARTS = [
   ["checkpoints", "Checkpoint timeline"],
 ];
 const ALL_CONTROLS = [...MAIN_SETTINGS.map((s) => s.attribute), "advanced", "actions", "compare"];
+/// Charts over the scenario clock: a click, a drag or a hover on one moves the cursor.
+const TIME_CHARTS = ["replay", "latency", "checkpoints"];
+/// What the `charts` option may name: any chart, the headline figures and the crash table.
+const ALL_VIEWS = [...CHARTS.map(([name]) => name), "figures", "crash-table"];
+/// How long the spoken description of the pipeline waits between two updates while the cursor moves.
+const DESCRIBE_EVERY_MS = 600;
 /// Engine time per frame for runs started by the student: the page never blocks for longer.
 const FRAME_BUDGET_MS = 24;
 
@@ -36,7 +43,7 @@ export const SCENARIOS = {
 };
 
 /// Keys mount() and set() accept besides the engine's config keys.
-const VIEW_OPTIONS = ["sink", "controls", "theme", "scenario", "exercise", "exercises"];
+const VIEW_OPTIONS = ["sink", "controls", "theme", "scenario", "exercise", "exercises", "charts", "cursor"];
 const THEMES = ["light", "dark", "auto"];
 
 /// A JavaScript value as an error message names it, without running any of its code.
@@ -247,7 +254,7 @@ class LabView {
     this.play = el("button", { type: "button", "data-action": "play", "aria-pressed": "false" }, "Play");
     this.speed = this.select("speed", "Speed", [[5, "5×"], [10, "10×"], [30, "30×"], [60, "60×"]]);
     this.speed.set(10);
-    this.actions = el("div", { class: "actions" }, this.scenario.row, this.reset, this.play, this.speed.row);
+    this.actions = el("div", { class: "actions" }, this.scenario.row, this.reset);
     this.mainControls = main;
 
     const figures = el("ul", { class: "figures", "aria-label": "Headline figures" });
@@ -281,6 +288,7 @@ class LabView {
     this.compareBar = el("div", { class: "compare" }, this.pinButton, this.unpinButton, this.compareStatus);
     this.exportPanel = this.buildExport();
     this.charts = {};
+    this.axes = {};
     const chartList = el("div", { class: "charts" });
     for (const [name, title] of CHARTS) {
       const canvas = el("canvas", { class: "chart", "data-chart": name, role: "img", "aria-label": title });
@@ -289,19 +297,31 @@ class LabView {
       const table = el("table", { class: "data", tabindex: "0", "aria-label": `${title}: data` });
       const details = el("details", { class: "alt" }, el("summary", {}, `${title}: summary and data`), summary, table);
       details.addEventListener("toggle", () => details.open && this.fillAlternative(name));
-      chartList.append(el("figure", { class: "chart-figure" }, canvas, details));
-      this.charts[name] = { canvas, summary, table, details };
+      const figure = el("figure", { class: "chart-figure" }, canvas, details);
+      if (name === "pipeline") {
+        figure.classList.add("pipeline-figure");
+        figure.insertBefore(this.buildCursorBar(), details);
+      } else {
+        chartList.append(figure);
+      }
+      if (TIME_CHARTS.includes(name) || name === "pipeline") this.scrubbable(name, canvas);
+      this.charts[name] = { canvas, summary, table, details, figure };
     }
+    this.figuresList = figures;
     this.crashTable = el("table", { class: "crash-table", "data-table": "crash" });
     this.error = el("p", { class: "error", role: "alert" });
     this.progressBar = el("progress", { class: "running", max: "1", value: "0", hidden: "", "aria-label": "Simulating" });
     this.exercisePanel = el("section", { class: "exercise", hidden: "" });
 
     const css = el("link", { rel: "stylesheet", href: new URL("./checkpoint-lab.css", import.meta.url).href });
+    this.crashHeading = el("h3", {}, "A crash, second by second");
+    this.chartsHeading = el("h3", {}, "Charts");
+    // The first screen: the main sliders, the headline figures and the pipeline at the cursor.
     this.root = el("div", { class: "lab" },
-      this.exercisePanel, main, this.advanced, this.actions, this.error, this.progressBar, this.compareBar, figures, this.warnings,
-      el("h3", {}, "A crash, second by second"), this.crashTable,
-      el("h3", {}, "Charts"), chartList, this.exportPanel);
+      this.exercisePanel, main, this.error, this.progressBar, figures, this.charts.pipeline.figure,
+      this.advanced, this.actions, this.compareBar, this.warnings,
+      this.crashHeading, this.crashTable,
+      this.chartsHeading, chartList, this.exportPanel);
     this.shadow.replaceChildren(css, this.root);
 
     for (const control of Object.values(c)) {
@@ -309,6 +329,7 @@ class LabView {
     }
     this.scenario.input.addEventListener("change", () => { this.applySettings(SCENARIOS[this.scenario.get()].settings); this.update("input"); });
     this.reset.addEventListener("click", () => { this.scenario.set("lesson"); this.applySettings({}); this.cursorS = undefined; this.update("input"); });
+    this.reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
     this.play.addEventListener("click", () => this.togglePlay());
     this.pinButton.addEventListener("click", () => this.pin());
     this.unpinButton.addEventListener("click", () => this.unpin());
@@ -324,6 +345,209 @@ class LabView {
     this.darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
     this.onScheme = () => this.summary && this.drawCharts();
     this.darkQuery.addEventListener("change", this.onScheme);
+  }
+
+  // ----- the cursor: a time in the scenario the pipeline view shows and the time charts mark -----
+  /// The "Scenario time" control, the event and play buttons, the speed, and the spoken description.
+  buildCursorBar() {
+    const id = `${this.id}-cursor`;
+    this.cursorInput = el("input", { id, type: "range", min: "0", max: "600000", step: "100", value: "0", "data-control": "cursor" });
+    this.cursorOut = el("output", { for: id, class: "readout", "data-cursor": "clock" });
+    this.previousEvent = el("button", { type: "button", "data-action": "previous-event", title: "Previous event" }, "◀ Event");
+    this.nextEvent = el("button", { type: "button", "data-action": "next-event", title: "Next event" }, "Event ▶");
+    this.previousEvent.setAttribute("aria-label", "Previous event");
+    this.nextEvent.setAttribute("aria-label", "Next event");
+    this.description = el("p", { class: "pipeline-description", "data-pipeline-description": "", "aria-live": "polite" });
+    // Not a ".control": the `controls` option chooses settings; the cursor belongs to the pipeline view.
+    const time = el("div", { class: "cursor-control" }, el("label", { for: id }, "Scenario time"), this.cursorInput, this.cursorOut);
+    this.speed.row.className = "cursor-speed";
+    const buttons = el("div", { class: "cursor-buttons" }, this.previousEvent, this.play, this.nextEvent, this.speed.row);
+    this.cursorInput.addEventListener("input", () => this.setCursor(Number(this.cursorInput.value)));
+    this.previousEvent.addEventListener("click", () => this.stepEvent(-1));
+    this.nextEvent.addEventListener("click", () => this.stepEvent(1));
+    this.cursorBar = el("div", { class: "cursor-bar", role: "group", "aria-label": "Scenario time" }, time, buttons);
+    return el("div", {}, this.cursorBar, this.description);
+  }
+
+  /// Milliseconds since the scenario start where the cursor stands (before the student moves it:
+  /// the crash, or the first barrier and a second).
+  cursorMs() {
+    if (this.cursorS !== undefined) return Math.round(this.cursorS * 1000);
+    return this.summary ? this.lab.default_cursor() : 0;
+  }
+
+  /// Moves the cursor to `ms` since the scenario start: the pipeline view, the time charts' marks,
+  /// the control and (throttled) the description follow.
+  setCursor(ms) {
+    if (!this.summary || !Number.isFinite(ms)) return;
+    const clamped = Math.min(Math.max(0, ms), this.horizonMs);
+    this.cursorS = clamped / 1000;
+    this.showCursor();
+    this.drawCharts(["pipeline", ...TIME_CHARTS]);
+    this.host.dispatchEvent(new CustomEvent("checkpointlab-cursor", {
+      bubbles: true, composed: true, detail: { ms: clamped, at: clock(this.startMs + clamped) },
+    }));
+  }
+
+  /// Reads a time ("10:00:58" or ms since the scenario start) and moves the cursor there; throws an
+  /// Error naming `cursor` when it is not a time of this run.
+  seek(time) {
+    if (!this.summary) throw new Error("cursor: the lab has not run yet");
+    this.setCursor(this.lab.cursor(time));
+  }
+
+  /// The control, its readout and the description at the cursor.
+  showCursor() {
+    const ms = this.cursorMs();
+    this.cursorInput.max = String(this.horizonMs);
+    this.cursorInput.value = String(ms);
+    const text = clock(this.startMs + ms);
+    this.cursorOut.textContent = text;
+    this.cursorInput.setAttribute("aria-valuetext", text);
+    this.describe();
+  }
+
+  /// Updates the spoken description at most every DESCRIBE_EVERY_MS while the cursor moves, and
+  /// once more when it stops, so a screen reader is not flooded.
+  describe() {
+    if (this.describeTimer) {
+      this.describePending = true;
+      return;
+    }
+    this.writeDescription();
+    this.describeTimer = setTimeout(() => {
+      this.describeTimer = undefined;
+      if (this.describePending) {
+        this.describePending = false;
+        this.describe();
+      }
+    }, DESCRIBE_EVERY_MS);
+  }
+
+  writeDescription() {
+    if (!this.lab || !this.summary) return;
+    const ms = this.cursorMs();
+    const world = this.lab.world(ms);
+    this.description.textContent = world.description;
+    this.description.dataset.cursorMs = String(ms);
+    this.description.dataset.status = world.status;
+  }
+
+  /// Jumps to the previous (-1) or next (+1) event: barrier, completed checkpoint, crash, detection, restore, caught up.
+  stepEvent(direction) {
+    if (!this.summary) return;
+    const now = this.cursorMs();
+    const instants = this.instants ??= this.lab.key_instants();
+    const target = direction > 0 ? instants.find((t) => t > now + 0.5) : instants.findLast((t) => t < now - 0.5);
+    if (target !== undefined) this.setCursor(target);
+  }
+
+  /// A chart over the scenario clock: clicking, dragging or hovering moves the cursor there (with
+  /// a small readout of the values at that time); the keyboard moves it too.
+  scrubbable(name, canvas) {
+    canvas.setAttribute("tabindex", "0");
+    const timeAt = (event) => {
+      const axis = this.axes[name];
+      if (!axis) return undefined;
+      const rect = canvas.getBoundingClientRect();
+      const x = (event.clientX - rect.left) * (canvas.width / Math.max(1, rect.width));
+      if (x < axis.x0 - 2 || x > axis.x1 + 2) return undefined;
+      const s = axis.from_s + ((x - axis.x0) / Math.max(1, axis.x1 - axis.x0)) * (axis.to_s - axis.from_s);
+      return Math.round(Math.min(Math.max(s, axis.from_s), axis.to_s) * 1000);
+    };
+    if (name !== "pipeline") {
+      const readout = el("span", { class: "hover-readout", "data-readout": name, hidden: "" });
+      // At the end of the chart's figure, so the canvas stays next to its text alternative.
+      canvas.parentNode.append(readout);
+      const show = (ms, event) => {
+        const world = this.lab.world(ms);
+        readout.textContent = `${world.at.at} · ${world.status} · lag ${count(world.lag_events)} · offset ${count(world.position)}`;
+        readout.removeAttribute("hidden");
+        const rect = canvas.getBoundingClientRect();
+        const x = event ? event.clientX - rect.left : rect.width / 2;
+        readout.style.left = `${Math.min(Math.max(0, x + 8), Math.max(0, rect.width - readout.offsetWidth))}px`;
+      };
+      // On the lag chart the crash marker can be dragged: the crash time follows it, and the
+      // run starts again when it is let go.
+      let draggingCrash = false;
+      const nearCrash = (event) => {
+        const axis = this.axes[name];
+        const crash = this.crashNone ? undefined : this.c.crash_at_ms.get();
+        if (name !== "replay" || !axis || crash === undefined) return false;
+        const rect = canvas.getBoundingClientRect();
+        const ratio = canvas.width / Math.max(1, rect.width);
+        const crashX = axis.x0 + (((crash - this.startMs) / 1000 - axis.from_s) / (axis.to_s - axis.from_s)) * (axis.x1 - axis.x0);
+        return Math.abs((event.clientX - rect.left) * ratio - crashX) <= 6 * ratio;
+      };
+      canvas.addEventListener("pointerdown", (event) => {
+        const ms = timeAt(event);
+        if (ms === undefined) return;
+        canvas.setPointerCapture?.(event.pointerId);
+        if (nearCrash(event)) {
+          draggingCrash = true;
+          return;
+        }
+        this.setCursor(ms);
+        show(ms, event);
+      });
+      canvas.addEventListener("pointermove", (event) => {
+        const ms = timeAt(event);
+        if (ms === undefined || !this.summary) return;
+        canvas.style.cursor = draggingCrash || nearCrash(event) ? "ew-resize" : "";
+        if (draggingCrash) {
+          readout.textContent = `crash at ${clock(this.startMs + Math.round(ms / 1000) * 1000)}`;
+          readout.removeAttribute("hidden");
+          return;
+        }
+        this.setCursor(ms);
+        show(ms, event);
+      });
+      canvas.addEventListener("pointerup", (event) => {
+        if (!draggingCrash) return;
+        draggingCrash = false;
+        const ms = timeAt(event);
+        if (ms === undefined) return;
+        const steps = this.c.crash_at_ms.values;
+        const wanted = this.startMs + Math.round(ms / 1000) * 1000;
+        this.c.crash_at_ms.set(Math.min(Math.max(wanted, steps[0]), steps[steps.length - 1]));
+        this.crashNone = false;
+        this.schedule("input");
+      });
+      canvas.addEventListener("pointerleave", () => readout.setAttribute("hidden", ""));
+      canvas.addEventListener("focus", () => this.summary && show(this.cursorMs()));
+      canvas.addEventListener("blur", () => readout.setAttribute("hidden", ""));
+      this.readouts = { ...(this.readouts || {}), [name]: show };
+    }
+    canvas.addEventListener("keydown", (event) => {
+      if (!this.summary) return;
+      const step = event.shiftKey ? 10000 : 1000;
+      const now = this.cursorMs();
+      const moves = {
+        ArrowLeft: () => this.setCursor(now - step), ArrowRight: () => this.setCursor(now + step),
+        Home: () => this.setCursor(0), End: () => this.setCursor(this.horizonMs),
+        PageUp: () => this.stepEvent(-1), PageDown: () => this.stepEvent(1), "[": () => this.stepEvent(-1), "]": () => this.stepEvent(1),
+      };
+      if (!moves[event.key]) return;
+      event.preventDefault();
+      moves[event.key]();
+      if (this.readouts?.[name]) this.readouts[name](this.cursorMs());
+    });
+  }
+
+  /// Shows only the named views (charts, "figures", "crash-table"); all of them when `list` is undefined.
+  showViews(list) {
+    const shown = new Set(list == null ? ALL_VIEWS : list);
+    const toggle = (node, on) => (on ? node.removeAttribute("hidden") : node.setAttribute("hidden", ""));
+    for (const [name] of CHARTS) toggle(this.charts[name].figure, shown.has(name));
+    toggle(this.figuresList, shown.has("figures"));
+    toggle(this.warnings, shown.has("figures"));
+    toggle(this.crashHeading, shown.has("crash-table"));
+    toggle(this.crashTable, shown.has("crash-table"));
+    const others = CHARTS.some(([name]) => name !== "pipeline" && shown.has(name));
+    toggle(this.chartsHeading, others && list == null);
+    toggle(this.exportPanel, list == null);
+    this.root.classList.toggle("inline", list != null);
+    this.viewsShown = shown;
   }
 
   /// The windows the sink chart can show: every window the horizon touches.
@@ -399,14 +623,16 @@ class LabView {
     return dpr;
   }
 
-  drawCharts() {
+  drawCharts(names = CHARTS.map(([name]) => name)) {
     const dark = this.theme();
     this.root.classList.toggle("dark", dark);
-    for (const [name] of CHARTS) {
+    const cursorS = this.summary ? this.cursorMs() / 1000 : undefined;
+    for (const name of names) {
       const { canvas } = this.charts[name];
       if (!canvas.isConnected || canvas.getBoundingClientRect().width === 0) continue;
       const dpr = this.sizeCanvas(canvas);
-      this.lab.draw(name, canvas, dark, dpr, name === "tradeoff" ? undefined : this.cursorS);
+      const axis = this.lab.draw(name, canvas, dark, dpr, name === "tradeoff" || name === "sink-window" ? undefined : cursorS);
+      if (axis) this.axes[name] = axis;
       this.firstChartAt ??= performance.now();
     }
   }
@@ -623,12 +849,26 @@ class LabView {
   /// Shows a finished run: figures, charts, the crash table, the change event.
   finishRun(summary, config, cause) {
     this.summary = summary;
+    this.instants = undefined;
+    this.horizonMs = config.horizon_ms ?? this.horizonMs;
+    if (this.cursorS !== undefined && this.cursorS * 1000 > this.horizonMs) this.cursorS = this.horizonMs / 1000;
+    if (this.pendingCursor !== undefined) {
+      const wanted = this.pendingCursor;
+      this.pendingCursor = undefined;
+      try {
+        this.cursorS = this.lab.cursor(wanted) / 1000;
+      } catch (e) {
+        this.cursorError = String(e.message || e);
+      }
+    }
+    this.showCursor();
     this.showMode();
     this.showFigures(summary);
     this.drawCharts();
     this.showCrashTable();
     this.showExport();
-    this.error.textContent = "";
+    this.error.textContent = this.cursorError ?? "";
+    this.cursorError = undefined;
     clearTimeout(this.altTimer);
     this.altTimer = setTimeout(() => { for (const [name] of CHARTS) this.fillAlternative(name); }, 250);
     if (cause) {
@@ -677,29 +917,43 @@ class LabView {
     });
   }
 
+  /// Play moves the cursor through the run at the chosen speed (a gloo-timers interval on the
+  /// Rust side, Player); with prefers-reduced-motion it jumps from event to event instead.
   togglePlay() {
     if (this.player) {
-      this.player.free();
+      this.player.free?.();
+      clearInterval(this.player.jumps);
       this.player = undefined;
       this.play.textContent = "Play";
       this.play.setAttribute("aria-pressed", "false");
       return;
     }
+    if (!this.summary) return;
     const end = this.horizonMs / 1000;
-    const crashS = (this.c.crash_at_ms.get() - this.startMs) / 1000;
-    const from = this.cursorS !== undefined && this.cursorS < end - 1 ? this.cursorS : Math.max(0, crashS - 20);
-    this.player = new Player(from, end, Number(this.speed.get()), (t) => {
-      this.cursorS = t;
-      this.drawCharts();
-      if (t >= end) this.togglePlay();
-    });
+    const now = this.cursorMs() / 1000;
+    const from = now < end - 1 ? now : 0;
+    if (this.reducedMotion.matches) {
+      this.player = { jumps: setInterval(() => {
+        const before = this.cursorMs();
+        this.stepEvent(1);
+        if (this.cursorMs() === before) this.togglePlay();
+      }, 1500) };
+      this.stepEvent(1);
+    } else {
+      this.player = new Player(from, end, Number(this.speed.get()), (t) => {
+        this.setCursor(t * 1000);
+        if (t >= end) this.togglePlay();
+      });
+    }
     this.play.textContent = "Pause";
     this.play.setAttribute("aria-pressed", "true");
   }
 
   destroy() {
-    this.player?.free();
+    this.player?.free?.();
+    clearInterval(this.player?.jumps);
     this.player = undefined;
+    clearTimeout(this.describeTimer);
     this.resizeObserver.disconnect();
     this.darkQuery.removeEventListener("change", this.onScheme);
     clearTimeout(this.altTimer);
@@ -916,7 +1170,7 @@ class ExercisePanel {
 }
 
 const CONFIG_ATTRIBUTES = new Set(SETTINGS.map((s) => s.attribute));
-const OBSERVED = [...CONFIG_ATTRIBUTES, "sink", "scenario", "controls", "exercise", "exercises", "exercises-src", "theme"];
+const OBSERVED = [...CONFIG_ATTRIBUTES, "sink", "scenario", "controls", "exercise", "exercises", "exercises-src", "theme", "charts", "cursor"];
 
 /// The custom element. Attributes configure it; changing one re-runs and redraws.
 /// Outside a browser (a site's build step evaluating modules in Node) there is no HTMLElement:
@@ -979,8 +1233,19 @@ export class CheckpointLabElement extends ElementBase {
     });
   }
 
-  attributeChangedCallback() {
-    if (this.view) this.refresh(true);
+  attributeChangedCallback(name, previous, value) {
+    if (!this.view) return;
+    // Moving the cursor needs no new run.
+    if (name === "cursor") {
+      try {
+        if (value === null) this.view.setCursor(this.view.lab.default_cursor());
+        else this.view.seek(value);
+      } catch (e) {
+        this.view.error.textContent = String(e.message || e);
+      }
+      return;
+    }
+    this.refresh(true);
   }
 
   /// The config the attributes and mount options describe (throws an Error naming a bad one).
@@ -1009,15 +1274,26 @@ export class CheckpointLabElement extends ElementBase {
       throw new Error(`theme: must be light, dark or auto (got ${JSON.stringify(theme)})`);
     }
     const controls = listOption("controls", view.options.controls ?? this.getAttribute("controls"), ALL_CONTROLS);
+    const views = listOption("charts", view.options.charts ?? this.getAttribute("charts"), ALL_VIEWS);
+    const cursor = view.options.cursor ?? this.getAttribute("cursor") ?? undefined;
+    if (cursor !== undefined && typeof cursor !== "string" && typeof cursor !== "number") {
+      throw new Error(`cursor: must be a clock time like "10:00:58" or milliseconds since the scenario start (got ${describeValue(cursor)})`);
+    }
     const exercises = this.exerciseIds();
     view.lab.begin(config); // checks every field before anything changes
     view.scenario.set(scenarioName);
     if (sink) view.c.sink.set(sink);
     view.showControls(controls);
+    view.showViews(views);
     view.applySettings(config);
     const settled = { ...view.settings(), ...view.extra };
-    if (sync) view.run(settled, cause ? "attribute" : undefined);
-    else view.startRun(settled, cause ? "attribute" : undefined);
+    if (sync) {
+      view.run(settled, cause ? "attribute" : undefined);
+      if (cursor !== undefined) view.seek(cursor);
+    } else {
+      view.pendingCursor = cursor;
+      view.startRun(settled, cause ? "attribute" : undefined);
+    }
     const key = exercises.join(" ");
     if (!exercises.length) {
       view.panel = undefined;
@@ -1081,7 +1357,7 @@ function checkOptions(options) {
 }
 
 /// Mounts a lab into `element`. Returns a handle with set(options), report() and destroy().
-/// Options take the keys simulate() takes plus sink, controls, theme, scenario and exercise.
+/// Options take the keys simulate() takes plus sink, controls, charts, cursor, theme, scenario and exercise.
 export async function mount(element, options) {
   if (!(element instanceof Element)) throw new Error("element: must be a DOM element");
   const first = checkOptions(options);
@@ -1119,6 +1395,14 @@ export async function mount(element, options) {
     },
     report: () => lab.report(),
     summary: () => lab.summary(),
+    /// Moves the cursor to `time` (a clock time "10:00:58" or ms since the scenario start);
+    /// throws an Error naming `cursor` when it is not a time of this run.
+    seek(time) {
+      lab.view.seek(time);
+      return handle;
+    },
+    /// The world at the cursor: { at, status, detail, description, checkpoint, restoring, offsets, lag_events, sinks, ... }.
+    world: () => lab.view.lab.world(lab.view.cursorMs()),
     destroy() {
       lab.remove();
       lab.view?.destroy();

@@ -6,6 +6,7 @@
 
 pub mod checkpoints;
 pub mod latency;
+pub mod pipeline;
 pub mod replay;
 pub mod sink_window;
 pub mod tradeoff;
@@ -32,10 +33,13 @@ pub enum Chart {
     Checkpoints,
     /// What each sink holds for one key of one window.
     SinkWindow,
+    /// The pipeline at the cursor: partitions, operator, checkpoint store, status and sinks.
+    Pipeline,
 }
 
 impl Chart {
-    pub const ALL: [Chart; 5] = [Chart::Replay, Chart::Latency, Chart::Tradeoff, Chart::Checkpoints, Chart::SinkWindow];
+    pub const ALL: [Chart; 6] =
+        [Chart::Pipeline, Chart::Replay, Chart::Latency, Chart::Tradeoff, Chart::Checkpoints, Chart::SinkWindow];
 
     /// The chart's name on the page ("sink-window").
     pub fn name(self) -> &'static str {
@@ -45,6 +49,7 @@ impl Chart {
             Chart::Tradeoff => "tradeoff",
             Chart::Checkpoints => "checkpoints",
             Chart::SinkWindow => "sink-window",
+            Chart::Pipeline => "pipeline",
         }
     }
 
@@ -96,7 +101,39 @@ pub fn draw<DB: DrawingBackend>(
         Chart::Tradeoff => tradeoff::draw(area, report, pinned, view),
         Chart::Checkpoints => checkpoints::draw(area, report, view),
         Chart::SinkWindow => sink_window::draw(area, report, focus.window(report), focus.product, view),
+        Chart::Pipeline => pipeline::draw(area, report, view),
     }
+}
+
+/// Where a drawn time chart put its clock axis: backend pixels `x0..x1` span seconds
+/// `from_s..to_s` since the scenario start. The page turns a click or a hover into a time with it.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct AxisPixels {
+    pub x0: i32,
+    pub x1: i32,
+    pub y0: i32,
+    pub y1: i32,
+    pub from_s: f64,
+    pub to_s: f64,
+}
+
+thread_local! {
+    /// The clock axis of the time chart drawn last (set by [`finish_time_chart`]).
+    static LAST_TIME_AXIS: std::cell::Cell<Option<AxisPixels>> = const { std::cell::Cell::new(None) };
+}
+
+/// Like [`draw`], and returns where the chart's clock axis lies, for charts over the scenario clock.
+pub fn draw_measured<DB: DrawingBackend>(
+    chart: Chart,
+    area: &DrawingArea<DB, Shift>,
+    report: &Report,
+    pinned: Option<&Report>,
+    focus: &Focus,
+    view: &View,
+) -> Result<Option<AxisPixels>, DrawingAreaErrorKind<DB::ErrorType>> {
+    LAST_TIME_AXIS.with(|c| c.set(None));
+    draw(chart, area, report, pinned, focus, view)?;
+    Ok(LAST_TIME_AXIS.with(|c| c.take()))
 }
 
 /// The text alternative of `chart` drawn from `report`.
@@ -107,6 +144,7 @@ pub fn text_alternative(chart: Chart, report: &Report, focus: &Focus) -> TextAlt
         Chart::Tradeoff => tradeoff::text_alternative(report),
         Chart::Checkpoints => checkpoints::text_alternative(report),
         Chart::SinkWindow => sink_window::text_alternative(report, focus.window(report), focus.product),
+        Chart::Pipeline => pipeline::text_alternative(report, None),
     }
 }
 
@@ -530,6 +568,18 @@ pub fn finish_time_chart<DB: plotters::prelude::DrawingBackend>(
     view: &View,
 ) -> Result<(), plotters::prelude::DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = view.theme.palette();
+    let (xs, ys) = chart.plotting_area().get_pixel_range();
+    let x_range = chart.x_range();
+    LAST_TIME_AXIS.with(|c| {
+        c.set(Some(AxisPixels {
+            x0: xs.start,
+            x1: xs.end,
+            y0: ys.start,
+            y1: ys.end,
+            from_s: x_range.start,
+            to_s: x_range.end,
+        }))
+    });
     if let Some(crash) = crash {
         vertical_line(&mut chart, crash.at.s, pal.vermillion, 2.0, view)?;
         legend.push(LegendEntry::new(format!("crash at {}", crash.at.at), pal.vermillion, Swatch::Mark));

@@ -16,6 +16,7 @@ pub mod sinks;
 pub mod source;
 pub mod trace;
 pub mod units;
+pub mod world;
 
 pub use config::{Alignment, Config, ConfigError, Mode, Snapshots, MEMORY_BUDGET_BYTES};
 pub use report::Outcome;

@@ -242,6 +242,23 @@ mod tests {
     }
 
     #[test]
+    fn batches_that_never_keep_up_give_figures_a_browser_can_read() {
+        let config = Config {
+            mode: Mode::MicroBatch,
+            interval_ms: 120_000,
+            rate_per_s: 1_000_000,
+            capacity_per_s: 4_000,
+            ..Config::default()
+        };
+        let s = steady_state(&config, config.interval_ms);
+        assert!(s.store_limited);
+        let exact = 1u64 << 53;
+        for figure in [s.effective_interval_ms, s.interval_replay_events, s.worst_case_replay_events, s.duration_ms] {
+            assert!(figure < exact, "{figure} is beyond 2^53: {s:?}");
+        }
+    }
+
+    #[test]
     fn a_slow_store_stretches_the_interval() {
         let config = Config { store_write_bytes_per_s: 50_000_000, ..Config::default() };
         let s = steady_state(&config, 5_000);

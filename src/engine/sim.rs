@@ -178,6 +178,27 @@ impl Sim {
         }
     }
 
+    /// Runs until the clock reads `t_ms` and handles what is due then, so the simulation stands
+    /// exactly where a sample taken at `t_ms` would see it: the reference the world at an
+    /// instant ([`super::world`]) is tested against.
+    pub fn run_through(&mut self, t_ms: u64) {
+        self.run_until(t_ms);
+        self.handle_due();
+    }
+
+    /// The readers' offset per partition now.
+    pub fn read_offsets(&self) -> &[u64] {
+        &self.job.read_offsets
+    }
+
+    /// The checkpoint (or batch) in flight now, if any.
+    pub fn in_flight(&self) -> Option<u64> {
+        if !self.is_running() {
+            return None;
+        }
+        self.protocol.in_flight()
+    }
+
     /// Runs to the end of the horizon, handling what is due at the final instant too.
     pub fn run_to_end(&mut self) {
         let end = self.config.end_ms();

@@ -7,6 +7,7 @@ pub mod controls;
 pub mod exercise;
 pub mod export;
 pub mod narration;
+pub mod pipeline;
 pub mod report;
 pub mod scenarios;
 pub mod timeline;

@@ -15,6 +15,7 @@ use crate::engine::model::{SteadyState, Tradeoff};
 use crate::engine::protocol::{OffsetLogEntry, RestorePoint};
 use crate::engine::report::{self as figures, Figures, OffsetRange, SinkTables};
 use crate::engine::sinks::SinkDesign;
+use crate::engine::world::WorldIndex;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
@@ -260,10 +261,18 @@ pub struct Report {
     /// the JSON).
     #[serde(skip)]
     pub tables: SinkTables,
+    /// The world at any instant of the run, for the pipeline view at the cursor (not in the JSON).
+    #[serde(skip)]
+    pub world: WorldIndex,
 }
 
 /// The report of a run: the engine's figures, with times as stamps and facts as sentences.
-pub fn report(figures: Figures) -> Report {
+pub fn report(mut figures: Figures) -> Report {
+    let series = series(&figures.trace, figures.config.start_time_ms);
+    let timeline = timeline(&figures.trace, figures.config.start_time_ms);
+    // The trace moves into the index of the world at an instant (the charts' pipeline view).
+    let trace = std::mem::take(&mut figures.trace);
+    let world = WorldIndex::with_trace(&figures, trace);
     let config = &figures.config;
     let stamp = |ms| Stamp::new(config, ms);
     let sinks = &figures.sinks;
@@ -327,9 +336,10 @@ pub fn report(figures: Figures) -> Report {
         warnings: figures.warnings.iter().map(narration::warning).collect(),
         steady_state: figures.steady_state,
         tradeoff: figures.tradeoff,
-        series: series(&figures.trace, config.start_time_ms),
-        timeline: timeline(&figures.trace, config.start_time_ms),
+        series,
+        timeline,
         offset_log: figures.offset_log.iter().map(|e| LoggedBatch::new(config, e)).collect(),
+        world,
         tables: figures.tables,
         config: figures.config,
     }

@@ -391,16 +391,86 @@ impl Lab {
         dark: bool,
         scale: f64,
         cursor_s: Option<f64>,
-    ) -> Result<(), JsError> {
+    ) -> Result<JsValue, JsError> {
         let report = self.current()?;
         let named = chart_named(chart)?;
         let backend = canvas::MeasuredCanvas::new(canvas).ok_or_else(|| JsError::new("canvas has no 2d context"))?;
         let area = backend.into_drawing_area();
         let scale = if scale.is_finite() && scale > 0.0 { scale.min(4.0) } else { 1.0 };
         let compact = View::is_narrow(area.dim_in_pixel().0, scale);
+        let cursor_s = cursor_s.filter(|s| s.is_finite());
         let view = View { theme: if dark { Theme::Dark } else { Theme::Light }, scale, cursor_s, compact };
-        let drawn = charts::draw(named, &area, report, self.pinned.as_ref(), &self.focus, &view);
-        drawn.map_err(|e| JsError::new(&format!("drawing {chart} failed: {e}")))
+        let drawn = charts::draw_measured(named, &area, report, self.pinned.as_ref(), &self.focus, &view);
+        let axis = drawn.map_err(|e| JsError::new(&format!("drawing {chart} failed: {e}")))?;
+        // Where the clock axis lies, so a click or a hover on the chart can become a time.
+        match axis {
+            Some(axis) => to_js(&axis),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// Reads a cursor time: clock text ("10:00:58", "10:00:58.500") or milliseconds since the
+    /// scenario start. Returns milliseconds since the start, or throws an Error naming `cursor`.
+    pub fn cursor(&self, value: JsValue) -> Result<f64, JsError> {
+        let config = &self.current()?.config;
+        let (start, horizon) = (config.start_time_ms, config.horizon_ms);
+        let range = || {
+            format!(
+                "between {} and {} (0 to {} ms since the scenario start)",
+                ClockTime(start),
+                ClockTime(start + horizon),
+                horizon
+            )
+        };
+        let ms = if let Some(n) = value.as_f64() {
+            if !n.is_finite() || n < 0.0 || n > horizon as f64 {
+                return Err(JsError::new(&format!("cursor: must be {} (got {n})", range())));
+            }
+            n
+        } else if let Some(text) = value.as_string() {
+            if text.chars().count() > MAX_TEXT_CHARS as usize {
+                return Err(JsError::new("cursor: a clock time is a short text like 10:00:58"));
+            }
+            let at = crate::engine::clock::parse_clock(&text).map_err(|e| JsError::new(&format!("cursor: {e}")))?;
+            if at < start || at > start + horizon {
+                return Err(JsError::new(&format!("cursor: must be {} (got {text:?})", range())));
+            }
+            (at - start) as f64
+        } else {
+            return Err(JsError::new(&format!(
+                "cursor: must be a clock time like \"10:00:58\" or milliseconds since the scenario start (got {})",
+                value.js_typeof().as_string().unwrap_or_default()
+            )));
+        };
+        Ok(ms)
+    }
+
+    /// The world at `cursor_ms` (milliseconds since the scenario start): the job's status and
+    /// the sentence describing it, the checkpoint in flight or being restored, the readers'
+    /// offsets, the lag and each sink's rows and duplicates so far.
+    pub fn world(&self, cursor_ms: f64) -> Result<JsValue, JsError> {
+        let report = self.current()?;
+        let config = &report.config;
+        if !cursor_ms.is_finite() {
+            return Err(JsError::new(&format!("cursor: must be a finite number of ms (got {cursor_ms})")));
+        }
+        let at_ms = config.start_time_ms + cursor_ms.clamp(0.0, config.horizon_ms as f64).round() as u64;
+        to_js(&crate::lesson::pipeline::WorldView::new(&report.world.at(at_ms), config))
+    }
+
+    /// Where the cursor stands before the student moves it (ms since the scenario start): the
+    /// crash, or without one the first barrier and a second.
+    pub fn default_cursor(&self) -> Result<f64, JsError> {
+        let config = &self.current()?.config;
+        Ok((crate::lesson::pipeline::default_cursor_ms(config) - config.start_time_ms) as f64)
+    }
+
+    /// The instants a student steps between (barriers, completed checkpoints, the crash, its
+    /// detection, the restore, the end of the replay, the catch-up), in ms since the start.
+    pub fn key_instants(&self) -> Result<Vec<f64>, JsError> {
+        let report = self.current()?;
+        let start = report.config.start_time_ms;
+        Ok(report.world.key_instants_ms().into_iter().map(|t| (t - start) as f64).collect())
     }
 
     /// A chart's text alternative: { summary, columns, rows }.

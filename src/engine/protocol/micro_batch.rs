@@ -281,6 +281,11 @@ impl MicroBatch {
             && committed_id == self.offset_log.last().map_or(0, |e| e.batch_id)
     }
 
+    /// The batch in progress, from its trigger to its commit.
+    pub fn in_flight(&self) -> Option<u64> {
+        self.batch.as_ref().map(|b| b.entry.batch_id)
+    }
+
     pub fn phase(&self) -> Phase {
         match self.batch.as_ref().map(|b| &b.stage) {
             None => Phase::WaitingForTrigger,

@@ -260,6 +260,15 @@ impl Protocol {
         }
     }
 
+    /// The checkpoint or batch in flight: a barrier's checkpoint until it completes, a batch
+    /// from its trigger to its commit.
+    pub fn in_flight(&self) -> Option<u64> {
+        match self {
+            Protocol::Barrier(b) => b.pending.as_ref().map(|p| p.id),
+            Protocol::MicroBatch(m) => m.in_flight(),
+        }
+    }
+
     /// The offset log (micro-batch mode; empty in barrier mode).
     pub fn offset_log(&self) -> &[OffsetLogEntry] {
         match self {

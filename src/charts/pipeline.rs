@@ -1,0 +1,651 @@
+//! The pipeline at the cursor: the partitions as logs (log end, reader position, barrier in
+//! flight, the last completed checkpoint's offsets and what a recovery replays), the operator
+//! (dedupe and window, its state, inputs held for alignment), the checkpoint store (completed
+//! checkpoints, the upload or the restore in progress) or in micro-batch mode the offset log,
+//! the batch and the commit log, the job's status, and the four sinks with their rows,
+//! duplicates and what a reader sees. Drawn from the world at the cursor, which the report's
+//! trace answers without simulating again.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::{Palette, TextAlternative, View};
+use crate::engine::clock::ClockTime;
+use crate::engine::config::{Alignment, Mode};
+use crate::engine::trace::Phase;
+use crate::engine::units::{format_bytes, format_count};
+use crate::engine::world::{BatchStage, CheckpointStage, World};
+use crate::lesson::pipeline::{default_cursor_ms, description, status};
+use crate::lesson::Report;
+
+pub const TITLE: &str = "The pipeline at the cursor";
+
+type Result<DB> = std::result::Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+/// The instant the view shows: the cursor, or before it moves, the default instant.
+pub fn cursor_ms(report: &Report, view: &View) -> u64 {
+    let config = &report.config;
+    match view.cursor_s {
+        Some(s) if s.is_finite() => config.start_time_ms + (s.max(0.0) * 1000.0).round() as u64,
+        _ => default_cursor_ms(config),
+    }
+}
+
+/// A pen for text on one area: sizes in CSS pixels, anchored left and top unless told.
+struct Pen<'a, DB: DrawingBackend> {
+    area: &'a DrawingArea<DB, Shift>,
+    view: &'a View,
+    pal: Palette,
+}
+
+impl<DB: DrawingBackend> Pen<'_, DB> {
+    fn font(&self, size: f64, color: RGBColor) -> TextStyle<'static> {
+        ("sans-serif", self.view.font(size)).into_font().color(&color)
+    }
+
+    /// Writes `text` at (x, y), cut with an ellipsis to fit `max_w` pixels.
+    #[allow(clippy::too_many_arguments)]
+    fn text(&self, text: &str, x: i32, y: i32, size: f64, color: RGBColor, max_w: i32, h: HPos) -> Result<DB> {
+        let font = self.font(size, color);
+        let mut shown = text.to_string();
+        while shown.chars().count() > 1 && self.area.estimate_text_size(&shown, &font)?.0 as i32 > max_w {
+            let keep = shown.chars().count() - 2;
+            shown = shown.chars().take(keep).collect::<String>() + "…";
+        }
+        self.area.draw(&Text::new(shown, (x, y), font.pos(Pos::new(h, VPos::Top))))
+    }
+
+    fn rect(&self, x0: i32, y0: i32, x1: i32, y1: i32, color: RGBColor, alpha: f64) -> Result<DB> {
+        self.area.draw(&Rectangle::new([(x0, y0), (x1, y1)], color.mix(alpha).filled()))
+    }
+
+    fn frame(&self, x0: i32, y0: i32, x1: i32, y1: i32, color: RGBColor, width_css: f64) -> Result<DB> {
+        self.area.draw(&Rectangle::new([(x0, y0), (x1, y1)], color.stroke_width(self.view.px(width_css))))
+    }
+
+    fn line(&self, from: (i32, i32), to: (i32, i32), color: RGBColor, width_css: f64) -> Result<DB> {
+        self.area.draw(&PathElement::new(vec![from, to], color.stroke_width(self.view.px(width_css))))
+    }
+
+    fn arrow(&self, from: (i32, i32), to: (i32, i32)) -> Result<DB> {
+        let color = self.pal.foreground.mix(0.6);
+        let head = self.view.px(5.0) as i32;
+        self.area.draw(&PathElement::new(vec![from, to], color.stroke_width(self.view.px(1.5))))?;
+        self.area.draw(&PathElement::new(vec![(to.0 - head, to.1 - head), to, (to.0 - head, to.1 + head)], color))
+    }
+
+    fn px(&self, css: f64) -> i32 {
+        self.view.px(css) as i32
+    }
+}
+
+/// A box: (left, top, right, bottom) in backend pixels.
+#[derive(Clone, Copy)]
+struct Rect {
+    x0: i32,
+    y0: i32,
+    x1: i32,
+    y1: i32,
+}
+
+impl Rect {
+    fn w(&self) -> i32 {
+        self.x1 - self.x0
+    }
+}
+
+pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &Report, view: &View) -> Result<DB> {
+    let pal = view.theme.palette();
+    area.fill(&pal.background)?;
+    let world = report.world.at(cursor_ms(report, view));
+    let pen = Pen { area, view, pal };
+    let (w, h) = area.dim_in_pixel();
+    let (w, h) = (w as i32, h as i32);
+    let m = pen.px(10.0);
+    let header = draw_header(&pen, report, &world, Rect { x0: m, y0: m, x1: w - m, y1: h }, view.compact)?;
+    let top = header + pen.px(6.0);
+    if view.compact {
+        // Stacked: the source, the operator beside the store, then the sinks two by two.
+        let sinks_h = pen.px(132.0);
+        let middle_h = pen.px(100.0);
+        let source = Rect { x0: m, y0: top, x1: w - m, y1: h - m - sinks_h - middle_h - pen.px(12.0) };
+        draw_source(&pen, report, &world, source)?;
+        let my = source.y1 + pen.px(6.0);
+        let half = (w - 2 * m - pen.px(8.0)) / 2;
+        draw_operator(&pen, report, &world, Rect { x0: m, y0: my, x1: m + half, y1: my + middle_h })?;
+        draw_store(&pen, report, &world, Rect { x0: w - m - half, y0: my, x1: w - m, y1: my + middle_h })?;
+        let sy = my + middle_h + pen.px(6.0);
+        draw_sinks(&pen, report, &world, Rect { x0: m, y0: sy, x1: w - m, y1: h - m }, 2)?;
+    } else {
+        let source = Rect { x0: m, y0: top, x1: (w as f64 * 0.42) as i32, y1: h - m };
+        let mid = Rect { x0: (w as f64 * 0.46) as i32, y0: top, x1: (w as f64 * 0.69) as i32, y1: h - m };
+        let sinks = Rect { x0: (w as f64 * 0.73) as i32, y0: top, x1: w - m, y1: h - m };
+        draw_source(&pen, report, &world, source)?;
+        let split = mid.y0 + (mid.y1 - mid.y0) * 45 / 100;
+        draw_operator(&pen, report, &world, Rect { y1: split - pen.px(4.0), ..mid })?;
+        draw_store(&pen, report, &world, Rect { y0: split + pen.px(4.0), ..mid })?;
+        let arrow_y = mid.y0 + (split - mid.y0) / 2;
+        pen.arrow((source.x1 + pen.px(4.0), arrow_y), (mid.x0 - pen.px(3.0), arrow_y))?;
+        pen.arrow((mid.x1 + pen.px(3.0), arrow_y), (sinks.x0 - pen.px(3.0), arrow_y))?;
+        draw_sinks(&pen, report, &world, sinks, 1)?;
+    }
+    area.present()
+}
+
+/// The clock, the status word with its numbers, and the readers' position; returns its bottom.
+fn draw_header<DB: DrawingBackend>(
+    pen: &Pen<'_, DB>,
+    report: &Report,
+    world: &World,
+    r: Rect,
+    compact: bool,
+) -> std::result::Result<i32, DrawingAreaErrorKind<DB::ErrorType>> {
+    let pal = pen.pal;
+    let status = status(world, &report.config);
+    let color = match world.phase {
+        Phase::Detecting | Phase::Restarting | Phase::Restoring => pal.vermillion,
+        Phase::Replaying | Phase::CatchingUp => pal.orange,
+        // Okabe-Ito blue is too dark to read on the dark background; its sky blue is not.
+        _ if world.checkpoint.is_some() || world.batch.is_some() => {
+            if pen.view.theme == super::Theme::Dark {
+                pal.sky
+            } else {
+                pal.blue
+            }
+        }
+        _ => pal.green,
+    };
+    let clock = ClockTime(world.at_ms).to_string();
+    let clock_w = pen.area.estimate_text_size(&clock, &pen.font(17.0, pal.foreground))?.0 as i32;
+    pen.text(&clock, r.x0, r.y0, 17.0, pal.foreground, r.w(), HPos::Left)?;
+    let dot = pen.px(6.0);
+    let sx = r.x0 + clock_w + pen.px(12.0);
+    pen.area.draw(&Circle::new((sx + dot, r.y0 + pen.px(10.0)), dot as u32, color.filled()))?;
+    let wx = sx + 2 * dot + pen.px(6.0);
+    let line2 = r.y0 + pen.px(24.0);
+    if compact {
+        pen.text(status.word, wx, r.y0 + pen.px(2.0), 14.0, color, r.x1 - wx, HPos::Left)?;
+        if status.detail != status.word {
+            // On a narrow canvas the sentence may take two lines, broken after a colon or semicolon.
+            let font = pen.font(12.0, pal.foreground);
+            let fits = |t: &str| pen.area.estimate_text_size(t, &font).map(|(w, _)| w as i32 <= r.w());
+            let (first, second) = if fits(&status.detail)? {
+                (status.detail.as_str(), "")
+            } else {
+                let split = status
+                    .detail
+                    .match_indices([':', ';'])
+                    .map(|(i, _)| i + 1)
+                    .rfind(|&i| fits(&status.detail[..i]).unwrap_or(false));
+                match split {
+                    Some(i) => (&status.detail[..i], status.detail[i..].trim_start()),
+                    None => (status.detail.as_str(), ""),
+                }
+            };
+            pen.text(first, r.x0, line2, 12.0, pal.foreground, r.w(), HPos::Left)?;
+            if !second.is_empty() {
+                pen.text(second, r.x0, line2 + pen.px(16.0), 12.0, pal.foreground, r.w(), HPos::Left)?;
+                let y3 = line2 + pen.px(34.0);
+                return draw_position(pen, world, r, y3);
+            }
+        }
+    } else {
+        pen.text(&status.detail, wx, r.y0 + pen.px(2.0), 14.0, color, r.x1 - wx, HPos::Left)?;
+    }
+    let y3 = if compact { line2 + pen.px(18.0) } else { line2 };
+    draw_position(pen, world, r, y3)
+}
+
+/// The readers' position, the log end and the lag; returns the header's bottom.
+fn draw_position<DB: DrawingBackend>(
+    pen: &Pen<'_, DB>,
+    world: &World,
+    r: Rect,
+    y: i32,
+) -> std::result::Result<i32, DrawingAreaErrorKind<DB::ErrorType>> {
+    let position = format!(
+        "readers at offset {} · log end {} · lag {} events",
+        format_count(world.position),
+        format_count(world.log_end),
+        format_count(world.lag_events)
+    );
+    pen.text(&position, r.x0, y, 12.0, pen.pal.foreground, r.w(), HPos::Left)?;
+    Ok(y + pen.px(16.0))
+}
+
+/// The partitions as logs on one scale of offsets.
+fn draw_source<DB: DrawingBackend>(pen: &Pen<'_, DB>, report: &Report, world: &World, r: Rect) -> Result<DB> {
+    let pal = pen.pal;
+    let config = &report.config;
+    let partitions = world.offsets.len().max(1);
+    pen.text(
+        &format!("source log: {} partitions, {} events/s", partitions, format_count(config.rate_per_s)),
+        r.x0,
+        r.y0,
+        12.0,
+        pal.foreground,
+        r.w(),
+        HPos::Left,
+    )?;
+    let legend_h = pen.px(30.0);
+    let top = r.y0 + pen.px(18.0);
+    let bottom = r.y1 - legend_h;
+    let row = ((bottom - top) / partitions as i32).max(2);
+    let bar_h = (row * 7 / 10).max(1).min(pen.px(14.0));
+    let label_w = pen.px(26.0);
+    let (bx0, bx1) = (r.x0 + label_w, r.x1);
+    // One scale for every partition: from a little before the oldest offset that matters (the
+    // reader, the restored checkpoint) to the newest log end.
+    let per_partition = |total: u64| total / partitions as u64;
+    let restored = world.crash.as_ref().filter(|_| !world.caught_up()).map(|c| c.restore_offset);
+    let hi = world.log_ends.iter().copied().max().unwrap_or(0);
+    let shown = (config.rate_per_s * 40 / partitions as u64).max(1);
+    let oldest = world
+        .offsets
+        .iter()
+        .copied()
+        .chain(restored.map(per_partition))
+        .chain(last_completed_offset(world, report).map(per_partition))
+        .min()
+        .unwrap_or(hi);
+    let span = (hi.saturating_sub(oldest) * 115 / 100).max(shown);
+    let lo = hi.saturating_sub(span);
+    let x = |offset: u64| bx0 + ((offset.saturating_sub(lo)) as f64 / span as f64 * f64::from(bx1 - bx0)) as i32;
+    let barrier = world.checkpoint.as_ref();
+    let batch_end = world
+        .batch
+        .as_ref()
+        .and_then(|b| report.offset_log.iter().rev().find(|e| e.batch_id == b.batch_id))
+        .map(|e| &e.end_offsets);
+    let completed = report.checkpoints.iter().rev().find(|c| Some(&c.id) == world.completed.last());
+    let crash_offsets = world.crash.as_ref().filter(|_| !world.caught_up()).and(report.crash.as_ref());
+    for p in 0..partitions {
+        let y = top + row * p as i32;
+        let (yb0, yb1) = (y, y + bar_h);
+        if row >= pen.px(9.0) {
+            pen.text(
+                &format!("p{p}"),
+                r.x0,
+                y + (bar_h - pen.px(10.0)) / 2,
+                10.0,
+                pal.foreground,
+                label_w,
+                HPos::Left,
+            )?;
+        }
+        let end = world.log_ends.get(p).copied().unwrap_or(0);
+        let offset = world.offsets.get(p).copied().unwrap_or(0);
+        pen.rect(bx0, yb0, x(end), yb1, pal.grid, 1.0)?;
+        pen.rect(bx0, yb0, x(offset), yb1, pal.blue, 0.75)?;
+        if offset < end {
+            pen.rect(x(offset), yb0, x(end), yb1, pal.orange, 0.35)?;
+        }
+        // What the recovery replays: from the restored checkpoint's offset to the crash offset.
+        if let (Some(c), Some(crash)) = (world.crash.as_ref(), crash_offsets) {
+            let from = report.checkpoints.iter().rev().find(|k| k.id == c.restore_from).and_then(|k| k.offsets.get(p));
+            if let (Some(&from), Some(&to)) = (from, crash.offsets.get(p)) {
+                pen.frame(x(from), yb0, x(to).max(x(from) + 1), yb1, pal.vermillion, 1.0)?;
+            }
+        }
+        if let Some(&o) = completed.and_then(|c| c.offsets.get(p)) {
+            pen.line((x(o), yb0 - pen.px(2.0)), (x(o), yb1 + pen.px(2.0)), pal.green, 2.0)?;
+        }
+        // The barrier of the checkpoint in flight, at the offsets it will restore once complete;
+        // in micro-batch mode, where the batch in progress ends (its offset-log entry).
+        if let Some(&o) = barrier.and_then(|b| b.barrier_offsets.get(p)).or(batch_end.and_then(|e| e.get(p))) {
+            pen.line((x(o), yb0 - pen.px(3.0)), (x(o), yb1 + pen.px(3.0)), pal.yellow, 3.0)?;
+        }
+        pen.line((x(offset), yb0 - pen.px(2.0)), (x(offset), yb1 + pen.px(2.0)), pal.foreground, 1.5)?;
+    }
+    // The legend under the logs.
+    let ly = bottom + pen.px(4.0);
+    let sw = pen.px(10.0);
+    let mut lx = bx0;
+    let micro_batch = config.mode == Mode::MicroBatch;
+    let items: [(&str, RGBColor, f64); 5] = [
+        ("read", pal.blue, 0.75),
+        ("lag", pal.orange, 0.35),
+        (if micro_batch { "batch end" } else { "barrier" }, pal.yellow, 1.0),
+        ("checkpoint", pal.green, 1.0),
+        ("to replay", pal.vermillion, 1.0),
+    ];
+    for (label, color, alpha) in items {
+        let font = pen.font(10.0, pal.foreground);
+        let tw = pen.area.estimate_text_size(label, &font)?.0 as i32;
+        if lx + sw + tw + pen.px(4.0) > r.x1 {
+            break;
+        }
+        pen.rect(lx, ly + pen.px(2.0), lx + sw, ly + pen.px(10.0), color, alpha)?;
+        pen.text(label, lx + sw + pen.px(3.0), ly, 10.0, pal.foreground, tw + pen.px(2.0), HPos::Left)?;
+        lx += sw + tw + pen.px(12.0);
+    }
+    let scale = format!("offsets per partition {} to {}", format_count(lo), format_count(hi));
+    pen.text(&scale, bx0, ly + pen.px(13.0), 10.0, pal.foreground, bx1 - bx0, HPos::Left)
+}
+
+/// The offsets total of the newest completed checkpoint (or committed batch).
+fn last_completed_offset(world: &World, report: &Report) -> Option<u64> {
+    let id = *world.completed.last()?;
+    report.checkpoints.iter().rev().find(|c| c.id == id).map(|c| c.offset)
+}
+
+/// The operator: dedupe and window, its state, and inputs held or records in flight.
+fn draw_operator<DB: DrawingBackend>(pen: &Pen<'_, DB>, report: &Report, world: &World, r: Rect) -> Result<DB> {
+    let pal = pen.pal;
+    let config = &report.config;
+    let down = matches!(world.phase, Phase::Detecting | Phase::Restarting | Phase::Restoring);
+    pen.rect(r.x0, r.y0, r.x1, r.y1, if down { pal.vermillion } else { pal.sky }, 0.12)?;
+    pen.frame(r.x0, r.y0, r.x1, r.y1, if down { pal.vermillion } else { pal.sky }, 1.5)?;
+    let (x, w) = (r.x0 + pen.px(6.0), r.w() - pen.px(12.0));
+    let mut y = r.y0 + pen.px(5.0);
+    let line = pen.px(15.0);
+    pen.text("operator: dedupe + window", x, y, 12.0, pal.foreground, w, HPos::Left)?;
+    y += line + pen.px(2.0);
+    if down {
+        pen.text("down: state lost", x, y, 12.0, pal.vermillion, w, HPos::Left)?;
+        y += line;
+        if let Some(restore) = &world.restore {
+            pen.text(
+                &format!(
+                    "loading {} of {}",
+                    format_bytes(restore.done_bytes as f64),
+                    format_bytes(restore.total_bytes as f64)
+                ),
+                x,
+                y,
+                11.0,
+                pal.foreground,
+                w,
+                HPos::Left,
+            )?;
+        }
+        return Ok(());
+    }
+    let window = world.open_window_start_ms;
+    pen.text(
+        &format!("window {}–{} open", ClockTime(window), ClockTime(window + config.window_ms)),
+        x,
+        y,
+        11.0,
+        pal.foreground,
+        w,
+        HPos::Left,
+    )?;
+    y += line;
+    pen.text(
+        &format!("state {} · {} seen ids", format_bytes(config.state_bytes as f64), format_count(world.seen_ids)),
+        x,
+        y,
+        11.0,
+        pal.foreground,
+        w,
+        HPos::Left,
+    )?;
+    y += line;
+    match &world.checkpoint {
+        Some(c) if c.aligning => {
+            pen.text("holding inputs whose barrier arrived", x, y, 11.0, pal.orange, w, HPos::Left)?;
+        }
+        Some(c) if config.alignment == Alignment::Unaligned && config.backpressure_ms > 0 => {
+            let stored = report.checkpoints.iter().find(|k| k.id == c.checkpoint_id).map_or(0, |k| k.in_flight_bytes);
+            pen.text(
+                &format!("in-flight records stored: {}", format_bytes(stored as f64)),
+                x,
+                y,
+                11.0,
+                pal.orange,
+                w,
+                HPos::Left,
+            )?;
+        }
+        Some(c) if c.stage == CheckpointStage::SyncPause => {
+            pen.text(&format!("paused: snapshot {}", c.checkpoint_id), x, y, 11.0, pal.vermillion, w, HPos::Left)?;
+        }
+        _ => {
+            let rate = if matches!(world.phase, Phase::Replaying | Phase::CatchingUp) {
+                format!("reading at capacity, {} events/s", format_count(config.capacity_per_s))
+            } else if world.phase == Phase::WaitingForTrigger {
+                "idle until the next trigger".to_string()
+            } else if let Some(b) = world.batch.as_ref().filter(|b| b.stage == BatchStage::Processing) {
+                format!("processing batch {} at {} events/s", b.batch_id, format_count(config.capacity_per_s))
+            } else {
+                format!("keeping up with {} events/s", format_count(config.rate_per_s))
+            };
+            pen.text(&rate, x, y, 11.0, pal.foreground, w, HPos::Left)?;
+        }
+    }
+    Ok(())
+}
+
+/// The checkpoint store (barrier mode) or the offset log, state store and commit log (micro-batch).
+fn draw_store<DB: DrawingBackend>(pen: &Pen<'_, DB>, report: &Report, world: &World, r: Rect) -> Result<DB> {
+    let pal = pen.pal;
+    pen.rect(r.x0, r.y0, r.x1, r.y1, pal.green, 0.08)?;
+    pen.frame(r.x0, r.y0, r.x1, r.y1, pal.green, 1.5)?;
+    let (x, w) = (r.x0 + pen.px(6.0), r.w() - pen.px(12.0));
+    let mut y = r.y0 + pen.px(5.0);
+    let line = pen.px(15.0);
+    let micro_batch = report.config.mode == Mode::MicroBatch;
+    pen.text(
+        if micro_batch { "checkpoint location" } else { "checkpoint store" },
+        x,
+        y,
+        12.0,
+        pal.foreground,
+        w,
+        HPos::Left,
+    )?;
+    y += line + pen.px(2.0);
+    // The newest completed checkpoints (committed batches) as chips.
+    let label = if micro_batch { "committed" } else { "completed" };
+    let recent: Vec<String> = world.completed.iter().rev().take(4).rev().map(u64::to_string).collect();
+    pen.text(&format!("{label}: {}", recent.join(" · ")), x, y, 11.0, pal.green, w, HPos::Left)?;
+    y += line;
+    let bar = |y: i32, done: u64, total: u64, color: RGBColor, text: String| -> Result<DB> {
+        let bh = pen.px(12.0);
+        pen.rect(x, y, x + w, y + bh, pal.grid, 1.0)?;
+        let filled = if total == 0 { 0 } else { (w as f64 * done as f64 / total as f64) as i32 };
+        pen.rect(x, y, x + filled, y + bh, color, 0.8)?;
+        pen.text(&text, x, y + bh + pen.px(2.0), 11.0, pal.foreground, w, HPos::Left)
+    };
+    if let Some(restore) = &world.restore {
+        let what = if micro_batch { "state of batch" } else { "checkpoint" };
+        return bar(
+            y,
+            restore.done_bytes,
+            restore.total_bytes,
+            pal.vermillion,
+            format!(
+                "restoring {what} {}: {} of {}",
+                restore.restore_from,
+                format_bytes(restore.done_bytes as f64),
+                format_bytes(restore.total_bytes as f64)
+            ),
+        );
+    }
+    if micro_batch {
+        match &world.batch {
+            Some(b) => {
+                let stage = match b.stage {
+                    BatchStage::WritingOffsetLog => "writing the offset log",
+                    BatchStage::Processing => "processing",
+                    BatchStage::Committing => "state store, then commit log",
+                };
+                pen.text(
+                    &format!(
+                        "offset log: batch {} [{}–{}]",
+                        b.batch_id,
+                        format_count(b.start_offset),
+                        format_count(b.end_offset)
+                    ),
+                    x,
+                    y,
+                    11.0,
+                    pal.foreground,
+                    w,
+                    HPos::Left,
+                )?;
+                y += line;
+                let done = world.position.saturating_sub(b.start_offset);
+                let total = b.end_offset.saturating_sub(b.start_offset);
+                let done = if b.stage == BatchStage::Committing { total } else { done.min(total) };
+                bar(y, done, total.max(1), pal.blue, format!("batch {}: {stage}", b.batch_id))?;
+            }
+            None => {
+                let last = world.completed.last().copied().unwrap_or(0);
+                pen.text(
+                    &format!("commit log: batch {last} · state store version {last}"),
+                    x,
+                    y,
+                    11.0,
+                    pal.foreground,
+                    w,
+                    HPos::Left,
+                )?;
+            }
+        }
+        return Ok(());
+    }
+    match &world.checkpoint {
+        Some(c) => match c.stage {
+            CheckpointStage::Uploading { done_bytes, size_bytes } => bar(
+                y,
+                done_bytes,
+                size_bytes,
+                pal.blue,
+                format!(
+                    "upload {}: {} of {}",
+                    c.checkpoint_id,
+                    format_bytes(done_bytes as f64),
+                    format_bytes(size_bytes as f64)
+                ),
+            ),
+            stage => bar(
+                y,
+                0,
+                1,
+                pal.blue,
+                format!(
+                    "checkpoint {}: {}",
+                    c.checkpoint_id,
+                    crate::lesson::pipeline::checkpoint_stage(stage, c.aligning)
+                ),
+            ),
+        },
+        None => {
+            let next = report
+                .timeline
+                .iter()
+                .find(|e| e.kind == crate::lesson::timeline::TimelineKind::Barrier && e.at.ms > world.at_ms)
+                .map(|e| format!("next barrier at {}", e.at.at))
+                .unwrap_or_default();
+            pen.text(&next, x, y, 11.0, pal.foreground, w, HPos::Left)
+        }
+    }
+}
+
+/// The four sinks: rows, duplicates, and what a reader sees now.
+fn draw_sinks<DB: DrawingBackend>(
+    pen: &Pen<'_, DB>,
+    report: &Report,
+    world: &World,
+    r: Rect,
+    columns: i32,
+) -> Result<DB> {
+    let pal = pen.pal;
+    let s = &world.sinks;
+    let last = world.completed.last().copied().unwrap_or(0);
+    let replaying = matches!(world.phase, Phase::Replaying | Phase::CatchingUp);
+    let micro_batch = report.config.mode == Mode::MicroBatch;
+    let point = if micro_batch { "batch" } else { "checkpoint" };
+    let sinks = [
+        (
+            "append-only",
+            s.append_only,
+            if s.append_only.duplicate_rows > 0 {
+                "some emissions twice: orphans + replay".to_string()
+            } else {
+                "every emission as a row".to_string()
+            },
+        ),
+        (
+            "upsert",
+            s.upsert,
+            if replaying {
+                "totals step back, then forward".to_string()
+            } else {
+                "the latest total per key".to_string()
+            },
+        ),
+        if micro_batch {
+            ("idempotent by batch id", s.transactional, format!("wrote batch {last} · a re-run is skipped"))
+        } else {
+            (
+                "transactional",
+                s.transactional,
+                format!("commit {point} {last} · {} pending", format_count(s.transactional_pending)),
+            )
+        },
+        ("dedupe view", s.dedupe_view, "the newest row per key".to_string()),
+    ];
+    let rows = 4 / columns;
+    let gap = pen.px(5.0);
+    let cell_w = (r.w() - gap * (columns - 1)) / columns;
+    let cell_h = ((r.y1 - r.y0) - gap * (rows - 1)) / rows;
+    let cell_h = cell_h.min(pen.px(62.0));
+    for (i, (name, sink, sees)) in sinks.iter().enumerate() {
+        let (col, row) = (i as i32 % columns, i as i32 / columns);
+        let x0 = r.x0 + col * (cell_w + gap);
+        let y0 = r.y0 + row * (cell_h + gap);
+        pen.rect(x0, y0, x0 + cell_w, y0 + cell_h, pal.purple, 0.08)?;
+        pen.frame(x0, y0, x0 + cell_w, y0 + cell_h, pal.purple, 1.0)?;
+        let (x, w) = (x0 + pen.px(5.0), cell_w - pen.px(10.0));
+        let mut y = y0 + pen.px(4.0);
+        pen.text(&format!("sink: {name}"), x, y, 11.5, pal.foreground, w, HPos::Left)?;
+        y += pen.px(15.0);
+        pen.text(&format!("{} rows", format_count(sink.rows)), x, y, 11.0, pal.foreground, w, HPos::Left)?;
+        let dup = format!("{} duplicates", format_count(sink.duplicate_rows));
+        let dup_color = if sink.duplicate_rows > 0 { pal.vermillion } else { pal.foreground };
+        pen.text(&dup, x0 + cell_w - pen.px(5.0), y, 11.0, dup_color, w / 2, HPos::Right)?;
+        y += pen.px(15.0);
+        if y + pen.px(12.0) <= y0 + cell_h {
+            pen.text(sees, x, y, 10.5, pal.foreground, w, HPos::Left)?;
+        }
+    }
+    Ok(())
+}
+
+/// The view's text alternative: the description of the world at the default instant, and a
+/// table of the job at each event a student steps between.
+pub fn text_alternative(report: &Report, view_cursor_ms: Option<u64>) -> TextAlternative {
+    let config = &report.config;
+    let at = view_cursor_ms.unwrap_or_else(|| default_cursor_ms(config));
+    let summary = description(&report.world.at(at), config);
+    let rows = report
+        .world
+        .key_instants_ms()
+        .into_iter()
+        .filter(|&t| t != config.start_time_ms)
+        .take(60)
+        .map(|t| {
+            let world = report.world.at(t);
+            let s = status(&world, config);
+            vec![
+                ClockTime(t).to_string(),
+                s.detail,
+                format_count(world.position),
+                format_count(world.lag_events),
+                format_count(world.sinks.append_only.duplicate_rows),
+                format_count(world.sinks.transactional.rows),
+            ]
+        })
+        .collect();
+    TextAlternative {
+        summary,
+        columns: ["time", "status", "readers' offset", "lag", "append-only duplicates", "transactional rows"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    }
+}

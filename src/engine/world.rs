@@ -1,0 +1,837 @@
+//! The world at any instant of a finished run, read from its typed trace, its per-second samples,
+//! its restore points and its sink tables without simulating again: where each reader stands,
+//! what the job is doing, the checkpoint in flight or being restored, the replay, and what each
+//! sink holds so far. The pipeline view draws it at the cursor; the per-event simulation stopped
+//! at the same instant is the reference it is tested against (tests/world.rs).
+//!
+//! Everything the trace stamps (phases, checkpoints, uploads, restores, sink rows and commits) is
+//! exact at every millisecond. The readers' offsets are exact at each whole second (a sample);
+//! between samples they follow the readers' rule — read at capacity, never past the log end,
+//! still while paused or down — which the simulation also follows, up to the rounding of its
+//! capacity credit (at most one event). With backpressure or while an aligned operator holds
+//! inputs the readers leave log order, and between samples each partition is interpolated.
+
+use std::collections::HashSet;
+use std::sync::{Arc, OnceLock};
+
+use super::config::{Config, Mode};
+use super::protocol::{OffsetLogEntry, RestorePoint};
+use super::report::Figures;
+use super::sinks::Row;
+use super::source::SourceLog;
+use super::trace::{Event, Phase, Trace, TraceEvent, WorldSample};
+
+/// What the checkpoint in flight is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckpointStage {
+    /// The barrier is in the partitions; the operator has not snapshotted yet (an aligned
+    /// operator holds the inputs whose barrier arrived).
+    BarrierInFlight,
+    /// Snapshot taken: processing pauses for the synchronous phase.
+    SyncPause,
+    /// The snapshot uploads to the checkpoint store: `done_bytes` of `size_bytes`.
+    Uploading { done_bytes: u64, size_bytes: u64 },
+}
+
+/// The checkpoint between its barrier and its completion at the instant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckpointInFlight {
+    pub checkpoint_id: u64,
+    pub barrier_at_ms: u64,
+    /// The readers' total offset where the barrier was injected.
+    pub barrier_offset: u64,
+    /// The barrier's offset in each partition.
+    pub barrier_offsets: Vec<u64>,
+    pub stage: CheckpointStage,
+    /// An aligned operator holds the inputs whose barrier arrived.
+    pub aligning: bool,
+}
+
+/// Micro-batch mode: what the batch in progress is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BatchStage {
+    /// Writing the batch's end offsets to the offset log.
+    WritingOffsetLog,
+    /// Reading and processing the planned offsets.
+    Processing,
+    /// Output written; the state store writes its version, then the commit log.
+    Committing,
+}
+
+/// Micro-batch mode: the batch in progress.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BatchInFlight {
+    pub batch_id: u64,
+    pub start_offset: u64,
+    pub end_offset: u64,
+    pub stage: BatchStage,
+    /// A batch from the offset log without a commit entry, running again after a restart.
+    pub rerun: bool,
+}
+
+/// The restore in progress: downloading restore point `restore_from`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RestoreInProgress {
+    pub restore_from: u64,
+    pub done_bytes: u64,
+    pub total_bytes: u64,
+}
+
+/// The crash, once it has happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CrashSoFar {
+    pub at_ms: u64,
+    pub offset: u64,
+    /// The restore point the restart loads.
+    pub restore_from: u64,
+    /// Its offsets total: where the replay starts.
+    pub restore_offset: u64,
+    pub detected_at_ms: u64,
+    pub restore_started_at_ms: u64,
+    pub restored_at_ms: Option<u64>,
+    pub replay_done_at_ms: Option<u64>,
+    pub caught_up_at_ms: Option<u64>,
+}
+
+/// Rows a sink holds so far and how many repeat an earlier row (product, window, count).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SinkSoFar {
+    pub rows: u64,
+    pub duplicate_rows: u64,
+}
+
+/// Every sink design at the instant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SinksSoFar {
+    pub append_only: SinkSoFar,
+    pub upsert: SinkSoFar,
+    /// Committed rows: what a `read_committed` reader sees.
+    pub transactional: SinkSoFar,
+    pub dedupe_view: SinkSoFar,
+    /// Rows written to the transactional sink's open and pre-committed transactions, not yet
+    /// visible to a `read_committed` reader.
+    pub transactional_pending: u64,
+}
+
+/// The world at one instant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct World {
+    pub at_ms: u64,
+    /// What the job is doing, as the simulation names it.
+    pub phase: Phase,
+    /// Events in each partition's log.
+    pub log_ends: Vec<u64>,
+    pub log_end: u64,
+    /// The readers' offset in each partition.
+    pub offsets: Vec<u64>,
+    pub position: u64,
+    pub lag_events: u64,
+    pub checkpoint: Option<CheckpointInFlight>,
+    pub batch: Option<BatchInFlight>,
+    /// Ids of the completed checkpoints (committed batches) so far, oldest first.
+    pub completed: Vec<u64>,
+    /// When the newest of them completed.
+    pub last_completed_at_ms: u64,
+    pub crash: Option<CrashSoFar>,
+    pub restore: Option<RestoreInProgress>,
+    /// Order ids in the dedupe operator's state at the last sample.
+    pub seen_ids: u64,
+    /// Event-time start of the window the readers are in.
+    pub open_window_start_ms: u64,
+    pub sinks: SinksSoFar,
+}
+
+impl World {
+    /// A recovery that has caught up: the job runs normally again.
+    pub fn caught_up(&self) -> bool {
+        self.crash.as_ref().is_some_and(|c| c.caught_up_at_ms.is_some_and(|t| t <= self.at_ms))
+    }
+}
+
+/// A fast hasher for packed row contents (integers only; nothing here is iterated in hash order).
+#[derive(Clone, Copy, Default)]
+struct Mix(u64);
+
+impl std::hash::Hasher for Mix {
+    fn finish(&self) -> u64 {
+        super::source::mix64(self.0)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn write_u128(&mut self, n: u128) {
+        self.0 = super::source::mix64(self.0 ^ (n as u64)) ^ ((n >> 64) as u64);
+    }
+}
+
+impl std::hash::BuildHasher for Mix {
+    type Hasher = Mix;
+
+    fn build_hasher(&self) -> Mix {
+        Mix(0)
+    }
+}
+
+/// Per-row prefix counts of one sink table, in write order.
+#[derive(Clone, Debug, Default)]
+struct Prefix {
+    /// When each row became visible.
+    at_ms: Vec<u64>,
+    /// Rows repeating an earlier row, among the first i + 1.
+    duplicates: Vec<u32>,
+    /// Distinct (product, window) keys among the first i + 1.
+    keys: Vec<u32>,
+}
+
+impl Prefix {
+    fn new(rows: &[Row], visible_at: impl Fn(usize, &Row) -> u64) -> Prefix {
+        let mut contents = HashSet::with_capacity_and_hasher(rows.len(), Mix::default());
+        let mut keys = HashSet::with_capacity_and_hasher(rows.len(), Mix::default());
+        let mut out = Prefix::default();
+        let (mut d, mut k) = (0u32, 0u32);
+        for (i, row) in rows.iter().enumerate() {
+            if !contents.insert(row.packed()) {
+                d += 1;
+            }
+            if keys.insert(row.packed() >> 32) {
+                k += 1;
+            }
+            out.at_ms.push(visible_at(i, row));
+            out.duplicates.push(d);
+            out.keys.push(k);
+        }
+        out
+    }
+
+    /// (rows, duplicates, keys) visible at `t_ms`.
+    fn at(&self, t_ms: u64) -> (u64, u64, u64) {
+        let n = self.at_ms.partition_point(|&at| at <= t_ms);
+        match n {
+            0 => (0, 0, 0),
+            n => (n as u64, u64::from(self.duplicates[n - 1]), u64::from(self.keys[n - 1])),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct SinkIndex {
+    append_only: Prefix,
+    /// Committed rows, visible at their commit.
+    committed: Prefix,
+}
+
+/// What a run recorded, indexed to answer "what is the world at time t" quickly.
+#[derive(Clone, Debug)]
+pub struct WorldIndex {
+    config: Config,
+    log: SourceLog,
+    trace: Arc<Trace>,
+    restore_points: Vec<RestorePoint>,
+    offset_log: Vec<OffsetLogEntry>,
+    crash_offsets: Option<Vec<u64>>,
+    append_only: Arc<[Row]>,
+    committed: Arc<[Row]>,
+    commits: Arc<[(u64, u64, usize)]>,
+    /// Built on the first question about the sinks.
+    sinks: Arc<OnceLock<SinkIndex>>,
+}
+
+impl PartialEq for WorldIndex {
+    /// Two indexes of the same run answer alike.
+    fn eq(&self, other: &Self) -> bool {
+        self.config == other.config && self.trace == other.trace
+    }
+}
+
+impl WorldIndex {
+    /// Indexes a finished run's figures (cheap: the sink tables are indexed on first use).
+    pub fn new(figures: &Figures) -> WorldIndex {
+        WorldIndex::with_trace(figures, figures.trace.clone())
+    }
+
+    /// Like [`WorldIndex::new`], keeping `trace` (the figures' own, taken out of them) instead of a copy.
+    pub fn with_trace(figures: &Figures, mut trace: Trace) -> WorldIndex {
+        // Ordered by instant (stable: same-instant events keep their order); a few are stamped
+        // when they were known rather than when they happened.
+        trace.events.sort_by_key(|e| e.at_ms);
+        WorldIndex::from_parts(
+            &figures.config,
+            Arc::new(trace),
+            &figures.checkpoints,
+            &figures.offset_log,
+            figures.crash.as_ref().map(|c| c.offsets.clone()),
+            figures.tables.append_only.clone(),
+            figures.tables.transactional.clone(),
+            figures.tables.commits.clone(),
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn from_parts(
+        config: &Config,
+        trace: Arc<Trace>,
+        restore_points: &[RestorePoint],
+        offset_log: &[OffsetLogEntry],
+        crash_offsets: Option<Vec<u64>>,
+        append_only: Arc<[Row]>,
+        committed: Arc<[Row]>,
+        commits: Arc<[(u64, u64, usize)]>,
+    ) -> WorldIndex {
+        WorldIndex {
+            config: config.clone(),
+            log: SourceLog::new(config),
+            trace,
+            restore_points: restore_points.to_vec(),
+            offset_log: offset_log.to_vec(),
+            crash_offsets,
+            append_only,
+            committed,
+            commits,
+            sinks: Arc::new(OnceLock::new()),
+        }
+    }
+
+    /// The run's start and end on the scenario clock.
+    pub fn span_ms(&self) -> (u64, u64) {
+        (self.config.start_time_ms, self.config.end_ms())
+    }
+
+    fn sink_index(&self) -> &SinkIndex {
+        self.sinks.get_or_init(|| {
+            let commits = &self.commits;
+            let mut visible = vec![0u64; self.committed.len()];
+            let mut from = 0;
+            for &(_, at, upto) in commits.iter() {
+                for v in &mut visible[from..upto] {
+                    *v = at;
+                }
+                from = upto;
+            }
+            SinkIndex {
+                append_only: Prefix::new(&self.append_only, |_, r| r.emitted_at_ms),
+                committed: Prefix::new(&self.committed, |i, _| visible[i]),
+            }
+        })
+    }
+
+    /// The events at or before `t_ms`.
+    fn events_until(&self, t_ms: u64) -> &[TraceEvent] {
+        &self.trace.events[..self.trace.events.partition_point(|e| e.at_ms <= t_ms)]
+    }
+
+    /// The last sample at or before `t_ms`, or the first one.
+    fn sample_at(&self, t_ms: u64) -> Option<&WorldSample> {
+        let samples = &self.trace.samples;
+        let i = samples.partition_point(|s| s.at_ms <= t_ms);
+        samples.get(i.saturating_sub(1))
+    }
+
+    /// The world at `t_ms` (milliseconds since midnight on the scenario clock), clamped to the run.
+    pub fn at(&self, t_ms: u64) -> World {
+        let (start, end) = self.span_ms();
+        let t = t_ms.clamp(start, end);
+        let events = self.events_until(t);
+        let sample = self.sample_at(t);
+        let config = &self.config;
+
+        // The crash and its recovery, as far as they have come.
+        let mut crash: Option<CrashSoFar> = None;
+        // The checkpoint (barrier mode) or batch (micro-batch mode) in flight.
+        let mut checkpoint: Option<CheckpointInFlight> = None;
+        let mut batch: Option<BatchInFlight> = None;
+        let mut completed_count = 0usize;
+        let mut last_completed_at_ms = start;
+        // Micro-batch mode: the trigger after the newest planned batch, and since when no batch ran.
+        let mut next_trigger_ms = start + config.interval_ms;
+        let mut idle_from_ms = start;
+        let mut last_planned_id = self.restore_points.first().map_or(0, RestorePoint::id);
+        let mut last_end_offset = config.start_offset;
+        // Micro-batch mode: when the batch in progress started processing.
+        let mut batch_started_ms = None;
+        for e in events {
+            match e.event {
+                Event::BatchPlanned { batch_id, .. } => {
+                    let planned_at =
+                        self.offset_log.iter().rfind(|l| l.batch_id == batch_id).map_or(e.at_ms, |l| l.planned_at_ms);
+                    next_trigger_ms =
+                        start + (planned_at.saturating_sub(start) / config.interval_ms + 1) * config.interval_ms;
+                    last_planned_id = batch_id;
+                    batch_started_ms = Some(e.at_ms);
+                }
+                Event::BatchRerun { .. } => {
+                    batch_started_ms = Some(e.at_ms);
+                    next_trigger_ms =
+                        start + (e.at_ms.saturating_sub(start) / config.interval_ms + 1) * config.interval_ms;
+                }
+                Event::BatchCommitted { end_offset, .. } => {
+                    idle_from_ms = e.at_ms;
+                    last_end_offset = end_offset;
+                }
+                Event::Restored { offset, .. } if config.mode == Mode::MicroBatch => {
+                    next_trigger_ms = e.at_ms;
+                    idle_from_ms = e.at_ms;
+                    last_end_offset = offset;
+                }
+                _ => {}
+            }
+            match e.event {
+                Event::BarrierInjected { checkpoint_id, offset } => {
+                    checkpoint = Some(CheckpointInFlight {
+                        checkpoint_id,
+                        barrier_at_ms: e.at_ms,
+                        barrier_offset: offset,
+                        barrier_offsets: Vec::new(),
+                        stage: CheckpointStage::BarrierInFlight,
+                        aligning: false,
+                    })
+                }
+                Event::AlignmentStarted { .. } => {
+                    if let Some(c) = checkpoint.as_mut() {
+                        c.aligning = true;
+                    }
+                }
+                Event::AlignmentEnded { .. } => {
+                    if let Some(c) = checkpoint.as_mut() {
+                        c.aligning = false;
+                    }
+                }
+                Event::SnapshotTaken { .. } => {
+                    if let Some(c) = checkpoint.as_mut() {
+                        c.aligning = false;
+                        c.stage = CheckpointStage::SyncPause;
+                    }
+                }
+                Event::UploadStarted { size_bytes, completes_at_ms, .. } => {
+                    if let Some(c) = checkpoint.as_mut() {
+                        let total = completes_at_ms.saturating_sub(e.at_ms).max(1);
+                        let done = (u128::from(size_bytes) * u128::from(t.saturating_sub(e.at_ms).min(total))
+                            / u128::from(total)) as u64;
+                        c.stage = CheckpointStage::Uploading { done_bytes: done, size_bytes };
+                    }
+                }
+                Event::CheckpointCompleted { .. } | Event::BatchCommitted { .. } => {
+                    checkpoint = None;
+                    batch = None;
+                    completed_count += 1;
+                    last_completed_at_ms = e.at_ms;
+                }
+                Event::CheckpointDiscarded { .. } | Event::BatchDiscarded { .. } => {
+                    checkpoint = None;
+                    batch = None;
+                }
+                Event::BatchPlanned { batch_id, end_offset } | Event::BatchRerun { batch_id, end_offset } => {
+                    let rerun = matches!(e.event, Event::BatchRerun { .. });
+                    let start_offset =
+                        self.offset_log.iter().rfind(|l| l.batch_id == batch_id).map_or(end_offset, |l| l.start_offset);
+                    batch = Some(BatchInFlight {
+                        batch_id,
+                        start_offset,
+                        end_offset,
+                        stage: BatchStage::Processing,
+                        rerun,
+                    });
+                }
+                Event::BatchOutput { .. } => {
+                    if let Some(b) = batch.as_mut() {
+                        b.stage = BatchStage::Committing;
+                    }
+                }
+                Event::Crash { offset, detected_at_ms, restore_started_at_ms, restore_from } => {
+                    checkpoint = None;
+                    batch = None;
+                    let restore_offset = self.restore_point(restore_from).map_or(0, RestorePoint::offset);
+                    crash = Some(CrashSoFar {
+                        at_ms: e.at_ms,
+                        offset,
+                        restore_from,
+                        restore_offset,
+                        detected_at_ms,
+                        restore_started_at_ms,
+                        restored_at_ms: None,
+                        replay_done_at_ms: None,
+                        caught_up_at_ms: None,
+                    });
+                }
+                Event::Restored { .. } => {
+                    if let Some(c) = crash.as_mut() {
+                        c.restored_at_ms = Some(e.at_ms);
+                    }
+                }
+                Event::ReplayDone { .. } => {
+                    // Micro-batch mode: a replay of nothing ends the instant its batch starts
+                    // processing, which comes after that instant's due work; at that very
+                    // instant the job is still replaying.
+                    let nothing_to_replay =
+                        config.mode == Mode::MicroBatch && e.at_ms == t && batch_started_ms == Some(t);
+                    if let Some(c) = crash.as_mut().filter(|_| !nothing_to_replay) {
+                        c.replay_done_at_ms = Some(e.at_ms);
+                    }
+                }
+                Event::CaughtUp { .. } => {
+                    if let Some(c) = crash.as_mut() {
+                        c.caught_up_at_ms = Some(e.at_ms);
+                    }
+                }
+                _ => {}
+            }
+        }
+        // A micro-batch planned (its trigger) but whose offset-log entry is not written yet.
+        if config.mode == Mode::MicroBatch && batch.is_none() {
+            let down = crash.as_ref().is_some_and(|c| c.restored_at_ms.is_none());
+            if let Some(entry) = self.offset_log.iter().find(|l| l.planned_at_ms <= t && t < l.written_at_ms) {
+                if !down && entry.batch_id > self.last_committed_id(completed_count) {
+                    batch = Some(BatchInFlight {
+                        batch_id: entry.batch_id,
+                        start_offset: entry.start_offset,
+                        end_offset: entry.end_offset,
+                        stage: BatchStage::WritingOffsetLog,
+                        rerun: false,
+                    });
+                }
+            } else if !down && t >= next_trigger_ms.max(idle_from_ms) {
+                // Planned at the trigger, its entry still being written when the run ends.
+                let planned_at = next_trigger_ms.max(idle_from_ms);
+                let end_offset = self.log.log_end_at(planned_at);
+                if t < planned_at + config.sync_pause_ms && end_offset > last_end_offset {
+                    batch = Some(BatchInFlight {
+                        batch_id: last_planned_id + 1,
+                        start_offset: last_end_offset,
+                        end_offset,
+                        stage: BatchStage::WritingOffsetLog,
+                        rerun: false,
+                    });
+                }
+            }
+        }
+        if let Some(c) = checkpoint.as_mut() {
+            c.barrier_offsets = match self.restore_point(c.checkpoint_id) {
+                Some(point) if point.offset() == c.barrier_offset => point.offsets().to_vec(),
+                _ => self.log.partition_offsets(c.barrier_offset),
+            };
+        }
+
+        let phase = self.phase(t, crash.as_ref(), checkpoint.as_ref(), batch.as_ref());
+        let restore = crash.as_ref().filter(|_| phase == Phase::Restoring).map(|c| {
+            let total_bytes =
+                config.state_bytes + self.restore_point(c.restore_from).map_or(0, RestorePoint::in_flight_bytes);
+            let duration = super::checkpoint::transfer_ms(total_bytes, config.store_read_bytes_per_s).max(1);
+            let elapsed = t.saturating_sub(c.restore_started_at_ms).min(duration);
+            RestoreInProgress {
+                restore_from: c.restore_from,
+                done_bytes: (u128::from(total_bytes) * u128::from(elapsed) / u128::from(duration)) as u64,
+                total_bytes,
+            }
+        });
+
+        let log_end = self.log.log_end_at(t);
+        let offsets = self.offsets_at(t, sample);
+        let position: u64 = offsets.iter().sum();
+        let completed = self.restore_points.iter().take(completed_count + 1).map(RestorePoint::id).collect();
+        World {
+            at_ms: t,
+            phase,
+            log_ends: self.log.partition_offsets(log_end),
+            log_end,
+            position,
+            lag_events: log_end.saturating_sub(position),
+            offsets,
+            checkpoint,
+            batch,
+            completed,
+            last_completed_at_ms,
+            crash,
+            restore,
+            seen_ids: sample.map_or(0, |s| s.seen_ids),
+            open_window_start_ms: {
+                let now_event_ms = self.log.event_time_ms(position.max(config.start_offset));
+                now_event_ms / config.window_ms * config.window_ms
+            },
+            sinks: self.sinks_at(t),
+        }
+    }
+
+    fn restore_point(&self, id: u64) -> Option<&RestorePoint> {
+        self.restore_points.iter().rfind(|p| p.id() == id)
+    }
+
+    fn last_committed_id(&self, completed_count: usize) -> u64 {
+        self.restore_points.get(completed_count).or(self.restore_points.last()).map_or(0, RestorePoint::id)
+    }
+
+    /// The job's phase at `t`, named as the simulation names it.
+    fn phase(
+        &self,
+        t: u64,
+        crash: Option<&CrashSoFar>,
+        checkpoint: Option<&CheckpointInFlight>,
+        batch: Option<&BatchInFlight>,
+    ) -> Phase {
+        if let Some(c) = crash {
+            match c.restored_at_ms {
+                None if t < c.detected_at_ms => return Phase::Detecting,
+                None if t < c.restore_started_at_ms => return Phase::Restarting,
+                None => return Phase::Restoring,
+                Some(_) if c.caught_up_at_ms.is_none() => {
+                    return if c.replay_done_at_ms.is_none() { Phase::Replaying } else { Phase::CatchingUp };
+                }
+                Some(_) => {}
+            }
+        }
+        match self.config.mode {
+            Mode::Barrier => match checkpoint.map(|c| (c.stage, c.aligning)) {
+                Some((CheckpointStage::SyncPause, _)) => Phase::SyncPause,
+                Some((CheckpointStage::BarrierInFlight, _)) => Phase::Aligning,
+                _ => Phase::Running,
+            },
+            Mode::MicroBatch => match batch.map(|b| b.stage) {
+                None => Phase::WaitingForTrigger,
+                Some(BatchStage::Processing) => Phase::Running,
+                Some(BatchStage::WritingOffsetLog | BatchStage::Committing) => Phase::SyncPause,
+            },
+        }
+    }
+
+    /// The readers' offsets at `t`: the sample's at a whole second; between samples, moved on by
+    /// the readers' rule from the last instant their offsets are known.
+    fn offsets_at(&self, t: u64, sample: Option<&WorldSample>) -> Vec<u64> {
+        let Some(s) = sample else {
+            return self.log.partition_offsets(self.config.start_offset);
+        };
+        if s.at_ms == t {
+            return s.offsets.clone();
+        }
+        let config = &self.config;
+        if config.backpressure_ms > 0 {
+            return self.interpolated(t, s);
+        }
+        let between = &self.trace.events[self.trace.events.partition_point(|e| e.at_ms <= s.at_ms)
+            ..self.trace.events.partition_point(|e| e.at_ms <= t)];
+        // The rule in force at the sample: set by the newest event that sets one.
+        let initial = match config.mode {
+            Mode::Barrier => Rule::LogOrder { limit: u64::MAX },
+            Mode::MicroBatch => Rule::Still,
+        };
+        let rule = self.events_until(s.at_ms).iter().rev().find_map(|e| self.rule_after(e)).unwrap_or(initial);
+        let mut readers = Readers { index: self, at_ms: s.at_ms, offsets: s.offsets.clone(), rule };
+        for e in between {
+            readers.advance(e.at_ms);
+            match e.event {
+                Event::Crash { .. } => {
+                    if let Some(fixed) = &self.crash_offsets {
+                        readers.offsets = fixed.clone();
+                    }
+                }
+                Event::Restored { offset, restore_from } => {
+                    readers.offsets = match self.restore_point(restore_from) {
+                        Some(p) if p.offset() == offset => p.offsets().to_vec(),
+                        _ => self.log.partition_offsets(offset),
+                    };
+                }
+                _ => {}
+            }
+            if let Some(rule) = self.rule_after(e) {
+                readers.rule = rule;
+            }
+        }
+        readers.advance(t);
+        readers.offsets
+    }
+
+    /// How the readers move after `e`, when `e` changes it.
+    fn rule_after(&self, e: &TraceEvent) -> Option<Rule> {
+        let config = &self.config;
+        Some(match e.event {
+            Event::BarrierInjected { .. } if config.alignment == super::config::Alignment::Aligned => {
+                Rule::UpToBarriers(self.barrier_offsets_before(e.at_ms))
+            }
+            Event::SnapshotTaken { .. } | Event::Crash { .. } | Event::BatchOutput { .. } => Rule::Still,
+            Event::UploadStarted { .. } => Rule::LogOrder { limit: u64::MAX },
+            Event::Restored { .. } => match config.mode {
+                Mode::Barrier => Rule::LogOrder { limit: u64::MAX },
+                Mode::MicroBatch => Rule::Still,
+            },
+            Event::BatchPlanned { end_offset, .. } | Event::BatchRerun { end_offset, .. } => {
+                Rule::LogOrder { limit: end_offset }
+            }
+            _ => return None,
+        })
+    }
+
+    /// The barrier offsets of the newest barrier at or before `t`.
+    fn barrier_offsets_before(&self, t: u64) -> Vec<u64> {
+        let barrier = self.events_until(t).iter().rev().find_map(|e| match e.event {
+            Event::BarrierInjected { checkpoint_id, offset } => Some((checkpoint_id, offset)),
+            _ => None,
+        });
+        match barrier {
+            Some((id, offset)) => match self.restore_point(id) {
+                Some(p) if p.offset() == offset => p.offsets().to_vec(),
+                _ => self.log.partition_offsets(offset),
+            },
+            None => self.log.partition_offsets(self.config.start_offset),
+        }
+    }
+
+    /// Each partition's offset interpolated between the known offsets around `t`: the samples,
+    /// the crash (the readers stop) and the restore (they rewind to the restored offsets).
+    fn interpolated(&self, t: u64, s: &WorldSample) -> Vec<u64> {
+        let samples = &self.trace.samples;
+        let Some(n) = samples.get(samples.partition_point(|x| x.at_ms <= t)) else {
+            return s.offsets.clone();
+        };
+        let mut from = (s.at_ms, s.offsets.clone());
+        let mut to = (n.at_ms, n.offsets.clone());
+        let between = &self.trace.events[self.trace.events.partition_point(|e| e.at_ms <= s.at_ms)
+            ..self.trace.events.partition_point(|e| e.at_ms <= n.at_ms)];
+        for e in between {
+            match e.event {
+                Event::Crash { .. } => {
+                    let crashed = self.crash_offsets.clone().unwrap_or_else(|| from.1.clone());
+                    if e.at_ms <= t {
+                        from = (e.at_ms, crashed.clone());
+                        to = (n.at_ms, crashed);
+                    } else {
+                        to = (e.at_ms, crashed);
+                        break;
+                    }
+                }
+                Event::Restored { offset, restore_from } if e.at_ms <= t => {
+                    let restored = match self.restore_point(restore_from) {
+                        Some(p) if p.offset() == offset => p.offsets().to_vec(),
+                        _ => self.log.partition_offsets(offset),
+                    };
+                    from = (e.at_ms, restored);
+                    to = (n.at_ms, n.offsets.clone());
+                }
+                Event::Restored { .. } => {
+                    // Still down until the restore: where the readers stopped.
+                    to = (e.at_ms, from.1.clone());
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let span = u128::from(to.0.saturating_sub(from.0).max(1));
+        let part = u128::from(t.saturating_sub(from.0)).min(span);
+        from.1
+            .iter()
+            .zip(&to.1)
+            .map(|(&a, &b)| if b >= a { a + (u128::from(b - a) * part / span) as u64 } else { a })
+            .collect()
+    }
+
+    /// What each sink holds at `t`.
+    fn sinks_at(&self, t: u64) -> SinksSoFar {
+        let index = self.sink_index();
+        let (rows, duplicates, keys) = index.append_only.at(t);
+        let (committed, committed_duplicates, _) = index.committed.at(t);
+        SinksSoFar {
+            append_only: SinkSoFar { rows, duplicate_rows: duplicates },
+            upsert: SinkSoFar { rows: keys, duplicate_rows: 0 },
+            transactional: SinkSoFar { rows: committed, duplicate_rows: committed_duplicates },
+            dedupe_view: SinkSoFar { rows: keys, duplicate_rows: 0 },
+            transactional_pending: self.pending_rows(t, rows as usize),
+        }
+    }
+
+    /// Rows in the transactional sink's open and pre-committed transactions at `t`: the running
+    /// attempt's rows after the newest committed epoch. `written` rows are written by `t`; within
+    /// an attempt rows come in epoch order, so they are the newest ones.
+    fn pending_rows(&self, t: u64, written: usize) -> u64 {
+        let crashes = self.events_until(t).iter().filter(|e| matches!(e.event, Event::Crash { .. })).count();
+        let attempt = 1 + crashes as u32;
+        let committed_epoch = self
+            .commits
+            .iter()
+            .rev()
+            .find(|&&(_, at, _)| at <= t)
+            .map_or(self.config.start_checkpoint_id, |&(epoch, _, _)| epoch);
+        self.append_only[..written]
+            .iter()
+            .rev()
+            .take_while(|r| r.attempt == attempt && r.epoch > committed_epoch)
+            .count() as u64
+    }
+
+    /// The instants a student steps between: barriers, completed checkpoints (committed
+    /// batches), the crash, its detection, the restore, the end of the replay and the catch-up.
+    pub fn key_instants_ms(&self) -> Vec<u64> {
+        let mut out: Vec<u64> = self
+            .trace
+            .events
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.event,
+                    Event::BarrierInjected { .. }
+                        | Event::CheckpointCompleted { .. }
+                        | Event::BatchPlanned { .. }
+                        | Event::BatchCommitted { .. }
+                        | Event::Crash { .. }
+                        | Event::Detected
+                        | Event::RestoreStarted { .. }
+                        | Event::Restored { .. }
+                        | Event::ReplayDone { .. }
+                        | Event::CaughtUp { .. }
+                )
+            })
+            .map(|e| e.at_ms)
+            .collect();
+        out.dedup();
+        out
+    }
+}
+
+/// How the readers move between two instants.
+#[derive(Clone, Debug)]
+enum Rule {
+    /// Paused, down, or a batch not processing.
+    Still,
+    /// Together in log order at the job's capacity, never past the log end or `limit`.
+    LogOrder { limit: u64 },
+    /// Aligning: each partition at its share of the capacity up to its barrier, where it is held.
+    UpToBarriers(Vec<u64>),
+}
+
+/// The readers between two samples, moved on by their rule.
+struct Readers<'a> {
+    index: &'a WorldIndex,
+    at_ms: u64,
+    offsets: Vec<u64>,
+    rule: Rule,
+}
+
+impl Readers<'_> {
+    fn advance(&mut self, to_ms: u64) {
+        if to_ms <= self.at_ms {
+            return;
+        }
+        let (log, config) = (&self.index.log, &self.index.config);
+        let elapsed = u128::from(to_ms - self.at_ms);
+        let capacity = u128::from(config.capacity_per_s);
+        match &self.rule {
+            Rule::Still => {}
+            Rule::LogOrder { limit } => {
+                let position: u64 = self.offsets.iter().sum();
+                let reachable = position + (capacity * elapsed / 1000) as u64;
+                let to = reachable.min(log.log_end_at(to_ms)).min(*limit).max(position);
+                self.offsets = log.partition_offsets(to);
+            }
+            Rule::UpToBarriers(barriers) => {
+                let partitions = u128::from(log.partitions());
+                let share = (capacity * elapsed / (1000 * partitions)) as u64;
+                let log_end = log.log_end_at(to_ms);
+                for (p, offset) in self.offsets.iter_mut().enumerate() {
+                    let end = log.partition_end(log_end, p as u64);
+                    let barrier = barriers.get(p).copied().unwrap_or(u64::MAX);
+                    *offset = (*offset + share).min(end).min(barrier.max(*offset));
+                }
+            }
+        }
+        self.at_ms = to_ms;
+    }
+}
