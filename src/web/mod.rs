@@ -4,6 +4,7 @@
 
 use js_sys::{Object, Reflect};
 mod canvas;
+mod js_value;
 
 use plotters::prelude::*;
 use serde::Serialize;
@@ -127,8 +128,8 @@ pub fn parse_attributes(attributes: JsValue) -> Result<JsValue, JsError> {
 }
 
 fn exercise_from_js(value: &JsValue) -> Result<Exercise, JsError> {
-    let json: serde_json::Value =
-        serde_wasm_bindgen::from_value(value.clone()).map_err(|e| JsError::new(&format!("exercise: {e}")))?;
+    // An exercise sits where the second level of an exercise file is.
+    let json = js_value::json_from_js(value, "exercise", 1)?;
     Exercise::from_value(&json, 0).map_err(|e| JsError::new(&e.to_string()))
 }
 
@@ -142,11 +143,10 @@ pub fn builtin_exercises() -> Result<JsValue, JsError> {
 /// the exercise and the field.
 #[wasm_bindgen(js_name = validateExercises)]
 pub fn validate_exercises(list: JsValue) -> Result<JsValue, JsError> {
-    if !js_sys::Array::is_array(&list) {
+    if !is_array_checked(&list).unwrap_or(false) {
         return Err(JsError::new("exercises: must be an array of exercise objects"));
     }
-    let json: serde_json::Value =
-        serde_wasm_bindgen::from_value(list).map_err(|e| JsError::new(&format!("exercises: {e}")))?;
+    let json = js_value::json_from_js(&list, "exercises", 0)?;
     let exercises = Exercise::list_from_json(&json.to_string()).map_err(|e| JsError::new(&e.to_string()))?;
     to_js(&exercises)
 }
@@ -160,8 +160,7 @@ pub fn check_exercise(exercise: JsValue, response: JsValue) -> Result<JsValue, J
     } else if let Some(id) = response.as_string() {
         Response::Choice(id)
     } else if response.is_object() {
-        let json: serde_json::Value =
-            serde_wasm_bindgen::from_value(response).map_err(|e| JsError::new(&format!("settings: {e}")))?;
+        let json = js_value::json_from_js(&response, "settings", 2)?;
         Response::Settings(json.as_object().cloned().unwrap_or_default())
     } else {
         return Err(JsError::new("answer: must be a number, a choice id or the settings"));
