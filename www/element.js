@@ -1,10 +1,7 @@
 // <checkpoint-lab>: the lesson component. Ships in pkg/ as checkpoint-lab.js next to the wasm
 // glue; a page needs nothing else. Everything it shows lives in its shadow root, text goes in
 // through textContent only, and styles come from checkpoint-lab.css beside this module.
-import init, {
-  Lab, Player, defaults as wasmDefaults, parseAttributes, simulate as simulateWasm,
-  builtinExercises, validateExercises, checkExercise, revealExercise, formatValue, settingsText,
-} from "./checkpoint_lab.js";
+import init, * as glue from "./checkpoint_lab.js";
 // The settings table (generated from src/engine/settings.rs): keys, attributes, units,
 // ranges, slider steps and labels. The controls below are built from it.
 import { SETTINGS } from "./settings.js";
@@ -74,6 +71,65 @@ function listOption(name, value, known) {
   return names;
 }
 
+// ---------- surviving a panic in the engine ----------
+// A Rust panic aborts the wasm instance. The engine then tells the page (the event below, while
+// the old instance still answers) and is re-created on the next call, so one panic never poisons
+// the module. Objects of the discarded instance (each view's Lab and Player) are stale: a view
+// makes a new Lab on its next call and runs its settings again.
+let restarts = 0;
+/// Every live view, to stop its timers and re-run it after a restart.
+const views = new Set();
+globalThis.addEventListener?.("checkpointlab-engine-restart", () => {
+  restarts++;
+  for (const view of views) view.engineStopped();
+});
+
+/// What a call that trapped throws instead of the bare `RuntimeError`.
+function restartedError(e) {
+  if (!(e instanceof WebAssembly.RuntimeError)) return e;
+  return new Error(`engine: the WebAssembly instance stopped (${e.message}) and was restarted; this call did not complete, the next one runs in the new instance`);
+}
+/// `fn`, throwing restartedError() instead of a trap.
+const guarded = (fn) => (...args) => {
+  try {
+    return fn(...args);
+  } catch (e) {
+    throw restartedError(e);
+  }
+};
+const wasmDefaults = guarded(glue.defaults), parseAttributes = guarded(glue.parseAttributes);
+const simulateWasm = guarded(glue.simulate), builtinExercises = guarded(glue.builtinExercises);
+const validateExercises = guarded(glue.validateExercises), checkExercise = guarded(glue.checkExercise);
+const revealExercise = guarded(glue.revealExercise), formatValue = guarded(glue.formatValue);
+const settingsText = guarded(glue.settingsText);
+const Player = glue.Player;
+/// For the tests only: panics inside the engine, to prove that a panic does not poison the module.
+export const __panicForTests = guarded(glue.__panicForTests);
+
+/// A view's engine handle that outlives a restart: every call goes to the Lab of the current
+/// instance (made anew after a restart) and a trap becomes restartedError().
+function viewLab() {
+  let lab = new glue.Lab(), made = restarts;
+  return new Proxy({}, {
+    get(_, name) {
+      if (name === "free") {
+        return () => {
+          if (made === restarts) lab.free();
+          lab = undefined;
+        };
+      }
+      return (...args) => {
+        if (made !== restarts) [lab, made] = [new glue.Lab(), restarts];
+        try {
+          return lab[name](...args);
+        } catch (e) {
+          throw restartedError(e);
+        }
+      };
+    },
+  });
+}
+
 let ready;
 /// Exercises by id: the built-in ones, then any a page registers.
 const catalogue = new Map();
@@ -105,7 +161,8 @@ export async function exerciseIds() {
 /// Bytes of wasm linear memory in use (for the page benchmark).
 export async function wasmMemoryBytes() {
   const wasm = await load();
-  return wasm.memory.buffer.byteLength;
+  // The current instance's memory (a new one after a restart).
+  return (glue.initSync() ?? wasm).memory.buffer.byteLength;
 }
 
 /// Runs a scenario and returns the report as a plain object. Throws an Error naming a bad field.
@@ -151,7 +208,8 @@ class LabView {
     this.host = host;
     this.shadow = shadow;
     this.id = `cl${++instances}`;
-    this.lab = new Lab();
+    this.lab = viewLab();
+    views.add(this);
     this.base = wasmDefaults();
     this.options = {};
     this.pending = false;
@@ -678,7 +736,32 @@ class LabView {
     this.play.setAttribute("aria-pressed", "true");
   }
 
+  /// The engine is about to be re-created (a panic): Play stops while the old instance still
+  /// answers; the run and the pin are gone with it, so the settings run again shortly.
+  engineStopped() {
+    try {
+      this.player?.free();
+    } catch {
+      // the instance is going away; its timer goes with it
+    }
+    this.player = undefined;
+    this.play.textContent = "Play";
+    this.play.setAttribute("aria-pressed", "false");
+    this.pinned = undefined;
+    this.pinButton.textContent = "Pin these settings as A";
+    this.unpinButton.setAttribute("hidden", "");
+    this.summary = undefined;
+    this.generation = (this.generation || 0) + 1; // drops slices of a run in the old instance
+    this.busy = true;
+    clearTimeout(this.altTimer);
+    setTimeout(() => {
+      this.busy = false;
+      if (this.lab && this.host.view === this) this.host.refresh(false);
+    });
+  }
+
   destroy() {
+    views.delete(this);
     this.player?.free();
     this.player = undefined;
     this.resizeObserver.disconnect();

@@ -18,9 +18,30 @@ use crate::engine::{self, Config, Outcome, SinkDesign};
 use crate::lesson::exercise::{Exercise, Response};
 use crate::lesson::{self, Report};
 
+/// The event dispatched on `window` when a panic is about to discard the instance.
+const RESTART_EVENT: &str = "checkpointlab-engine-restart";
+
+/// Runs when the module is instantiated (and again when it is re-created after a panic).
 #[wasm_bindgen(start)]
 pub fn start() {
-    console_error_panic_hook::set_once();
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        // The page hears of it first, while this instance still answers (the element stops its
+        // timers here), then the instance is discarded: a panic aborts in wasm and may leave the
+        // heap or a borrow half-done, so the next call from JavaScript runs in a fresh one.
+        if let (Some(window), Ok(event)) = (web_sys::window(), web_sys::Event::new(RESTART_EVENT)) {
+            let _ = window.dispatch_event(&event);
+        }
+        wasm_bindgen::handler::schedule_reinit();
+    }));
+}
+
+/// Panics on purpose, for the tests that prove a panic does not poison the module. Nothing in
+/// the lesson calls it.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = __panicForTests)]
+pub fn panic_for_tests() {
+    panic!("a panic forced by a test");
 }
 
 fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
