@@ -120,7 +120,13 @@ class BidiPage {
 
   async $(selector) {
     const found = await this.call("(s) => deepQueryAll(JSON.parse(s)).length > 0", [selector]);
-    return found ? { selector } : null;
+    if (!found) return null;
+    return {
+      boundingBox: () => this.$eval(selector, (e) => {
+        const r = e.getBoundingClientRect();
+        return { x: r.x, y: r.y, width: r.width, height: r.height };
+      }),
+    };
   }
 
   async waitForFunction(fn, arg, { timeout = 20000 } = {}) {
