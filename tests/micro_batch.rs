@@ -203,7 +203,7 @@ fn incremental_state_store_writes_and_a_slow_store_stretch_the_cycle() {
 }
 
 mod properties {
-    //! Random micro-batch scenarios against their failure-free twin (64 cases; PROPTEST_CASES for more).
+    //! Random micro-batch scenarios against their failure-free twin (1,000 cases).
     use super::*;
     use proptest::prelude::*;
 
@@ -235,7 +235,7 @@ mod properties {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: 1_000, ..ProptestConfig::default() })]
 
         #[test]
         fn recovery_matches_the_failure_free_run(config in scenario()) {
