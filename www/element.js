@@ -22,6 +22,8 @@ const CHARTS = [
 const ALL_CONTROLS = [...MAIN_SETTINGS.map((s) => s.attribute), "advanced", "actions", "compare"];
 /// Engine time per frame for runs started by the student: the page never blocks for longer.
 const FRAME_BUDGET_MS = 24;
+/// Engine time per slice of simulate(), which has no frame to share: well inside a 50 ms task.
+const SIMULATE_SLICE_MS = 10;
 
 /// Named scenarios: the settings each changes from the lesson's default.
 export const SCENARIOS = {
@@ -98,7 +100,7 @@ const guarded = (fn) => (...args) => {
   }
 };
 const wasmDefaults = guarded(glue.defaults), parseAttributes = guarded(glue.parseAttributes);
-const simulateWasm = guarded(glue.simulate), builtinExercises = guarded(glue.builtinExercises);
+const builtinExercises = guarded(glue.builtinExercises);
 const validateExercises = guarded(glue.validateExercises), checkExercise = guarded(glue.checkExercise);
 const revealExercise = guarded(glue.revealExercise), formatValue = guarded(glue.formatValue);
 const settingsText = guarded(glue.settingsText);
@@ -165,10 +167,45 @@ export async function wasmMemoryBytes() {
   return (glue.initSync() ?? wasm).memory.buffer.byteLength;
 }
 
-/// Runs a scenario and returns the report as a plain object. Throws an Error naming a bad field.
-export async function simulate(config) {
+/// Resolves after the page has had its turn (input, rendering), without setTimeout's 4 ms clamp.
+function yieldToPage() {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+}
+
+/// Runs a scenario and resolves to the report as a plain object; rejects with an Error naming a
+/// bad field. The engine runs in slices of about SIMULATE_SLICE_MS with the page free in between, so
+/// a long scenario never blocks it. `options.signal` (an AbortSignal) cancels the run and
+/// `options.onProgress(fraction)` hears how far it is.
+export async function simulate(config, options = {}) {
+  if (options === null || typeof options !== "object") throw new Error("options: must be an object, like { signal, onProgress }");
+  const { signal, onProgress } = options;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new Error("options.signal: must be an AbortSignal");
+  if (onProgress !== undefined && typeof onProgress !== "function") throw new Error("options.onProgress: must be a function");
   await load();
-  return simulateWasm(config);
+  const made = restarts;
+  const lab = new glue.Lab();
+  try {
+    lab.begin(config); // checks every field first
+    for (;;) {
+      if (signal?.aborted) throw signal.reason ?? new DOMException("simulate() was cancelled", "AbortError");
+      const step = lab.advance(SIMULATE_SLICE_MS);
+      if (step.done) return lab.report();
+      onProgress?.(step.progress);
+      await yieldToPage();
+      if (made !== restarts) throw new Error("engine: the WebAssembly instance was restarted during this run; call simulate() again");
+    }
+  } catch (e) {
+    throw restartedError(e);
+  } finally {
+    if (made === restarts) lab.free();
+  }
 }
 
 /// The default settings (the lesson's worked example).

@@ -277,6 +277,9 @@ pub struct Lab {
     outcome: Option<Outcome>,
     /// A run being advanced frame by frame (`begin` / `advance`).
     pending: Option<engine::Runner>,
+    /// How much simulated time `advance` runs between looks at the clock: about
+    /// [`EVENTS_PER_STEP`] events, so a step never takes long next to a frame's budget.
+    step_ms: u64,
     /// The pending run has finished; the next `advance` builds its report.
     finishing: bool,
     /// How long the last report took to build, in ms of real time.
@@ -301,6 +304,7 @@ impl Lab {
         Lab {
             outcome: None,
             pending: None,
+            step_ms: MAX_STEP_MS,
             finishing: false,
             report_estimate_ms: 15.0,
             report: None,
@@ -352,6 +356,8 @@ impl Lab {
         let config = config_from_js(&config)?;
         let runner = engine::Runner::new(&config, self.outcome.as_ref()).map_err(|e| JsError::new(&e.to_string()))?;
         self.pending = Some(runner);
+        let events_per_ms = (config.rate_per_s.max(config.capacity_per_s) / 1_000).max(1);
+        self.step_ms = (EVENTS_PER_STEP / events_per_ms).clamp(1, MAX_STEP_MS);
         self.finishing = false;
         Ok(())
     }
@@ -361,14 +367,14 @@ impl Lab {
     /// built in the same call when the last report's time still fits in half a budget more;
     /// otherwise it gets a call of its own, so no call runs much past its budget.
     pub fn advance(&mut self, budget_ms: f64) -> Result<JsValue, JsError> {
-        const SLICE_MS: u64 = 2_000;
+        let step_ms = self.step_ms;
         let runner = self.pending.as_mut().ok_or_else(|| JsError::new("begin a run first"))?;
         let clock = web_sys::window().and_then(|w| w.performance());
         let now = || clock.as_ref().map_or(0.0, |p| p.now());
         let started = now();
         let budget = if budget_ms.is_finite() && budget_ms > 0.0 { budget_ms } else { 0.0 };
         loop {
-            let finished = self.finishing || runner.advance(SLICE_MS);
+            let finished = self.finishing || runner.advance(step_ms);
             if finished {
                 let elapsed = now() - started;
                 if !self.finishing && elapsed + self.report_estimate_ms > budget * 1.5 {
@@ -490,6 +496,11 @@ impl Lab {
         to_js(&rows)
     }
 }
+
+/// Events simulated between two looks at the clock in `Lab::advance` (about a millisecond's work).
+const EVENTS_PER_STEP: u64 = 100_000;
+/// The most simulated time between two looks at the clock.
+const MAX_STEP_MS: u64 = 2_000;
 
 #[derive(Serialize)]
 struct Progress {
