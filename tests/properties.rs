@@ -1,7 +1,7 @@
 //! Property tests over random scenarios: the engine's guarantees against a failure-free oracle
 //! (the same run without crashes, drained at the same instant), for any partitions, rate,
 //! capacity, interval, state size, alignment, snapshot kind, retries, retention and crash time.
-//! 6,000 cases in all (1,000 + 3,000 + 2,000), in the optimised test profile; failures are kept
+//! 6,000 cases in all (1,000 + 4,000 + 1,000), in the optimised test profile; failures are kept
 //! in tests/properties.proptest-regressions and replayed first.
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -158,7 +158,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 3_000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 4_000, ..ProptestConfig::default() })]
 
     #[test]
     fn full_and_incremental_snapshots_restore_the_same_state(config in scenario()) {
@@ -173,7 +173,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 2_000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1_000, ..ProptestConfig::default() })]
 
     #[test]
     fn the_same_seed_gives_the_same_report(config in scenario()) {
