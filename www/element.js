@@ -1048,11 +1048,15 @@ export class CheckpointLabElement extends ElementBase {
     }
     if (!this.isConnected || this.view) return;
     this.view = new LabView(this, this.shadowRoot);
+    // mount()'s options, so that its first run is sliced too.
+    if (this.initialOptions) this.view.options = this.initialOptions;
+    this.initialOptions = undefined;
     // The first run is sliced like any other, so the page never blocks; "ready" means drawn.
     this.view.onFirstDraw = () => this.markReady();
     try {
       this.apply(false);
     } catch (e) {
+      this.firstError = e;
       this.view.error.textContent = String(e.message || e);
       this.markReady();
     }
@@ -1188,6 +1192,8 @@ export async function mount(element, options) {
   const first = checkOptions(options);
   await load();
   const lab = document.createElement("checkpoint-lab");
+  // The options go into the first run, which is sliced over frames like a student's change.
+  lab.initialOptions = first;
   element.append(lab);
   // A mount that fails leaves nothing behind: the element and its engine are removed.
   const discard = () => {
@@ -1198,6 +1204,7 @@ export async function mount(element, options) {
   try {
     await lab.connectedCallback();
     await lab.whenReady();
+    if (lab.firstError) throw lab.firstError instanceof Error ? lab.firstError : new Error(String(lab.firstError));
   } catch (e) {
     discard();
     throw e;
@@ -1226,13 +1233,5 @@ export async function mount(element, options) {
       lab.view = undefined;
     },
   };
-  if (Object.keys(first).length) {
-    try {
-      handle.set(first);
-    } catch (e) {
-      discard();
-      throw e;
-    }
-  }
   return handle;
 }
