@@ -1,6 +1,7 @@
 //! Fuzzes the depth and size limits of exercise files and checks: the input is expanded into text
-//! with long runs (a byte below 8 repeats the byte after it 1,000 to 8,000 times), so nesting
-//! thousands deep — brackets, braces, parentheses, `!`, `-`, calls — is common. Reading must end
+//! with long runs (a byte below 8 repeats the byte after it 100 to 800 times), so nesting
+//! hundreds deep — 25 to 50 times the bounds: brackets, braces, parentheses, `!`, `-`, calls — is
+//! common. Reading must end
 //! in a value within the limits or an error, never a stack overflow or a panic.
 #![no_main]
 
@@ -9,14 +10,14 @@ use checkpoint_lab::lesson::exercise::{Exercise, MAX_JSON_DEPTH};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
-/// The input with its runs expanded, at most 200,000 characters.
+/// The input with its runs expanded, at most 20,000 characters.
 fn expand(data: &[u8]) -> String {
     let mut out = String::new();
     let mut i = 0;
-    while i < data.len() && out.len() < 200_000 {
+    while i < data.len() && out.len() < 20_000 {
         match data[i] {
             n @ 0..=7 if i + 1 < data.len() => {
-                out.extend(std::iter::repeat_n(char::from(data[i + 1]), (usize::from(n) + 1) * 1_000));
+                out.extend(std::iter::repeat_n(char::from(data[i + 1]), (usize::from(n) + 1) * 100));
                 i += 2;
             }
             b => {
