@@ -2,7 +2,7 @@
 //! answer fails), malformed exercises are rejected naming the exercise and the field, and the
 //! README's example for authors loads and works.
 
-use checkpoint_lab::lesson::exercise::{Exercise, Kind, Response};
+use checkpoint_lab::lesson::exercise::{expr, Exercise, Kind, Response, MAX_JSON_DEPTH};
 use serde_json::{json, Map, Value};
 
 #[test]
@@ -131,4 +131,68 @@ fn builtin_json_validates() {
     if let Err(e) = Exercise::list_from_json(text) {
         panic!("{e}");
     }
+}
+
+/// Arrays nested `levels` deep around `inner`.
+fn nested(levels: usize, inner: &str) -> String {
+    format!("{}{inner}{}", "[".repeat(levels), "]".repeat(levels))
+}
+
+#[test]
+fn deep_nesting_is_refused_naming_the_exercise_and_the_field_before_parsing() {
+    let error = |text: &str| {
+        let e = Exercise::list_from_json(text).unwrap_err();
+        (e.exercise, e.field, e.message)
+    };
+    // 10,000 nested arrays: a typed error, not a stack overflow.
+    let (exercise, field, message) = error(&nested(10_000, ""));
+    assert_eq!((exercise.as_str(), field.as_str()), ("#1", "format"));
+    assert_eq!(message, format!("nests deeper than {MAX_JSON_DEPTH} levels (at byte {MAX_JSON_DEPTH})"));
+    // Deep inside the second exercise's start: that exercise and that field are named.
+    let mut second = valid();
+    second["id"] = json!("second");
+    let text = json!([valid(), second]).to_string().replacen(
+        r#""id":"second""#,
+        &format!(r#""id":"second","start":{{"a":{}}}"#, nested(10_000, "1")),
+        1,
+    );
+    let (exercise, field, message) = error(&text);
+    assert_eq!((exercise.as_str(), field.as_str()), ("#2", "start"), "{message}");
+    // Brackets inside strings do not count.
+    let mut brackets = valid();
+    brackets["explanation"] = json!("[".repeat(10_000));
+    Exercise::list_from_json(&json!([brackets]).to_string()).unwrap();
+    // Within the bound nesting is read as usual (the field is then checked for its meaning).
+    let (_, field, message) = error(&json!([valid()]).to_string().replacen(
+        "{",
+        &format!(r#"{{"start":{{"a":{}}},"#, nested(MAX_JSON_DEPTH - 4, "1")),
+        1,
+    ));
+    assert_eq!(field, "start.config", "{message}");
+    // A value built in memory is checked the same way.
+    let mut deep = json!(1);
+    for _ in 0..100 {
+        deep = json!([deep]);
+    }
+    let mut exercise = valid();
+    exercise["hints"] = deep;
+    assert_eq!(
+        error_of(exercise),
+        ("tiny".into(), "hints".into(), format!("nests deeper than {MAX_JSON_DEPTH} levels"))
+    );
+    // Size is bounded before anything is parsed.
+    let huge = format!("[{}]", " ".repeat(2_000_000));
+    assert_eq!(error(&huge).1, "format");
+}
+
+#[test]
+fn a_check_nested_1000_parentheses_deep_is_a_typed_error() {
+    let mut exercise = valid();
+    exercise["check"] = json!(format!("{}answer{} == replayed_events", "(".repeat(1_000), ")".repeat(1_000)));
+    let (name, field, message) = error_of(exercise);
+    assert_eq!((name.as_str(), field.as_str()), ("tiny", "check"));
+    assert_eq!(message, format!("nests deeper than {} levels at {}", expr::MAX_NESTING, expr::MAX_NESTING));
+    let mut exercise = valid();
+    exercise["answer"] = json!("-".repeat(1_000) + "1");
+    assert_eq!(error_of(exercise).1, "answer");
 }

@@ -252,7 +252,7 @@ fn spark_sinks_before_the_write_between_write_and_commit_and_after_the_commit() 
 }
 
 mod properties {
-    //! Random micro-batch scenarios against their failure-free twin (64 cases; PROPTEST_CASES for more).
+    //! Random micro-batch scenarios against their failure-free twin (1,000 cases).
     use super::*;
     use proptest::prelude::*;
 
@@ -284,7 +284,7 @@ mod properties {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: 1_000, ..ProptestConfig::default() })]
 
         #[test]
         fn recovery_matches_the_failure_free_run(config in scenario()) {

@@ -129,7 +129,7 @@ fn compare_micro_batch(run: &Sim, truth: &Sim) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1_500, ..ProptestConfig::default() })]
 
     #[test]
     fn any_sequence_of_crashes_recovers_exactly_once(ops in prop::collection::vec(op(), 1..40)) {

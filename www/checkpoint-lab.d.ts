@@ -461,7 +461,19 @@ export interface CheckpointLabAttributes extends SettingAttributes {
 
 export declare const SCENARIOS: Record<ScenarioName, { label: string; settings: Partial<Config> }>;
 export declare function load(): Promise<unknown>;
-export declare function simulate(config?: Partial<Config>): Promise<Report>;
+/** How `simulate()` reports progress and can be cancelled. */
+export interface SimulateOptions {
+  /** Cancels the run: the Promise rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Called between slices with the fraction done, from 0 to 1. */
+  onProgress?: (fraction: number) => void;
+}
+/**
+ * Runs a scenario and resolves to its report. The engine runs in slices of about 10 ms with the
+ * page free in between, so a long scenario never blocks the page; rejects with an Error naming a
+ * bad field.
+ */
+export declare function simulate(config?: Partial<Config>, options?: SimulateOptions): Promise<Report>;
 export declare function defaults(): Promise<Config>;
 export declare function defaultConfig(): Promise<Config>;
 /** Settings written as the element's attributes read them: `{ interval_ms: 7000 }` gives `{ interval: "7s" }`. */

@@ -1,10 +1,7 @@
 // <checkpoint-lab>: the lesson component. Ships in pkg/ as checkpoint-lab.js next to the wasm
 // glue; a page needs nothing else. Everything it shows lives in its shadow root, text goes in
 // through textContent only, and styles come from checkpoint-lab.css beside this module.
-import init, {
-  Lab, Player, defaults as wasmDefaults, parseAttributes, simulate as simulateWasm,
-  builtinExercises, validateExercises, checkExercise, revealExercise, formatValue, settingsText,
-} from "./checkpoint_lab.js";
+import init, * as glue from "./checkpoint_lab.js";
 // The settings table (generated from src/engine/settings.rs): keys, attributes, units,
 // ranges, slider steps and labels. The controls below are built from it.
 import { SETTINGS } from "./settings.js";
@@ -33,6 +30,8 @@ const ALL_VIEWS = [...CHARTS.map(([name]) => name), "figures", "crash-table"];
 const DESCRIBE_EVERY_MS = 600;
 /// Engine time per frame for runs started by the student: the page never blocks for longer.
 const FRAME_BUDGET_MS = 24;
+/// Engine time per slice of simulate(), which has no frame to share: well inside a 50 ms task.
+const SIMULATE_SLICE_MS = 10;
 
 /// Named scenarios: the settings each changes from the lesson's default.
 export const SCENARIOS = {
@@ -82,6 +81,65 @@ function listOption(name, value, known) {
   return names;
 }
 
+// ---------- surviving a panic in the engine ----------
+// A Rust panic aborts the wasm instance. The engine then tells the page (the event below, while
+// the old instance still answers) and is re-created on the next call, so one panic never poisons
+// the module. Objects of the discarded instance (each view's Lab and Player) are stale: a view
+// makes a new Lab on its next call and runs its settings again.
+let restarts = 0;
+/// Every live view, to stop its timers and re-run it after a restart.
+const views = new Set();
+globalThis.addEventListener?.("checkpointlab-engine-restart", () => {
+  restarts++;
+  for (const view of views) view.engineStopped();
+});
+
+/// What a call that trapped throws instead of the bare `RuntimeError`.
+function restartedError(e) {
+  if (!(e instanceof WebAssembly.RuntimeError)) return e;
+  return new Error(`engine: the WebAssembly instance stopped (${e.message}) and was restarted; this call did not complete, the next one runs in the new instance`);
+}
+/// `fn`, throwing restartedError() instead of a trap.
+const guarded = (fn) => (...args) => {
+  try {
+    return fn(...args);
+  } catch (e) {
+    throw restartedError(e);
+  }
+};
+const wasmDefaults = guarded(glue.defaults), parseAttributes = guarded(glue.parseAttributes);
+const builtinExercises = guarded(glue.builtinExercises);
+const validateExercises = guarded(glue.validateExercises), checkExercise = guarded(glue.checkExercise);
+const revealExercise = guarded(glue.revealExercise), formatValue = guarded(glue.formatValue);
+const settingsText = guarded(glue.settingsText);
+const Player = glue.Player;
+/// For the tests only: panics inside the engine, to prove that a panic does not poison the module.
+export const __panicForTests = guarded(glue.__panicForTests);
+
+/// A view's engine handle that outlives a restart: every call goes to the Lab of the current
+/// instance (made anew after a restart) and a trap becomes restartedError().
+function viewLab() {
+  let lab = new glue.Lab(), made = restarts;
+  return new Proxy({}, {
+    get(_, name) {
+      if (name === "free") {
+        return () => {
+          if (made === restarts) lab.free();
+          lab = undefined;
+        };
+      }
+      return (...args) => {
+        if (made !== restarts) [lab, made] = [new glue.Lab(), restarts];
+        try {
+          return lab[name](...args);
+        } catch (e) {
+          throw restartedError(e);
+        }
+      };
+    },
+  });
+}
+
 let ready;
 /// Exercises by id: the built-in ones, then any a page registers.
 const catalogue = new Map();
@@ -113,13 +171,49 @@ export async function exerciseIds() {
 /// Bytes of wasm linear memory in use (for the page benchmark).
 export async function wasmMemoryBytes() {
   const wasm = await load();
-  return wasm.memory.buffer.byteLength;
+  // The current instance's memory (a new one after a restart).
+  return (glue.initSync() ?? wasm).memory.buffer.byteLength;
 }
 
-/// Runs a scenario and returns the report as a plain object. Throws an Error naming a bad field.
-export async function simulate(config) {
+/// Resolves after the page has had its turn (input, rendering), without setTimeout's 4 ms clamp.
+function yieldToPage() {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+}
+
+/// Runs a scenario and resolves to the report as a plain object; rejects with an Error naming a
+/// bad field. The engine runs in slices of about SIMULATE_SLICE_MS with the page free in between, so
+/// a long scenario never blocks it. `options.signal` (an AbortSignal) cancels the run and
+/// `options.onProgress(fraction)` hears how far it is.
+export async function simulate(config, options = {}) {
+  if (options === null || typeof options !== "object") throw new Error("options: must be an object, like { signal, onProgress }");
+  const { signal, onProgress } = options;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new Error("options.signal: must be an AbortSignal");
+  if (onProgress !== undefined && typeof onProgress !== "function") throw new Error("options.onProgress: must be a function");
   await load();
-  return simulateWasm(config);
+  const made = restarts;
+  const lab = new glue.Lab();
+  try {
+    lab.begin(config); // checks every field first
+    for (;;) {
+      if (signal?.aborted) throw signal.reason ?? new DOMException("simulate() was cancelled", "AbortError");
+      const step = lab.advance(SIMULATE_SLICE_MS);
+      if (step.done) return lab.report();
+      onProgress?.(step.progress);
+      await yieldToPage();
+      if (made !== restarts) throw new Error("engine: the WebAssembly instance was restarted during this run; call simulate() again");
+    }
+  } catch (e) {
+    throw restartedError(e);
+  } finally {
+    if (made === restarts) lab.free();
+  }
 }
 
 /// The default settings (the lesson's worked example).
@@ -159,7 +253,8 @@ class LabView {
     this.host = host;
     this.shadow = shadow;
     this.id = `cl${++instances}`;
-    this.lab = new Lab();
+    this.lab = viewLab();
+    views.add(this);
     this.base = wasmDefaults();
     this.options = {};
     this.pending = false;
@@ -949,7 +1044,32 @@ class LabView {
     this.play.setAttribute("aria-pressed", "true");
   }
 
+  /// The engine is about to be re-created (a panic): Play stops while the old instance still
+  /// answers; the run and the pin are gone with it, so the settings run again shortly.
+  engineStopped() {
+    try {
+      this.player?.free();
+    } catch {
+      // the instance is going away; its timer goes with it
+    }
+    this.player = undefined;
+    this.play.textContent = "Play";
+    this.play.setAttribute("aria-pressed", "false");
+    this.pinned = undefined;
+    this.pinButton.textContent = "Pin these settings as A";
+    this.unpinButton.setAttribute("hidden", "");
+    this.summary = undefined;
+    this.generation = (this.generation || 0) + 1; // drops slices of a run in the old instance
+    this.busy = true;
+    clearTimeout(this.altTimer);
+    setTimeout(() => {
+      this.busy = false;
+      if (this.lab && this.host.view === this) this.host.refresh(false);
+    });
+  }
+
   destroy() {
+    views.delete(this);
     this.player?.free?.();
     clearInterval(this.player?.jumps);
     this.player = undefined;
@@ -1201,11 +1321,15 @@ export class CheckpointLabElement extends ElementBase {
     }
     if (!this.isConnected || this.view) return;
     this.view = new LabView(this, this.shadowRoot);
+    // mount()'s options, so that its first run is sliced too.
+    if (this.initialOptions) this.view.options = this.initialOptions;
+    this.initialOptions = undefined;
     // The first run is sliced like any other, so the page never blocks; "ready" means drawn.
     this.view.onFirstDraw = () => this.markReady();
     try {
       this.apply(false);
     } catch (e) {
+      this.firstError = e;
       this.view.error.textContent = String(e.message || e);
       this.markReady();
     }
@@ -1363,6 +1487,8 @@ export async function mount(element, options) {
   const first = checkOptions(options);
   await load();
   const lab = document.createElement("checkpoint-lab");
+  // The options go into the first run, which is sliced over frames like a student's change.
+  lab.initialOptions = first;
   element.append(lab);
   // A mount that fails leaves nothing behind: the element and its engine are removed.
   const discard = () => {
@@ -1373,6 +1499,7 @@ export async function mount(element, options) {
   try {
     await lab.connectedCallback();
     await lab.whenReady();
+    if (lab.firstError) throw lab.firstError instanceof Error ? lab.firstError : new Error(String(lab.firstError));
   } catch (e) {
     discard();
     throw e;
@@ -1409,13 +1536,5 @@ export async function mount(element, options) {
       lab.view = undefined;
     },
   };
-  if (Object.keys(first).length) {
-    try {
-      handle.set(first);
-    } catch (e) {
-      discard();
-      throw e;
-    }
-  }
   return handle;
 }

@@ -4,6 +4,7 @@
 
 use js_sys::{Object, Reflect};
 mod canvas;
+mod js_value;
 
 use plotters::prelude::*;
 use serde::Serialize;
@@ -17,9 +18,30 @@ use crate::engine::{self, Config, Outcome, SinkDesign};
 use crate::lesson::exercise::{Exercise, Response};
 use crate::lesson::{self, Report};
 
+/// The event dispatched on `window` when a panic is about to discard the instance.
+const RESTART_EVENT: &str = "checkpointlab-engine-restart";
+
+/// Runs when the module is instantiated (and again when it is re-created after a panic).
 #[wasm_bindgen(start)]
 pub fn start() {
-    console_error_panic_hook::set_once();
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        // The page hears of it first, while this instance still answers (the element stops its
+        // timers here), then the instance is discarded: a panic aborts in wasm and may leave the
+        // heap or a borrow half-done, so the next call from JavaScript runs in a fresh one.
+        if let (Some(window), Ok(event)) = (web_sys::window(), web_sys::Event::new(RESTART_EVENT)) {
+            let _ = window.dispatch_event(&event);
+        }
+        wasm_bindgen::handler::schedule_reinit();
+    }));
+}
+
+/// Panics on purpose, for the tests that prove a panic does not poison the module. Nothing in
+/// the lesson calls it.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = __panicForTests)]
+pub fn panic_for_tests() {
+    panic!("a panic forced by a test");
 }
 
 fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
@@ -127,8 +149,8 @@ pub fn parse_attributes(attributes: JsValue) -> Result<JsValue, JsError> {
 }
 
 fn exercise_from_js(value: &JsValue) -> Result<Exercise, JsError> {
-    let json: serde_json::Value =
-        serde_wasm_bindgen::from_value(value.clone()).map_err(|e| JsError::new(&format!("exercise: {e}")))?;
+    // An exercise sits where the second level of an exercise file is.
+    let json = js_value::json_from_js(value, "exercise", 1)?;
     Exercise::from_value(&json, 0).map_err(|e| JsError::new(&e.to_string()))
 }
 
@@ -142,11 +164,10 @@ pub fn builtin_exercises() -> Result<JsValue, JsError> {
 /// the exercise and the field.
 #[wasm_bindgen(js_name = validateExercises)]
 pub fn validate_exercises(list: JsValue) -> Result<JsValue, JsError> {
-    if !js_sys::Array::is_array(&list) {
+    if !is_array_checked(&list).unwrap_or(false) {
         return Err(JsError::new("exercises: must be an array of exercise objects"));
     }
-    let json: serde_json::Value =
-        serde_wasm_bindgen::from_value(list).map_err(|e| JsError::new(&format!("exercises: {e}")))?;
+    let json = js_value::json_from_js(&list, "exercises", 0)?;
     let exercises = Exercise::list_from_json(&json.to_string()).map_err(|e| JsError::new(&e.to_string()))?;
     to_js(&exercises)
 }
@@ -160,8 +181,7 @@ pub fn check_exercise(exercise: JsValue, response: JsValue) -> Result<JsValue, J
     } else if let Some(id) = response.as_string() {
         Response::Choice(id)
     } else if response.is_object() {
-        let json: serde_json::Value =
-            serde_wasm_bindgen::from_value(response).map_err(|e| JsError::new(&format!("settings: {e}")))?;
+        let json = js_value::json_from_js(&response, "settings", 2)?;
         Response::Settings(json.as_object().cloned().unwrap_or_default())
     } else {
         return Err(JsError::new("answer: must be a number, a choice id or the settings"));
@@ -258,6 +278,9 @@ pub struct Lab {
     outcome: Option<Outcome>,
     /// A run being advanced frame by frame (`begin` / `advance`).
     pending: Option<engine::Runner>,
+    /// How much simulated time `advance` runs between looks at the clock: about
+    /// [`EVENTS_PER_STEP`] events, so a step never takes long next to a frame's budget.
+    step_ms: u64,
     /// The pending run has finished; the next `advance` builds its report.
     finishing: bool,
     /// How long the last report took to build, in ms of real time.
@@ -282,6 +305,7 @@ impl Lab {
         Lab {
             outcome: None,
             pending: None,
+            step_ms: MAX_STEP_MS,
             finishing: false,
             report_estimate_ms: 15.0,
             report: None,
@@ -333,6 +357,8 @@ impl Lab {
         let config = config_from_js(&config)?;
         let runner = engine::Runner::new(&config, self.outcome.as_ref()).map_err(|e| JsError::new(&e.to_string()))?;
         self.pending = Some(runner);
+        let events_per_ms = (config.rate_per_s.max(config.capacity_per_s) / 1_000).max(1);
+        self.step_ms = (EVENTS_PER_STEP / events_per_ms).clamp(1, MAX_STEP_MS);
         self.finishing = false;
         Ok(())
     }
@@ -342,14 +368,14 @@ impl Lab {
     /// built in the same call when the last report's time still fits in half a budget more;
     /// otherwise it gets a call of its own, so no call runs much past its budget.
     pub fn advance(&mut self, budget_ms: f64) -> Result<JsValue, JsError> {
-        const SLICE_MS: u64 = 2_000;
+        let step_ms = self.step_ms;
         let runner = self.pending.as_mut().ok_or_else(|| JsError::new("begin a run first"))?;
         let clock = web_sys::window().and_then(|w| w.performance());
         let now = || clock.as_ref().map_or(0.0, |p| p.now());
         let started = now();
         let budget = if budget_ms.is_finite() && budget_ms > 0.0 { budget_ms } else { 0.0 };
         loop {
-            let finished = self.finishing || runner.advance(SLICE_MS);
+            let finished = self.finishing || runner.advance(step_ms);
             if finished {
                 let elapsed = now() - started;
                 if !self.finishing && elapsed + self.report_estimate_ms > budget * 1.5 {
@@ -541,6 +567,11 @@ impl Lab {
         to_js(&rows)
     }
 }
+
+/// Events simulated between two looks at the clock in `Lab::advance` (about a millisecond's work).
+const EVENTS_PER_STEP: u64 = 100_000;
+/// The most simulated time between two looks at the clock.
+const MAX_STEP_MS: u64 = 2_000;
 
 #[derive(Serialize)]
 struct Progress {

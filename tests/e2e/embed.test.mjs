@@ -232,6 +232,95 @@ test("hostile JavaScript values are refused with an Error, and nothing is poison
   assert.deepEqual(errors, []);
 });
 
+test("deep, cyclic and hostile exercises are refused with an Error naming the field, and nothing is poisoned", async () => {
+  const { page, errors } = await open(browser, base + FIXTURE);
+  const results = await page.evaluate(async () => {
+    const engine = await import("/pkg/checkpoint-lab.js");
+    const exercise = () => ({ id: "mine", title: "t", prompt: "p", kind: "number", answer: "replayed_events",
+      check: "answer == replayed_events", feedback: { right: "r", wrong: "w" }, explanation: "e" });
+    let deep = [];
+    for (let i = 0; i < 10_000; i++) deep = [deep];
+    const cyclic = exercise();
+    cyclic.start = { loop: cyclic };
+    const cases = {
+      "10,000 nested arrays": () => deep,
+      "10,000 nested arrays in a field": () => [{ ...exercise(), hints: deep }],
+      "a cyclic exercise": () => [cyclic],
+      "a check 1,000 parentheses deep": () => [{ ...exercise(), check: `${"(".repeat(1000)}answer${")".repeat(1000)} == replayed_events` }],
+      "a throwing getter": () => [{ ...exercise(), get check() { throw new Error("boom"); } }],
+      "an ownKeys trap that throws": () => [new Proxy(exercise(), { ownKeys() { throw new Error("boom"); } })],
+      "a huge sparse array": () => { const a = []; a.length = 4_000_000_000; return a; },
+      "a symbol": () => [{ ...exercise(), title: Symbol("t") }],
+      "a BigInt": () => [{ ...exercise(), start: { interval_ms: 5000n } }],
+      "a function": () => [{ ...exercise(), feedback: () => 1 }],
+    };
+    const out = {};
+    for (const [name, make] of Object.entries(cases)) {
+      try { await engine.registerExercises(make()); out[name] = "no error"; } catch (e) { out[name] = e instanceof Error ? e.message : `not an Error: ${e}`; }
+    }
+    const report = await engine.simulate({ interval_ms: 5000 });
+    window.__handle.set({ interval_ms: 10000 });
+    return { out, ids: await engine.registerExercises([exercise()]), replay: report.interval_replay_events, handle: window.__handle.summary().interval_replay_events };
+  });
+  const expected = {
+    "10,000 nested arrays": /^exercises\[0\](\[0\])+: nests deeper than 16 levels/,
+    "10,000 nested arrays in a field": /^exercises\[0\]\.hints(\[0\])+: nests deeper than 16 levels/,
+    "a cyclic exercise": /^exercises\[0\]\.start\.loop\.start\.loop.*: nests deeper than 16 levels \(or refers to itself\)/,
+    "a check 1,000 parentheses deep": /^exercise "mine": check: nests deeper than 32 levels at 32$/,
+    "a throwing getter": /^exercises\[0\]\.check: could not be read$/,
+    "an ownKeys trap that throws": /^exercises\[0\]: its keys could not be read$/,
+    "a huge sparse array": /^exercises: has 4000000000 items, more than the 1000 allowed$/,
+    "a symbol": /^exercises\[0\]\.title: must be JSON data.*\(got symbol\)$/,
+    "a BigInt": /^exercises\[0\]\.start\.interval_ms: must be JSON data.*\(got bigint\)$/,
+    "a function": /^exercises\[0\]\.feedback: must be JSON data.*\(got a function\)$/,
+  };
+  for (const [name, pattern] of Object.entries(expected)) assert.match(results.out[name], pattern, name);
+  assert.deepEqual(results.ids, ["mine"]);
+  assert.equal(results.replay, 10000);
+  assert.equal(results.handle, 20000);
+  assert.deepEqual(errors, []);
+});
+
+test("a panic in the engine restarts it: simulate(), the elements and a handle keep working", async () => {
+  const { page, errors } = await open(browser, base + FIXTURE);
+  await page.waitForFunction(() => [...document.querySelectorAll("checkpoint-lab")].every((l) => l.dataset.ready));
+  const messages = await page.evaluate(async () => {
+    const engine = await import("/pkg/checkpoint-lab.js");
+    // Play runs on an engine timer, which must stop with the old instance.
+    document.getElementById("first").view.togglePlay();
+    const out = [];
+    for (let i = 0; i < 3; i++) {
+      try { engine.__panicForTests(); out.push("no error"); } catch (e) { out.push(e instanceof Error ? e.message : `not an Error: ${e}`); }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return out;
+  });
+  for (const message of messages) assert.match(message, /^engine: the WebAssembly instance stopped \(unreachable( executed)?\) and was restarted/);
+  await frames(page);
+  const after = await page.evaluate(async () => {
+    const engine = await import("/pkg/checkpoint-lab.js");
+    const report = await engine.simulate({ interval_ms: 5000 });
+    window.__handle.set({ interval_ms: 10000 });
+    const fresh = await engine.mount(document.body, { interval_ms: 20000 });
+    const figures = { simulate: report.interval_replay_events, handle: window.__handle.summary().interval_replay_events, fresh: fresh.summary().interval_replay_events };
+    fresh.destroy();
+    return { ...figures, playing: Boolean(document.getElementById("first").view.player), reportAfter: window.__handle.report().config.interval_ms };
+  });
+  assert.deepEqual(after, { simulate: 10000, handle: 20000, fresh: 40000, playing: false, reportAfter: 10000 });
+  // The element re-ran its own settings in the new instance and still follows its attributes.
+  assert.equal((await state(page))[0].figures.interval_replay_events, "10,000");
+  await page.evaluate(() => document.getElementById("first").setAttribute("interval", "30s"));
+  await frames(page);
+  const [first] = await state(page);
+  assert.equal(first.figures.interval_replay_events, "60,000");
+  assert.ok(first.ink > 1000, "the first element draws its charts again");
+  await new Promise((r) => setTimeout(r, 300)); // the old Play timer would have ticked by now
+  // The only console errors are the three panics' own messages.
+  const others = errors.filter((e) => !e.includes("a panic forced by a test"));
+  assert.deepEqual(others, []);
+  assert.equal(errors.length, 3);
+});
+
 test("destroy() removes the instance and leaves the other working", async () => {
   const { page, errors } = await open(browser, base + FIXTURE);
   await page.evaluate(() => window.__handle.destroy());

@@ -1,10 +1,16 @@
 // Shared end-to-end harness: a static server for the repo (release build in pkg/) on 127.0.0.1
-// and a headless Chromium driven by playwright-core. Collects console errors per page.
+// and a headless browser: Chromium driven by playwright-core, or with E2E_BROWSER=firefox,
+// Firefox driven over WebDriver BiDi through geckodriver (./firefox.mjs). Collects console errors
+// per page.
 import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { launchFirefox } from "./firefox.mjs";
+
+/// The browser the suites run in: "chromium" (the default) or "firefox".
+export const BROWSER = process.env.E2E_BROWSER || "chromium";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const SHOTS = path.join(ROOT, "target", "screenshots");
@@ -44,6 +50,7 @@ export function serve(routes = {}, root = ROOT) {
 }
 
 export async function launch() {
+  if (BROWSER === "firefox") return launchFirefox();
   return chromium.launch({
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
     args: [

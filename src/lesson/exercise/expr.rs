@@ -2,8 +2,19 @@
 //! settings, parsed and evaluated in Rust (no JavaScript eval). Numbers, strings, true/false,
 //! null, dotted names (`sinks.upsert.duplicate_rows`, `interval_ms`, `answer`), + - * /, comparisons,
 //! `&&`, `||`, `!`, parentheses and the functions abs, min and max.
+//!
+//! Checks are bounded before they are read: at most [`MAX_CHECK_CHARS`] characters, nested at
+//! most [`MAX_NESTING`] levels deep (parentheses, `!`, `-`, function calls) and at most
+//! [`MAX_DEPTH`] operations deep in all, so neither parsing nor evaluation can exhaust the stack.
 
 use serde_json::Value;
+
+/// The longest check, in characters; the built-in checks are under 200.
+pub const MAX_CHECK_CHARS: usize = 10_000;
+/// How deeply parentheses, `!`, `-` and function calls may nest.
+pub const MAX_NESTING: usize = 32;
+/// How deep the parsed expression may be in all (a chain `a + b + c` is one level per operator).
+pub const MAX_DEPTH: usize = 256;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expr {
@@ -113,10 +124,15 @@ fn tokenize(src: &str) -> Result<Vec<(usize, Token)>, String> {
     Ok(out)
 }
 
+/// An expression and its depth (a leaf is 1).
+type Parsed = (Expr, usize);
+
 struct Parser {
     tokens: Vec<(usize, Token)>,
     at: usize,
     len: usize,
+    /// Parentheses, `!`, `-` and calls open around the current position.
+    nesting: usize,
 }
 
 impl Parser {
@@ -128,6 +144,15 @@ impl Parser {
         self.tokens.get(self.at).map_or(self.len, |t| t.0)
     }
 
+    /// Enters one more level of nesting, refusing to go past [`MAX_NESTING`].
+    fn enter(&mut self, position: usize) -> Result<(), String> {
+        self.nesting += 1;
+        if self.nesting > MAX_NESTING {
+            return Err(format!("nests deeper than {MAX_NESTING} levels at {position}"));
+        }
+        Ok(())
+    }
+
     fn eat(&mut self, sym: &str) -> bool {
         if matches!(self.peek(), Some(Token::Sym(s)) if *s == sym) {
             self.at += 1;
@@ -137,13 +162,27 @@ impl Parser {
         }
     }
 
-    fn binary(&mut self, ops: &[(&str, Op)], next: fn(&mut Parser) -> Result<Expr, String>) -> Result<Expr, String> {
+    /// A node over `children` is one deeper than the deepest of them; past [`MAX_DEPTH`] the
+    /// expression is refused while it is built, so nothing deeper is ever evaluated or dropped.
+    fn node(&self, expr: Expr, children: &[usize]) -> Result<Parsed, String> {
+        let depth = 1 + children.iter().copied().max().unwrap_or(0);
+        if depth > MAX_DEPTH {
+            return Err(format!("is more than {MAX_DEPTH} operations deep at {}", self.position()));
+        }
+        Ok((expr, depth))
+    }
+
+    fn binary(
+        &mut self,
+        ops: &[(&str, Op)],
+        next: fn(&mut Parser) -> Result<Parsed, String>,
+    ) -> Result<Parsed, String> {
         let mut left = next(self)?;
         'outer: loop {
             for (sym, op) in ops {
                 if self.eat(sym) {
                     let right = next(self)?;
-                    left = Expr::Binary(Box::new(left), *op, Box::new(right));
+                    left = self.node(Expr::Binary(Box::new(left.0), *op, Box::new(right.0)), &[left.1, right.1])?;
                     continue 'outer;
                 }
             }
@@ -151,47 +190,50 @@ impl Parser {
         }
     }
 
-    fn or(&mut self) -> Result<Expr, String> {
+    fn or(&mut self) -> Result<Parsed, String> {
         self.binary(&[("||", Op::Or)], Parser::and)
     }
 
-    fn and(&mut self) -> Result<Expr, String> {
+    fn and(&mut self) -> Result<Parsed, String> {
         self.binary(&[("&&", Op::And)], Parser::comparison)
     }
 
-    fn comparison(&mut self) -> Result<Expr, String> {
+    fn comparison(&mut self) -> Result<Parsed, String> {
         let ops = [("<=", Op::Le), (">=", Op::Ge), ("==", Op::Eq), ("!=", Op::Ne), ("<", Op::Lt), (">", Op::Gt)];
         self.binary(&ops, Parser::sum)
     }
 
-    fn sum(&mut self) -> Result<Expr, String> {
+    fn sum(&mut self) -> Result<Parsed, String> {
         self.binary(&[("+", Op::Add), ("-", Op::Sub)], Parser::product)
     }
 
-    fn product(&mut self) -> Result<Expr, String> {
+    fn product(&mut self) -> Result<Parsed, String> {
         self.binary(&[("*", Op::Mul), ("/", Op::Div)], Parser::unary)
     }
 
-    fn unary(&mut self) -> Result<Expr, String> {
-        if self.eat("!") {
-            return Ok(Expr::Not(Box::new(self.unary()?)));
-        }
-        if self.eat("-") {
-            return Ok(Expr::Neg(Box::new(self.unary()?)));
+    fn unary(&mut self) -> Result<Parsed, String> {
+        let position = self.position();
+        for (sym, make) in [("!", Expr::Not as fn(Box<Expr>) -> Expr), ("-", Expr::Neg)] {
+            if self.eat(sym) {
+                self.enter(position)?;
+                let inner = self.unary()?;
+                self.nesting -= 1;
+                return self.node(make(Box::new(inner.0)), &[inner.1]);
+            }
         }
         self.atom()
     }
 
-    fn atom(&mut self) -> Result<Expr, String> {
+    fn atom(&mut self) -> Result<Parsed, String> {
         let position = self.position();
         let token = self.peek().cloned().ok_or_else(|| format!("unexpected end at {position}"))?;
         self.at += 1;
         match token {
-            Token::Number(n) => Ok(Expr::Number(n)),
-            Token::Text(t) => Ok(Expr::Text(t)),
-            Token::Ident(name) if name == "true" => Ok(Expr::Bool(true)),
-            Token::Ident(name) if name == "false" => Ok(Expr::Bool(false)),
-            Token::Ident(name) if name == "null" => Ok(Expr::Null),
+            Token::Number(n) => Ok((Expr::Number(n), 1)),
+            Token::Text(t) => Ok((Expr::Text(t), 1)),
+            Token::Ident(name) if name == "true" => Ok((Expr::Bool(true), 1)),
+            Token::Ident(name) if name == "false" => Ok((Expr::Bool(false), 1)),
+            Token::Ident(name) if name == "null" => Ok((Expr::Null, 1)),
             Token::Ident(name) if self.eat("(") => {
                 let func = match name.as_str() {
                     "abs" => Func::Abs,
@@ -203,6 +245,7 @@ impl Parser {
                         ))
                     }
                 };
+                self.enter(position)?;
                 let mut args = vec![self.or()?];
                 while self.eat(",") {
                     args.push(self.or()?);
@@ -210,6 +253,7 @@ impl Parser {
                 if !self.eat(")") {
                     return Err(format!("expected ) at {}", self.position()));
                 }
+                self.nesting -= 1;
                 let arity_ok = match func {
                     Func::Abs => args.len() == 1,
                     Func::Min | Func::Max => args.len() >= 2,
@@ -217,14 +261,17 @@ impl Parser {
                 if !arity_ok {
                     return Err(format!("wrong number of arguments to {name} at {position}"));
                 }
-                Ok(Expr::Call(func, args))
+                let depths: Vec<usize> = args.iter().map(|a| a.1).collect();
+                self.node(Expr::Call(func, args.into_iter().map(|a| a.0).collect()), &depths)
             }
-            Token::Ident(name) => Ok(Expr::Name(name)),
+            Token::Ident(name) => Ok((Expr::Name(name), 1)),
             Token::Sym("(") => {
+                self.enter(position)?;
                 let inner = self.or()?;
                 if !self.eat(")") {
                     return Err(format!("expected ) at {}", self.position()));
                 }
+                self.nesting -= 1;
                 Ok(inner)
             }
             Token::Sym(s) => Err(format!("unexpected {s:?} at {position}")),
@@ -232,11 +279,16 @@ impl Parser {
     }
 }
 
-/// Parses an expression; the error says what is wrong and at which character.
+/// Parses an expression; the error says what is wrong and at which character. Text longer than
+/// [`MAX_CHECK_CHARS`] or nested deeper than [`MAX_NESTING`] / [`MAX_DEPTH`] is refused.
 pub fn parse(src: &str) -> Result<Expr, String> {
+    let chars = src.chars().count();
+    if chars > MAX_CHECK_CHARS {
+        return Err(format!("is {chars} characters long, more than the {MAX_CHECK_CHARS} allowed"));
+    }
     let tokens = tokenize(src)?;
-    let mut parser = Parser { tokens, at: 0, len: src.len() };
-    let expr = parser.or()?;
+    let mut parser = Parser { tokens, at: 0, len: src.len(), nesting: 0 };
+    let (expr, _) = parser.or()?;
     if parser.at < parser.tokens.len() {
         return Err(format!("unexpected text at {}", parser.position()));
     }
@@ -345,5 +397,31 @@ mod tests {
         assert!(run("system('rm')", &scope).unwrap_err().contains("unknown function"));
         assert!(run("replayed_events ; 1", &scope).unwrap_err().contains("unexpected character"));
         assert!(run("alignment + 1", &scope).is_err());
+    }
+
+    #[test]
+    fn nesting_is_bounded_with_an_error_not_a_stack_overflow() {
+        let scope = serde_json::json!({"answer": 1});
+        let deep = format!("{}answer{}", "(".repeat(1_000), ")".repeat(1_000));
+        assert_eq!(parse(&deep).unwrap_err(), format!("nests deeper than {MAX_NESTING} levels at {MAX_NESTING}"));
+        assert!(parse(&"!".repeat(1_000)).unwrap_err().starts_with("nests deeper than 32 levels"));
+        assert!(parse(&"-".repeat(1_000)).unwrap_err().starts_with("nests deeper than 32 levels"));
+        assert!(parse(&format!("{}1{}", "abs(".repeat(500), ")".repeat(500))).unwrap_err().starts_with("nests deeper"));
+        // Up to the bound, nesting works.
+        let ok = format!("{}answer{} == 1", "(".repeat(MAX_NESTING), ")".repeat(MAX_NESTING));
+        assert_eq!(run(&ok, &scope), Ok(Val::Bool(true)));
+        // A long flat chain is as deep as it has operators: refused past MAX_DEPTH, fine below.
+        let chain = |n: usize| format!("answer{}", " + 1".repeat(n));
+        assert_eq!(run(&chain(MAX_DEPTH - 1), &scope), Ok(Val::Number(MAX_DEPTH as f64)));
+        assert!(parse(&chain(MAX_DEPTH))
+            .unwrap_err()
+            .starts_with(&format!("is more than {MAX_DEPTH} operations deep at ")));
+        assert!(parse(&chain(2_000)).unwrap_err().starts_with("is more than"));
+        // Length is bounded before anything is read.
+        let long = "1".repeat(MAX_CHECK_CHARS + 1);
+        assert_eq!(
+            parse(&long).unwrap_err(),
+            format!("is 10001 characters long, more than the {MAX_CHECK_CHARS} allowed")
+        );
     }
 }

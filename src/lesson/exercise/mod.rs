@@ -132,13 +132,92 @@ pub struct Reveal {
     pub choices: Vec<String>,
 }
 
-/// Reads an exercise file: a JSON array of exercise objects.
+/// How deeply an exercise file may nest: the list, an exercise, its `start`, `choices` or
+/// `feedback` and their values need 4; anything deeper is refused before it is parsed.
+pub const MAX_JSON_DEPTH: usize = 16;
+/// The largest exercise file, in bytes (the built-in file is about 15 kB).
+pub const MAX_FILE_BYTES: usize = 1_000_000;
+
+/// Scans an exercise file's brackets, outside strings, and refuses one nested deeper than
+/// [`MAX_JSON_DEPTH`], naming the exercise (by position) and its field, before the parser (which
+/// recurses) sees it.
+fn check_depth(text: &str) -> Result<(), ExerciseError> {
+    let (mut depth, mut item) = (0usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    let (mut string_start, mut last_string) = (0, 0..0);
+    let mut field = "";
+    for (i, byte) in text.bytes().enumerate() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => {
+                    in_string = false;
+                    last_string = string_start..i;
+                }
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => {
+                in_string = true;
+                string_start = i + 1;
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth == 2 {
+                    field = "";
+                }
+                if depth > MAX_JSON_DEPTH {
+                    return Err(ExerciseError {
+                        exercise: format!("#{}", item + 1),
+                        field: if field.is_empty() { "format".into() } else { field.into() },
+                        message: format!("nests deeper than {MAX_JSON_DEPTH} levels (at byte {i})"),
+                    });
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b',' if depth == 1 => item += 1,
+            b':' if depth == 2 => field = &text[last_string.clone()],
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Reads an exercise file: a JSON array of exercise objects. Its size and nesting are bounded
+/// before it is parsed.
 fn json_array(text: &str) -> Result<Vec<Value>, ExerciseError> {
     let file_error = |message: String| ExerciseError { exercise: "(file)".into(), field: "format".into(), message };
+    if text.len() > MAX_FILE_BYTES {
+        return Err(file_error(format!("is {} bytes, more than the {MAX_FILE_BYTES} allowed", text.len())));
+    }
+    check_depth(text)?;
     match serde_json::from_str(text).map_err(|e| file_error(e.to_string()))? {
         Value::Array(items) => Ok(items),
         _ => Err(file_error("must be a JSON array of exercises".into())),
     }
+}
+
+/// The first of an exercise's fields whose value nests deeper than [`MAX_JSON_DEPTH`] levels
+/// below the list, found without recursion.
+fn too_deep_field(exercise: &Map<String, Value>) -> Option<&str> {
+    for (key, value) in exercise {
+        let mut stack = vec![(value, 3)];
+        while let Some((v, depth)) = stack.pop() {
+            let children: Box<dyn Iterator<Item = &Value>> = match v {
+                Value::Array(items) => Box::new(items.iter()),
+                Value::Object(map) => Box::new(map.values()),
+                _ => continue,
+            };
+            if depth > MAX_JSON_DEPTH {
+                return Some(key);
+            }
+            stack.extend(children.map(|c| (c, depth + 1)));
+        }
+    }
+    None
 }
 
 fn to_fields(settings: &Map<String, Value>) -> Vec<(String, FieldValue)> {
@@ -194,6 +273,9 @@ impl Exercise {
         let fail =
             |field: &str, message: String| ExerciseError { exercise: name.clone(), field: field.into(), message };
         let object = value.as_object().ok_or_else(|| fail("format", "must be a JSON object".into()))?;
+        if let Some(key) = too_deep_field(object) {
+            return Err(fail(key, format!("nests deeper than {MAX_JSON_DEPTH} levels")));
+        }
         for key in object.keys() {
             if !FIELDS.contains(&key.as_str()) {
                 return Err(fail(key, format!("unknown field; the fields are {}", FIELDS.join(", "))));
