@@ -23,7 +23,7 @@ const CHARTS = [
 ];
 const ALL_CONTROLS = [...MAIN_SETTINGS.map((s) => s.attribute), "advanced", "actions", "compare"];
 /// Charts over the scenario clock: a click, a drag or a hover on one moves the cursor.
-const TIME_CHARTS = ["replay", "latency", "checkpoints"];
+const TIME_CHARTS = ["replay", "latency", "checkpoints", "sink-window"];
 /// What the `charts` option may name: any chart, the headline figures and the crash table.
 const ALL_VIEWS = [...CHARTS.map(([name]) => name), "figures", "crash-table"];
 /// How long the spoken description of the pipeline waits between two updates while the cursor moves.
@@ -726,7 +726,7 @@ class LabView {
       const { canvas } = this.charts[name];
       if (!canvas.isConnected || canvas.getBoundingClientRect().width === 0) continue;
       const dpr = this.sizeCanvas(canvas);
-      const axis = this.lab.draw(name, canvas, dark, dpr, name === "tradeoff" || name === "sink-window" ? undefined : cursorS);
+      const axis = this.lab.draw(name, canvas, dark, dpr, name === "tradeoff" ? undefined : cursorS);
       if (axis) this.axes[name] = axis;
       this.firstChartAt ??= performance.now();
     }

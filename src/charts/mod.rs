@@ -559,15 +559,8 @@ pub fn vertical_line<DB: plotters::prelude::DrawingBackend>(
     Ok(())
 }
 
-/// What every time chart ends with: the crash line, the animation's cursor and the legend.
-pub fn finish_time_chart<DB: plotters::prelude::DrawingBackend>(
-    area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
-    mut chart: TimeChart<'_, DB>,
-    crash: Option<&crate::lesson::report::CrashSummary>,
-    mut legend: Vec<LegendEntry>,
-    view: &View,
-) -> Result<(), plotters::prelude::DrawingAreaErrorKind<DB::ErrorType>> {
-    let pal = view.theme.palette();
+/// Records where `chart`'s clock axis lies, so a click or a hover on it can become a time.
+pub fn record_time_axis<DB: plotters::prelude::DrawingBackend>(chart: &TimeChart<'_, DB>) {
     let (xs, ys) = chart.plotting_area().get_pixel_range();
     let x_range = chart.x_range();
     LAST_TIME_AXIS.with(|c| {
@@ -580,6 +573,18 @@ pub fn finish_time_chart<DB: plotters::prelude::DrawingBackend>(
             to_s: x_range.end,
         }))
     });
+}
+
+/// What every time chart ends with: the crash line, the animation's cursor and the legend.
+pub fn finish_time_chart<DB: plotters::prelude::DrawingBackend>(
+    area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    mut chart: TimeChart<'_, DB>,
+    crash: Option<&crate::lesson::report::CrashSummary>,
+    mut legend: Vec<LegendEntry>,
+    view: &View,
+) -> Result<(), plotters::prelude::DrawingAreaErrorKind<DB::ErrorType>> {
+    let pal = view.theme.palette();
+    record_time_axis(&chart);
     if let Some(crash) = crash {
         vertical_line(&mut chart, crash.at.s, pal.vermillion, 2.0, view)?;
         legend.push(LegendEntry::new(format!("crash at {}", crash.at.at), pal.vermillion, Swatch::Mark));

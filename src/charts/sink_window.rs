@@ -101,6 +101,7 @@ pub fn draw<DB: DrawingBackend>(
         y_format: &|y| format_count(y.max(0.0).round() as u64),
     };
     let mut chart = time_chart(area, frame, view)?;
+    super::record_time_axis(&chart);
     let clip = |points: Vec<(f64, f64)>| -> Vec<(f64, f64)> {
         points.into_iter().map(|(t, v)| (t.clamp(from_s, to_s), v)).collect()
     };

@@ -194,6 +194,17 @@ test("Play advances the cursor; the event buttons land on the report's events", 
   await page.keyboard.press("ArrowLeft");
   assert.equal(await cursorMs(page), events.find((t) => t > at + 100) - 1000, "← on a chart steps a second back");
   assert.ok(await page.isVisible("checkpoint-lab >> [data-readout=replay]"), "a focused chart shows its readout");
+  // The sink-window chart runs over the clock too: hovering it shows its readout (the cursor
+  // follows), and clicking it moves the cursor.
+  const sinkWindow = page.locator("checkpoint-lab >> [data-chart=sink-window]");
+  await sinkWindow.scrollIntoViewIfNeeded();
+  const box = await sinkWindow.boundingBox();
+  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.5);
+  assert.ok(await page.isVisible("checkpoint-lab >> [data-readout=sink-window]"), "hovering the sink-window chart shows its readout");
+  const hovered = await cursorMs(page);
+  await page.mouse.click(box.x + box.width * 0.3, box.y + box.height * 0.5);
+  const clicked = await cursorMs(page);
+  assert.ok(clicked < hovered, `a click further left on the sink-window chart moves the cursor back: ${clicked} < ${hovered}`);
   assert.deepEqual(errors, []);
 });
 
