@@ -232,6 +232,12 @@ impl Config {
         self.start_time_ms + self.horizon_ms
     }
 
+    /// Whether the transactional sink's readers see rows as they are written: barrier mode with
+    /// `read_uncommitted` consumers (a micro-batch's rows are visible at once to every reader).
+    pub fn reads_uncommitted(&self) -> bool {
+        self.mode == Mode::Barrier && self.isolation_level == IsolationLevel::ReadUncommitted
+    }
+
     /// Checks every setting; the first one out of range is named in the error.
     pub fn validate(&self) -> Result<(), ConfigError> {
         check_ranges(self)?;

@@ -7,7 +7,7 @@
 use std::collections::VecDeque;
 
 use super::checkpoint::Snapshot;
-use super::config::{Config, IsolationLevel, Mode};
+use super::config::Config;
 use super::operators::{window::Emission, JobShape, JobState};
 use super::sinks::{Row, Sinks};
 use super::source::SourceLog;
@@ -71,7 +71,7 @@ impl Job {
             aligning_ms: 0,
             newest_emitted_boundary_ms: start,
             newest_committed_boundary_ms: start,
-            read_uncommitted: config.isolation_level == IsolationLevel::ReadUncommitted && config.mode == Mode::Barrier,
+            read_uncommitted: config.reads_uncommitted(),
             sinks: Sinks::default(),
         }
     }
@@ -243,12 +243,8 @@ impl Job {
         let mut rows = Vec::new();
         self.state.emit_batch(boundary_ms, &self.shape, |e| rows.push(row(e, now_ms, attempt, batch_id)));
         let n = rows.len() as u64;
-        if self.sinks.transactional.write_batch(batch_id, &rows, now_ms) {
+        if self.sinks.write_batch(batch_id, rows, now_ms) {
             self.newest_committed_boundary_ms = self.newest_committed_boundary_ms.max(boundary_ms);
-        }
-        for row in rows {
-            self.sinks.append_only.write(row);
-            self.sinks.upsert.write(row);
         }
         self.newest_emitted_boundary_ms = self.newest_emitted_boundary_ms.max(boundary_ms);
         n

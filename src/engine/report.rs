@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::config::{Config, Failure, IsolationLevel, Mode, RestartStrategy};
+use super::config::{Config, Failure, Mode, RestartStrategy};
 use super::model::{steady_state, tradeoff, SteadyState, Tradeoff};
 use super::protocol::{OffsetLogEntry, RestorePoint};
 use super::sim::{Recovery, Sim};
@@ -446,7 +446,7 @@ fn sink_figures(outcome: &Outcome) -> (SinkReport, SinkTables) {
     let truth_committed = if micro_batch { truth.sinks().transactional.committed_rows() } else { &truth_prefix };
     let upsert_rows = run.sinks().read(SinkDesign::Upsert);
     let view_rows = run.sinks().read(SinkDesign::DedupeView);
-    let read_uncommitted = run.config.isolation_level == IsolationLevel::ReadUncommitted;
+    let read_uncommitted = run.config.reads_uncommitted();
     let figures = |design: SinkDesign, rows: &[Row], fresh: (u64, u64), matches: bool| {
         let transactional = design == SinkDesign::Transactional;
         let (duplicate_rows, keys) = duplicates_and_keys(rows);
@@ -485,7 +485,7 @@ fn sink_figures(outcome: &Outcome) -> (SinkReport, SinkTables) {
         transactional: figures(
             SinkDesign::Transactional,
             committed,
-            if read_uncommitted && !micro_batch { immediate } else { delayed },
+            if read_uncommitted { immediate } else { delayed },
             same(committed, truth_committed),
         ),
         dedupe_view: figures(
@@ -501,7 +501,7 @@ fn sink_figures(outcome: &Outcome) -> (SinkReport, SinkTables) {
         transactional: committed.into(),
         commits: commits.into(),
         dedupe_view: view_rows.into(),
-        read_uncommitted: read_uncommitted && !micro_batch,
+        read_uncommitted,
         recoveries: run
             .recoveries
             .iter()

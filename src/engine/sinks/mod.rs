@@ -122,6 +122,18 @@ impl Sinks {
         self.transactional.write(row);
     }
 
+    /// Micro-batch mode: batch `batch_id`'s rows through `foreachBatch` at `at_ms`, appended, merged
+    /// by key and written once by batch id. Returns whether the batch-id writer wrote them (false
+    /// for a re-run batch it had written already).
+    pub fn write_batch(&mut self, batch_id: u64, rows: Vec<Row>, at_ms: u64) -> bool {
+        let written = self.transactional.write_batch(batch_id, &rows, at_ms);
+        for row in rows {
+            self.append_only.write(row);
+            self.upsert.write(row);
+        }
+        written
+    }
+
     /// What a reader of `design` sees at the end of the run, ordered by key.
     pub fn read(&self, design: SinkDesign) -> Vec<Row> {
         match design {
