@@ -44,6 +44,8 @@ const frames = settled;
 test("two instances render under a hostile stylesheet and a strict CSP, and change independently", async () => {
   const { page, errors } = await open(browser, base + FIXTURE);
   await page.waitForFunction(() => [...document.querySelectorAll("checkpoint-lab")].every((l) => l.dataset.ready));
+  // Ready is the first picture; a mounted lab may still finish its first run over later frames.
+  await frames(page);
   let [a, b] = await state(page);
   // Nothing inside either component reaches past its box, whatever the host's text styles.
   const overflow = await page.evaluate(() => [...document.querySelectorAll("checkpoint-lab")].map((lab) => {
