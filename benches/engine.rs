@@ -1,12 +1,17 @@
 //! Engine speed: simulated events per second on the lesson's scenario, a one-hour 20,000
 //! events/s scenario, a crash-time change, and the floor: a bare loop that only generates and
 //! counts the same events. Criterion prints each throughput; the floor ratio is printed at the end.
+//! Then each slider moved one step, computed per event and the fast way, side by side.
 
 use std::hint::black_box;
 use std::time::Instant;
 
+use checkpoint_lab::engine::data_plane::DataPlane;
+use checkpoint_lab::engine::report::Outcome;
+use checkpoint_lab::engine::sim::Execution;
 use checkpoint_lab::engine::source::SourceLog;
-use checkpoint_lab::engine::{self, Config};
+use checkpoint_lab::engine::{self, Config, Runner};
+use checkpoint_lab::lesson::report::Report;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 fn one_hour() -> Config {
@@ -81,5 +86,58 @@ fn benches(c: &mut Criterion) {
     }
 }
 
-criterion_group!(engine_benches, benches);
+/// One slider change as the page makes it: the run (reusing what the previous run left) and its
+/// report, computed the fast way or per event.
+fn change(config: &Config, previous: &Outcome) -> Report {
+    let runner = match previous.run.execution() {
+        Execution::Fast => Runner::new(config, Some(previous)),
+        Execution::PerEvent => Runner::per_event(config, Some(previous)),
+    };
+    runner.unwrap().finish().report()
+}
+
+/// The three sliders, each moved one step from the lesson's default scenario.
+fn slider_moves() -> [(&'static str, Config); 3] {
+    [
+        ("interval 30 s -> 40 s", Config { interval_ms: 40_000, ..Config::default() }),
+        ("state size 2 GB -> 3 GB", Config { state_bytes: 3_000_000_000, ..Config::default() }),
+        ("crash 10:00:45 -> 10:03:17", Config { crash_at_ms: Some(36_197_000), ..Config::default() }),
+    ]
+}
+
+/// Per-event engine against the fast path, per slider: run and report of one change.
+fn sliders(c: &mut Criterion) {
+    let fast = engine::run(&Config::default()).unwrap();
+    let per_event = Runner::per_event(&Config::default(), None).unwrap().finish();
+    let mut group = c.benchmark_group("slider");
+    group.sample_size(30);
+    for (name, config) in slider_moves() {
+        group.bench_function(format!("{name}, per event"), |b| b.iter(|| change(black_box(&config), &per_event)));
+        group.bench_function(format!("{name}, fast"), |b| b.iter(|| change(black_box(&config), &fast)));
+    }
+    group.bench_function("data plane of the default scenario", |b| {
+        b.iter(|| DataPlane::of(black_box(&Config::default())))
+    });
+    group.finish();
+
+    // Side by side, measured back to back outside criterion, against the target.
+    let time = |f: &dyn Fn()| {
+        let start = Instant::now();
+        let mut runs = 0;
+        while start.elapsed().as_secs_f64() < 1.0 || runs < 5 {
+            f();
+            runs += 1;
+        }
+        start.elapsed().as_secs_f64() * 1000.0 / f64::from(runs)
+    };
+    for (name, config) in slider_moves() {
+        let slow = time(&|| drop(black_box(change(&config, &per_event))));
+        let quick = time(&|| drop(black_box(change(&config, &fast))));
+        let ratio = slow / quick;
+        let verdict = if ratio >= 20.0 { "✓" } else { "✗" };
+        println!("{name}: per event {slow:.2} ms, fast {quick:.2} ms, {ratio:.1}x (target ≥ 20x {verdict})");
+    }
+}
+
+criterion_group!(engine_benches, benches, sliders);
 criterion_main!(engine_benches);

@@ -5,9 +5,11 @@
 //! and writes.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use super::checkpoint::Snapshot;
 use super::config::Config;
+use super::data_plane::DataPlane;
 use super::operators::{window::Emission, JobShape, JobState};
 use super::sinks::{Row, Sinks};
 use super::source::SourceLog;
@@ -47,6 +49,8 @@ pub struct Job {
     /// Barrier mode with `read_uncommitted` readers of the transactional sink.
     read_uncommitted: bool,
     pub(crate) sinks: Sinks,
+    /// The orders per emit period, counted once for the source and window settings.
+    pub(crate) data_plane: Option<Arc<DataPlane>>,
 }
 
 impl Job {
@@ -73,6 +77,7 @@ impl Job {
             newest_committed_boundary_ms: start,
             read_uncommitted: config.reads_uncommitted(),
             sinks: Sinks::default(),
+            data_plane: None,
         }
     }
 
@@ -109,7 +114,7 @@ impl Job {
 
     /// Processes log numbers `[from, to)` in log order: the readers move together as a prefix.
     pub fn process_in_log_order(&mut self, from: u64, to: u64) {
-        self.state.process(from, to, 1, &self.log, &self.shape);
+        self.state.process(from, to, 1, &self.log, &self.shape, self.data_plane.as_deref());
         self.events_since_snapshot += to - from;
         self.processed_events += to - from;
         for p in 0..self.read_offsets.len() {
@@ -122,7 +127,7 @@ impl Job {
     fn process_partition(&mut self, p: usize, from: u64, to: u64) {
         let first = self.log.log_number(p as u64, from);
         let end = self.log.log_number(p as u64, to);
-        self.state.process(first, end, self.log.partitions(), &self.log, &self.shape);
+        self.state.process(first, end, self.log.partitions(), &self.log, &self.shape, self.data_plane.as_deref());
         self.processed_offsets[p] = to;
         self.events_since_snapshot += to - from;
         self.processed_events += to - from;
@@ -146,6 +151,47 @@ impl Job {
         }
         self.caught_up = n == available;
         from + n
+    }
+
+    /// Reading in log order at capacity while behind, from `now_ms` to at most `until_ms`: the
+    /// credit moves one millisecond at a time exactly as [`Job::read_in_log_order`] spends it,
+    /// but the events are processed once, at the end. Stops after the millisecond that catches
+    /// up, that lets the next emit boundary pass, or that reaches `stop_at` (the offset a replay
+    /// returns to). Returns that instant and the readers' position then.
+    pub fn read_in_log_order_until(
+        &mut self,
+        config: &Config,
+        now_ms: u64,
+        until_ms: u64,
+        stop_at: Option<u64>,
+    ) -> (u64, u64) {
+        let from = self.position();
+        let boundary_ms = self.state.windows.next_boundary_ms;
+        let boundary_log_number = self.log.log_end_at(boundary_ms);
+        let stop_at = stop_at.unwrap_or(u64::MAX);
+        let (mut t, mut position, mut credit) = (now_ms, from, self.log_order_credit);
+        loop {
+            t += 1;
+            let available = self.log_end(t) - position;
+            credit += config.capacity_per_s;
+            let n = available.min(credit / 1000);
+            credit -= n * 1000;
+            let caught_up = n == available;
+            if caught_up {
+                credit = credit.min(1000);
+            }
+            position += n;
+            self.caught_up = caught_up;
+            let emits = t >= boundary_ms && position >= boundary_log_number;
+            if caught_up || emits || position >= stop_at || t >= until_ms {
+                break;
+            }
+        }
+        self.log_order_credit = credit;
+        if position > from {
+            self.process_in_log_order(from, position);
+        }
+        (t, position)
     }
 
     /// One millisecond of reading partition by partition, up to `log_total` events, ending at
@@ -285,7 +331,7 @@ impl Job {
         for &(p, from, to) in &snapshot.in_flight {
             let first = self.log.log_number(p, from);
             let end = self.log.log_number(p, to);
-            self.state.process(first, end, self.log.partitions(), &self.log, &self.shape);
+            self.state.process(first, end, self.log.partitions(), &self.log, &self.shape, self.data_plane.as_deref());
         }
         self.credit.iter_mut().for_each(|c| *c = 0);
         self.log_order_credit = 0;

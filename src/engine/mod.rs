@@ -4,6 +4,7 @@
 pub mod checkpoint;
 pub mod clock;
 pub mod config;
+pub mod data_plane;
 pub mod job;
 pub mod model;
 pub mod operators;
@@ -23,19 +24,31 @@ pub use report::Outcome;
 pub use sim::Sim;
 pub use sinks::SinkDesign;
 
+use std::sync::Arc;
+
+use data_plane::DataPlane;
+use sim::Execution;
+
 /// A run that can be advanced a slice of virtual time at a time, so a page can spread a long
-/// simulation over several frames and drop it when a newer setting arrives. The crashed run and
-/// its failure-free companion (the same run with the crash cancelled, forked at the crash
-/// instant so the shared prefix is simulated once) are advanced in turn.
+/// simulation over several frames and drop it when a newer setting arrives. First the data plane
+/// is counted (unless an earlier run of the same source and window settings left one); then the
+/// crashed run and its failure-free companion (the same run with the crash cancelled, forked at
+/// the crash instant so the shared prefix is simulated once) are advanced in turn.
 #[derive(Clone, Debug)]
 pub struct Runner {
     run: Sim,
     failure_free: Option<Sim>,
     stage: Stage,
+    /// The data plane while it is being counted, and the stage that follows.
+    counting: Option<(DataPlane, Stage)>,
+    /// The share of the progress that counting the data plane takes (0 when it was reused).
+    plane_share: f64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stage {
+    /// Counting the data plane.
+    DataPlane,
     /// The run, up to the crash, where the failure-free companion forks off.
     UpToCrash(u64),
     /// The failure-free companion, to the end.
@@ -45,30 +58,74 @@ enum Stage {
     Done,
 }
 
+/// About the share of a run's work that counting its data plane takes, for progress.
+const DATA_PLANE_SHARE: f64 = 0.3;
+
 impl Runner {
     /// Starts a run. When `previous` ran the same scenario with another crash time, its
-    /// failure-free run is reused instead of simulated again (moving only the crash time).
+    /// failure-free run is reused instead of simulated again (moving only the crash time); when it
+    /// had the same source and window settings, its data plane is.
     pub fn new(config: &Config, previous: Option<&Outcome>) -> Result<Runner, ConfigError> {
-        let run = Sim::new(config)?;
+        Runner::start(config, previous, Execution::Fast)
+    }
+
+    /// Starts a run computed the reference way, every event hashed and counted one millisecond
+    /// at a time ([`Execution::PerEvent`]): what the fast way is tested against. A `previous`
+    /// reference run's failure-free run is reused as by [`Runner::new`].
+    pub fn per_event(config: &Config, previous: Option<&Outcome>) -> Result<Runner, ConfigError> {
+        Runner::start(config, previous, Execution::PerEvent)
+    }
+
+    fn start(config: &Config, previous: Option<&Outcome>, execution: Execution) -> Result<Runner, ConfigError> {
+        let run = match execution {
+            Execution::Fast => Sim::new(config)?,
+            Execution::PerEvent => Sim::per_event(config)?,
+        };
+        let previous = previous.filter(|p| p.run.execution() == execution);
         let reusable = previous.filter(|p| {
             let same = Config { crash_at_ms: config.crash_at_ms, ..p.run.config.clone() };
             same == *config && config.crash_at_ms.is_some()
         });
-        Ok(match (reusable, config.crash_at_ms) {
+        let mut runner = Runner { run, failure_free: None, stage: Stage::Run, counting: None, plane_share: 0.0 };
+        match (reusable, config.crash_at_ms) {
             (Some(previous), _) => {
                 let mut truth = previous.truth().clone();
                 truth.config.crash_at_ms = config.crash_at_ms;
-                Runner { run, failure_free: Some(truth), stage: Stage::Run }
+                runner.failure_free = Some(truth);
             }
-            (None, Some(crash_at)) => Runner { run, failure_free: None, stage: Stage::UpToCrash(crash_at) },
-            (None, None) => Runner { run, failure_free: None, stage: Stage::Run },
-        })
+            (None, Some(crash_at)) => runner.stage = Stage::UpToCrash(crash_at),
+            (None, None) => {}
+        }
+        if execution == Execution::Fast {
+            let key = data_plane::DataPlaneKey::of(config);
+            match previous.and_then(|p| p.run.data_plane()).filter(|plane| Some(&plane.key) == key.as_ref()) {
+                Some(plane) => runner.run.attach_data_plane(plane.clone()),
+                None => {
+                    if let Some(plane) = DataPlane::new(config) {
+                        runner.counting = Some((plane, runner.stage));
+                        runner.stage = Stage::DataPlane;
+                        runner.plane_share = DATA_PLANE_SHARE;
+                    }
+                }
+            }
+        }
+        Ok(runner)
     }
 
     /// Advances by up to `slice_ms` of virtual time; returns true once the run is complete.
     pub fn advance(&mut self, slice_ms: u64) -> bool {
         let end = self.run.config.end_ms();
         match self.stage {
+            Stage::DataPlane => {
+                let events = slice_ms.saturating_mul(self.run.config.rate_per_s) / 1000;
+                let log = self.run.log();
+                if self.counting.as_mut().is_none_or(|(plane, _)| plane.build(log, events.max(1))) {
+                    if let Some((plane, next)) = self.counting.take() {
+                        self.run.attach_data_plane(Arc::new(plane));
+                        self.stage = next;
+                    }
+                }
+            }
             Stage::UpToCrash(crash_at) => {
                 self.run.run_until(crash_at.min(self.run.now_ms().saturating_add(slice_ms)));
                 if self.run.now_ms() >= crash_at {
@@ -98,7 +155,8 @@ impl Runner {
         self.stage == Stage::Done
     }
 
-    /// How far along the run is, from 0 to 1, in simulated time.
+    /// How far along the run is, from 0 to 1: the data plane's counting if this run does it,
+    /// then simulated time.
     pub fn progress(&self) -> f64 {
         let config = &self.run.config;
         let horizon = config.horizon_ms as f64;
@@ -107,6 +165,10 @@ impl Runner {
         let crash_part = config.crash_at_ms.map_or(0.0, |c| horizon - c.saturating_sub(start) as f64);
         let total = horizon + crash_part;
         let finished = match self.stage {
+            Stage::DataPlane => {
+                let (plane, _) = self.counting.as_ref().expect("counting in this stage");
+                return plane.built_fraction(self.run.log()) * self.plane_share;
+            }
             Stage::UpToCrash(_) => done(&self.run),
             Stage::FailureFree => {
                 let truth = self.failure_free.as_ref().expect("forked");
@@ -116,7 +178,7 @@ impl Runner {
             Stage::Run => done(&self.run) * total / horizon,
             Stage::Done => total,
         };
-        (finished / total).clamp(0.0, 1.0)
+        self.plane_share + (1.0 - self.plane_share) * (finished / total).clamp(0.0, 1.0)
     }
 
     /// The finished outcome (advance until it returns true first).

@@ -6,9 +6,11 @@
 
 pub use super::trace::Phase;
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use super::checkpoint::{transfer_ms, Snapshot};
 use super::config::{Config, ConfigError, BACKOFF_RESET_THRESHOLD_MS, SINK_COMMIT_DELAY_MS};
+use super::data_plane::{DataPlane, DataPlaneKey};
 use super::job::Job;
 use super::operators::JobState;
 use super::protocol::{Ctx, Due, OffsetLogEntry, Protocol, RestorePoint};
@@ -48,6 +50,18 @@ pub struct Recovery {
     pub interrupted: bool,
 }
 
+/// How a simulation computes its run. Both give the same run; the tests hold the second to the
+/// first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Execution {
+    /// The reference: every event hashed and counted, and while the readers are behind or paused,
+    /// one millisecond after another.
+    PerEvent,
+    /// Counts from the data plane when one is attached, and the milliseconds between the
+    /// instants that matter taken in one go.
+    Fast,
+}
+
 #[derive(Clone, Debug)]
 enum JobPhase {
     Running,
@@ -80,6 +94,7 @@ pub struct Sim {
     /// Barrier mode: the completed checkpoint whose sink transaction commits next, and when.
     sink_commit: Option<(u64, u64)>,
     pub trace: Trace,
+    execution: Execution,
 }
 
 impl Sim {
@@ -104,7 +119,30 @@ impl Sim {
             sink_commit: None,
             trace: Trace::default(),
             config: config.clone(),
+            execution: Execution::Fast,
         })
+    }
+
+    /// A simulation computed the reference way (see [`Execution::PerEvent`]).
+    pub fn per_event(config: &Config) -> Result<Sim, ConfigError> {
+        Ok(Sim { execution: Execution::PerEvent, ..Sim::new(config)? })
+    }
+
+    pub fn execution(&self) -> Execution {
+        self.execution
+    }
+
+    /// Counts from `plane` from now on (a fast simulation of the same source and window
+    /// settings only; otherwise the plane is not used).
+    pub fn attach_data_plane(&mut self, plane: Arc<DataPlane>) {
+        if self.execution == Execution::Fast && DataPlaneKey::of(&self.config).as_ref() == Some(&plane.key) {
+            self.job.data_plane = Some(plane);
+        }
+    }
+
+    /// The data plane this simulation counts from, if any.
+    pub fn data_plane(&self) -> Option<&Arc<DataPlane>> {
+        self.job.data_plane.as_ref()
     }
 
     pub fn now_ms(&self) -> u64 {
@@ -263,6 +301,32 @@ impl Sim {
         match (&self.phase, &mut self.protocol) {
             // Nothing is processed while the job is down: jump to the next instant that matters.
             (JobPhase::Down { .. }, _) => self.now_ms = self.next_due_ms().min(until_ms),
+            (JobPhase::Running, Protocol::Barrier(barrier))
+                if self.execution == Execution::Fast && barrier.paused(now) =>
+            {
+                // The sync pause holds processing until it ends, an instant that matters.
+                let next = self.next_instant_ms(false).min(until_ms);
+                self.job.paused_ms += next - now;
+                self.job.caught_up = false;
+                self.now_ms = next;
+            }
+            (JobPhase::Running, Protocol::Barrier(barrier))
+                if self.execution == Execution::Fast
+                    && !barrier.can_take_fast_path(now, &self.config, &self.job)
+                    && barrier.can_catch_up_in_one_go(now, &self.config, &self.job) =>
+            {
+                let next = self.next_instant_ms(false).min(until_ms);
+                let replay_to = self
+                    .recoveries
+                    .last()
+                    .filter(|r| r.restored_at_ms.is_some() && r.replay_done_at_ms.is_none())
+                    .map(|r| r.crash_offset);
+                let Protocol::Barrier(barrier) = &self.protocol else { unreachable!("matched above") };
+                let reached = barrier.catch_up(now, next, replay_to, &self.config, &mut self.job, &mut self.trace);
+                self.now_ms = reached;
+                let position = self.job.position();
+                self.track_recovery(|_| (reached, position));
+            }
             (JobPhase::Running, Protocol::Barrier(barrier)) => {
                 if barrier.can_take_fast_path(now, &self.config, &self.job) {
                     // Caught up and nothing pending: the input up to the next due instant in one
@@ -298,6 +362,12 @@ impl Sim {
 
     /// The next instant something is due: a sample, a crash, a recovery phase, the protocol's work.
     fn next_due_ms(&self) -> u64 {
+        self.next_instant_ms(true)
+    }
+
+    /// Like [`Sim::next_due_ms`]; without `emit_boundaries`, a barrier job's emit boundaries are
+    /// left out (while the readers are behind, a boundary passes when the readers get there).
+    fn next_instant_ms(&self, emit_boundaries: bool) -> u64 {
         let now = self.now_ms;
         let start = self.config.start_time_ms;
         let mut next = start + ((now - start) / 1000 + 1) * 1000;
@@ -311,7 +381,11 @@ impl Sim {
             }
             JobPhase::Running => {
                 let sink_commit = self.sink_commit.map_or(u64::MAX, |(_, at_ms)| at_ms);
-                self.protocol.next_due_ms(now, &self.config, &self.job).min(sink_commit)
+                let protocol = match &self.protocol {
+                    Protocol::Barrier(barrier) if !emit_boundaries => barrier.next_stage_ms(),
+                    protocol => protocol.next_due_ms(now, &self.config, &self.job),
+                };
+                protocol.min(sink_commit)
             }
         });
         next.max(now + 1)

@@ -8,6 +8,7 @@ use dedupe::SeenIds;
 use window::{Bucket, Emission, OpenWindow, WindowState};
 
 use super::config::Config;
+use super::data_plane::DataPlane;
 use super::source::SourceLog;
 
 /// The fixed shape of the job, taken from the scenario.
@@ -80,7 +81,17 @@ impl JobState {
 
     /// Processes the events with log numbers `first, first + stride, ...` below `end`: one
     /// partition's offsets (stride P) or the whole log in order (stride 1).
-    pub fn process(&mut self, first: u64, end: u64, stride: u64, log: &SourceLog, shape: &JobShape) {
+    /// With a data plane, a whole emit period read in log order adds its counted orders in one
+    /// step, and a part of one reads its products from the plane instead of hashing them.
+    pub fn process(
+        &mut self,
+        first: u64,
+        end: u64,
+        stride: u64,
+        log: &SourceLog,
+        shape: &JobShape,
+        plane: Option<&DataPlane>,
+    ) {
         let mut g = first;
         while g < end {
             self.ensure_bucket(g, log, shape);
@@ -95,6 +106,33 @@ impl JobState {
                 // Every event is a first send: mark the whole run seen, then only count products.
                 window.seen.insert_every(g, bucket_end, stride);
                 let counted = (bucket_end - g).div_ceil(stride);
+                self.counted_events += counted;
+                if let Some(plane) = plane {
+                    let period = if stride == 1 { plane.period(bucket.end_ms, g, bucket_end) } else { None };
+                    if let Some(period) = period {
+                        for &(product, orders) in period {
+                            let slot = &mut bucket.counts[product as usize];
+                            if *slot == 0 {
+                                bucket.changed.push(product);
+                            }
+                            *slot += orders;
+                        }
+                        g = bucket_end;
+                        continue;
+                    }
+                    if plane.product_of(bucket_end - 1).is_some() && plane.product_of(g).is_some() {
+                        while g < bucket_end {
+                            let product = plane.product_of(g).expect("kept for the whole range");
+                            let slot = &mut bucket.counts[product as usize];
+                            if *slot == 0 {
+                                bucket.changed.push(product);
+                            }
+                            *slot += 1;
+                            g += stride;
+                        }
+                        continue;
+                    }
+                }
                 while g < bucket_end {
                     let product = log.product_of(g);
                     let slot = &mut bucket.counts[product as usize];
@@ -104,7 +142,6 @@ impl JobState {
                     *slot += 1;
                     g += stride;
                 }
-                self.counted_events += counted;
                 continue;
             }
             while g < bucket_end {

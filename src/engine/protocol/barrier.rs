@@ -53,11 +53,16 @@ impl Barrier {
     }
 
     pub fn next_due_ms(&self, now_ms: u64, job: &Job) -> u64 {
-        let next_boundary = job.state.windows.next_boundary_ms.max(now_ms + 1);
+        job.state.windows.next_boundary_ms.max(now_ms + 1).min(self.next_stage_ms())
+    }
+
+    /// When the coordinator next has work: the sync pause ends, the upload completes, or the
+    /// next trigger.
+    pub fn next_stage_ms(&self) -> u64 {
         match &self.pending {
-            Some(PendingCheckpoint { stage: PendingStage::Syncing(u), .. }) => next_boundary.min(u.from_ms),
-            Some(PendingCheckpoint { stage: PendingStage::Uploading(u), .. }) => next_boundary.min(u.completes_at_ms),
-            _ => next_boundary.min(self.next_trigger_ms),
+            Some(PendingCheckpoint { stage: PendingStage::Syncing(u), .. }) => u.from_ms,
+            Some(PendingCheckpoint { stage: PendingStage::Uploading(u), .. }) => u.completes_at_ms,
+            _ => self.next_trigger_ms,
         }
     }
 
@@ -196,6 +201,29 @@ impl Barrier {
         let to = job.log_end(until_ms);
         job.process_in_log_order(from, to);
         job.emit(until_ms, to, self.open_epoch(), trace);
+    }
+
+    /// Whether the readers, behind, may be moved on to the next instant that matters in one go:
+    /// reading in log order, nothing held, delayed or paused.
+    pub fn can_catch_up_in_one_go(&self, now_ms: u64, config: &Config, job: &Job) -> bool {
+        config.backpressure_ms == 0 && self.aligning_on().is_none() && !self.paused(now_ms) && job.reads_in_log_order()
+    }
+
+    /// Behind and reading in log order: the milliseconds from `now_ms` read as
+    /// [`Barrier::step_one_ms`] reads them, up to `until_ms` or the first that catches up, lets an
+    /// emit boundary pass or reaches `stop_at`; then what passed is emitted. Returns that instant.
+    pub fn catch_up(
+        &self,
+        now_ms: u64,
+        until_ms: u64,
+        stop_at: Option<u64>,
+        config: &Config,
+        job: &mut Job,
+        trace: &mut Trace,
+    ) -> u64 {
+        let (end_ms, position) = job.read_in_log_order_until(config, now_ms, until_ms, stop_at);
+        job.emit(end_ms, position, self.open_epoch(), trace);
+        end_ms
     }
 
     /// One millisecond of reading and processing from `now_ms`; an aligning operator whose

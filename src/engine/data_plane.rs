@@ -1,0 +1,241 @@
+//! The data plane: what the job counts, independent of when it counts it. Events are a pure
+//! function of their position in the log, so the orders each emit period brings per product are
+//! the same in every run with the same source and window settings — whatever the checkpoint
+//! interval, the state size, the crash time or the protocol. They are counted once per source and
+//! window setting and kept; a run then adds a whole emit period's counts in one step instead of
+//! hashing its events again, and the checkpoint settings only change when things happen.
+//!
+//! Only a log without producer retries has a data plane: with retries, whether an event counts
+//! depends on which order ids the dedupe operator remembers, which is the run's state.
+
+use super::config::Config;
+use super::source::SourceLog;
+
+/// Product ids of the events, one per log number, kept so a part of an emit period is counted
+/// without hashing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum ProductIds {
+    Small(Vec<u8>),
+    Wide(Vec<u16>),
+    /// Too many events (or products) to keep: parts of a period are hashed.
+    NotKept,
+}
+
+/// Most log numbers whose product id is kept (one or two bytes each).
+const MAX_KEPT_PRODUCT_IDS: u64 = 64_000_000;
+/// Most (product, count) pairs kept over all emit periods (8 bytes each).
+const MAX_PERIOD_COUNTS: u64 = 8_000_000;
+
+/// The settings the data plane depends on: two configurations with the same key count the same.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataPlaneKey {
+    seed: u64,
+    partitions: u32,
+    rate_per_s: u64,
+    products: u32,
+    start_offset: u64,
+    start_time_ms: u64,
+    emit_every_ms: u64,
+    /// The data plane covers the log up to this instant.
+    end_ms: u64,
+}
+
+impl DataPlaneKey {
+    pub fn of(config: &Config) -> Option<DataPlaneKey> {
+        (config.retry_rate == 0.0).then(|| DataPlaneKey {
+            seed: config.seed,
+            partitions: config.partitions,
+            rate_per_s: config.rate_per_s,
+            products: config.products,
+            start_offset: config.start_offset,
+            start_time_ms: config.start_time_ms,
+            emit_every_ms: config.emit_every_ms,
+            end_ms: config.end_ms(),
+        })
+    }
+}
+
+/// The orders of every emit period per product, counted once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataPlane {
+    pub key: DataPlaneKey,
+    /// The end of the first emit period (its events start at the log's first event).
+    first_boundary_ms: u64,
+    emit_every_ms: u64,
+    first_log_number: u64,
+    /// Log numbers where each built period ends.
+    period_ends: Vec<u64>,
+    /// Where each period's counts start in `counts`; one more entry than periods.
+    counts_at: Vec<u32>,
+    /// (product, orders) of each period, products in the order their first order arrived.
+    counts: Vec<(u32, u32)>,
+    product_ids: ProductIds,
+}
+
+impl DataPlane {
+    /// An empty data plane for `config`, to be filled with [`DataPlane::build`]; `None` when the
+    /// log has producer retries or the counts would not fit the memory kept for them.
+    pub fn new(config: &Config) -> Option<DataPlane> {
+        let key = DataPlaneKey::of(config)?;
+        let log = SourceLog::new(config);
+        let first_boundary_ms =
+            config.start_time_ms / config.emit_every_ms * config.emit_every_ms + config.emit_every_ms;
+        let periods = config.end_ms().saturating_sub(config.start_time_ms).div_ceil(config.emit_every_ms) + 1;
+        let events = log.log_end_at(config.end_ms()) - config.start_offset;
+        if periods.saturating_mul(u64::from(config.products).min(events / periods + 1)) > MAX_PERIOD_COUNTS {
+            return None;
+        }
+        let product_ids = match config.products {
+            _ if events > MAX_KEPT_PRODUCT_IDS => ProductIds::NotKept,
+            0..=256 => ProductIds::Small(Vec::with_capacity(events as usize)),
+            257..=65_536 => ProductIds::Wide(Vec::with_capacity(events as usize)),
+            _ => ProductIds::NotKept,
+        };
+        Some(DataPlane {
+            key,
+            first_boundary_ms,
+            emit_every_ms: config.emit_every_ms,
+            first_log_number: config.start_offset,
+            period_ends: Vec::with_capacity(periods as usize),
+            counts_at: vec![0],
+            counts: Vec::new(),
+            product_ids,
+        })
+    }
+
+    /// The whole data plane of `config` (see [`DataPlane::new`]).
+    pub fn of(config: &Config) -> Option<DataPlane> {
+        let mut plane = DataPlane::new(config)?;
+        let log = SourceLog::new(config);
+        while !plane.build(&log, u64::MAX) {}
+        Some(plane)
+    }
+
+    /// Counts the next emit periods, about `max_events` events' worth; returns true once the
+    /// plane covers the horizon.
+    pub fn build(&mut self, log: &SourceLog, max_events: u64) -> bool {
+        let end_log = log.log_end_at(self.key.end_ms);
+        let mut budget = max_events;
+        let mut counts = vec![0u32; self.key.products as usize];
+        loop {
+            let start = self.period_ends.last().copied().unwrap_or(self.first_log_number);
+            if start >= end_log {
+                return true;
+            }
+            if budget == 0 {
+                return false;
+            }
+            let boundary_ms = self.first_boundary_ms + self.period_ends.len() as u64 * self.emit_every_ms;
+            let end = log.log_end_at(boundary_ms);
+            let first_entry = self.counts.len();
+            for g in start..end {
+                let product = log.product_of(g);
+                match &mut self.product_ids {
+                    ProductIds::Small(ids) => ids.push(product as u8),
+                    ProductIds::Wide(ids) => ids.push(product as u16),
+                    ProductIds::NotKept => {}
+                }
+                let slot = &mut counts[product as usize];
+                if *slot == 0 {
+                    self.counts.push((product, 0));
+                }
+                *slot += 1;
+            }
+            for entry in &mut self.counts[first_entry..] {
+                entry.1 = std::mem::take(&mut counts[entry.0 as usize]);
+            }
+            self.period_ends.push(end);
+            self.counts_at.push(self.counts.len() as u32);
+            budget = budget.saturating_sub(end - start);
+        }
+    }
+
+    /// Whether the plane covers the horizon.
+    pub fn is_built(&self, log: &SourceLog) -> bool {
+        self.period_ends.last().copied().unwrap_or(self.first_log_number) >= log.log_end_at(self.key.end_ms)
+    }
+
+    /// How much of the horizon's log the plane covers, from 0 to 1.
+    pub fn built_fraction(&self, log: &SourceLog) -> f64 {
+        let end = log.log_end_at(self.key.end_ms).saturating_sub(self.first_log_number).max(1);
+        let built = self.period_ends.last().copied().unwrap_or(self.first_log_number) - self.first_log_number;
+        (built as f64 / end as f64).min(1.0)
+    }
+
+    /// The (product, orders) of the emit period ending at `boundary_ms`, if counted and if the
+    /// period is exactly the log numbers `[first, end)`.
+    #[inline]
+    pub fn period(&self, boundary_ms: u64, first: u64, end: u64) -> Option<&[(u32, u32)]> {
+        let k = (boundary_ms.checked_sub(self.first_boundary_ms)? / self.emit_every_ms) as usize;
+        let period_end = *self.period_ends.get(k)?;
+        let period_start = if k == 0 { self.first_log_number } else { self.period_ends[k - 1] };
+        (first == period_start && end == period_end)
+            .then(|| &self.counts[self.counts_at[k] as usize..self.counts_at[k + 1] as usize])
+    }
+
+    /// The product of log number `g`, if kept.
+    #[inline]
+    pub fn product_of(&self, g: u64) -> Option<u32> {
+        let i = g.checked_sub(self.first_log_number)? as usize;
+        match &self.product_ids {
+            ProductIds::Small(ids) => ids.get(i).map(|&p| u32::from(p)),
+            ProductIds::Wide(ids) => ids.get(i).map(|&p| u32::from(p)),
+            ProductIds::NotKept => None,
+        }
+    }
+
+    /// Bytes the plane holds.
+    pub fn size_bytes(&self) -> u64 {
+        let ids = match &self.product_ids {
+            ProductIds::Small(ids) => ids.len() as u64,
+            ProductIds::Wide(ids) => 2 * ids.len() as u64,
+            ProductIds::NotKept => 0,
+        };
+        ids + 8 * self.counts.len() as u64 + 12 * self.period_ends.len() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_period_holds_what_hashing_its_events_counts() {
+        let config = Config::default();
+        let log = SourceLog::new(&config);
+        let plane = DataPlane::of(&config).expect("no retries");
+        let boundary_ms = config.start_time_ms + 7_000;
+        let (first, end) = (log.log_end_at(boundary_ms - 1_000), log.log_end_at(boundary_ms));
+        let period = plane.period(boundary_ms, first, end).expect("counted");
+        let mut expected: Vec<(u32, u32)> = Vec::new();
+        for g in first..end {
+            let product = log.product_of(g);
+            assert_eq!(plane.product_of(g), Some(product));
+            match expected.iter_mut().find(|(p, _)| *p == product) {
+                Some(entry) => entry.1 += 1,
+                None => expected.push((product, 1)),
+            }
+        }
+        assert_eq!(period, &expected[..]);
+        assert!(plane.period(boundary_ms, first + 1, end).is_none(), "only a whole period");
+    }
+
+    #[test]
+    fn retries_have_no_data_plane() {
+        assert!(DataPlane::of(&Config { retry_rate: 0.01, ..Config::default() }).is_none());
+    }
+
+    #[test]
+    fn building_in_parts_gives_the_same_plane() {
+        let config = Config { horizon_ms: 60_000, ..Config::default() };
+        let log = SourceLog::new(&config);
+        let mut parts = DataPlane::new(&config).expect("no retries");
+        let mut calls = 0;
+        while !parts.build(&log, 5_000) {
+            calls += 1;
+        }
+        assert!(calls > 10);
+        assert!(parts.is_built(&log));
+        assert_eq!(parts, DataPlane::of(&config).expect("no retries"));
+    }
+}

@@ -1,0 +1,118 @@
+//! The fast way of computing a run (each emit period's orders from the data plane, the
+//! milliseconds between the instants that matter taken in one go) against the reference (every
+//! event hashed and counted, one millisecond at a time while the readers are behind or paused):
+//! whole reports, traces, sink tables and recoveries, over the recovery sweep — every crash
+//! second of a three-minute horizon × intervals × alignment × snapshots, both protocols,
+//! backpressure, at-least-once and producer retries included. The fast runs follow each other as
+//! on the page, each reusing the previous run's data plane and, when only the crash moved, its
+//! failure-free run.
+
+mod common;
+
+use checkpoint_lab::engine::config::CheckpointingMode;
+use checkpoint_lab::engine::report::Outcome;
+use checkpoint_lab::engine::sim::Execution;
+use checkpoint_lab::engine::sinks::SinkDesign;
+use checkpoint_lab::engine::{Alignment, Config, Mode, Runner, Sim, Snapshots};
+use common::at;
+
+const INTERVALS_MS: [u64; 6] = [1_000, 5_000, 10_000, 30_000, 60_000, 120_000];
+
+fn first_difference(a: &str, b: &str) -> String {
+    let i = a.bytes().zip(b.bytes()).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+    let from = i.saturating_sub(120);
+    format!("fast …{}…\nreference …{}…", &a[from..(i + 120).min(a.len())], &b[from..(i + 120).min(b.len())])
+}
+
+fn same_sim(fast: &Sim, reference: &Sim, why: &str) {
+    assert_eq!(fast.trace, reference.trace, "trace: {why}");
+    assert_eq!(fast.recoveries, reference.recoveries, "recoveries: {why}");
+    assert!(fast.state().same_content(reference.state()), "state: {why}");
+    assert_eq!(fast.read_offsets(), reference.read_offsets(), "offsets: {why}");
+    assert_eq!(fast.processed_events(), reference.processed_events(), "processed: {why}");
+    assert_eq!((fast.paused_ms(), fast.aligning_ms()), (reference.paused_ms(), reference.aligning_ms()), "{why}");
+    for design in SinkDesign::ALL {
+        assert_eq!(fast.sinks().read(design), reference.sinks().read(design), "{design:?}: {why}");
+    }
+}
+
+/// Runs `config` both ways and compares them; returns the fast outcome for the next run to reuse.
+fn same_both_ways(config: &Config, previous: Option<&Outcome>) -> Outcome {
+    let why = format!("{config:?}");
+    let fast = Runner::new(config, previous).expect("valid").finish();
+    let reference = Runner::per_event(config, None).expect("valid").finish();
+    assert_eq!(fast.run.execution(), Execution::Fast);
+    assert_eq!(reference.run.execution(), Execution::PerEvent);
+    assert_eq!(fast.run.data_plane().is_some(), config.retry_rate == 0.0, "{why}");
+    let (a, b) = (serde_json::to_string(&fast.report()).unwrap(), serde_json::to_string(&reference.report()).unwrap());
+    assert!(a == b, "report: {why}\n{}", first_difference(&a, &b));
+    same_sim(&fast.run, &reference.run, &why);
+    if let (Some(fast_free), Some(reference_free)) = (&fast.failure_free, &reference.failure_free) {
+        same_sim(fast_free, reference_free, &format!("failure-free {why}"));
+    }
+    fast
+}
+
+/// Every `crash_step_s`-th crash second of a three-minute horizon, for each interval.
+fn sweep(base: Config, intervals: &[u64], crash_step_s: usize) -> usize {
+    let mut runs = 0;
+    let mut previous: Option<Outcome> = None;
+    for &interval_ms in intervals {
+        for crash_s in (1..180).step_by(crash_step_s) {
+            let config =
+                Config { horizon_ms: 180_000, interval_ms, crash_at_ms: Some(at("10:00:00") + crash_s * 1000), ..base };
+            previous = Some(same_both_ways(&config, previous.as_ref()));
+            runs += 1;
+        }
+    }
+    runs
+}
+
+#[test]
+fn barrier_every_crash_second_aligned_and_unaligned_full_and_incremental() {
+    for alignment in [Alignment::Aligned, Alignment::Unaligned] {
+        for snapshots in [Snapshots::Full, Snapshots::Incremental] {
+            let base = Config { alignment, snapshots, ..Config::default() };
+            assert_eq!(sweep(base, &INTERVALS_MS, 1), 6 * 179);
+        }
+    }
+}
+
+#[test]
+fn micro_batch_every_crash_second() {
+    for snapshots in [Snapshots::Full, Snapshots::Incremental] {
+        let base = Config { mode: Mode::MicroBatch, snapshots, ..Config::default() };
+        assert_eq!(sweep(base, &INTERVALS_MS, 1), 6 * 179);
+    }
+}
+
+#[test]
+fn under_backpressure_and_at_least_once() {
+    for alignment in [Alignment::Aligned, Alignment::Unaligned] {
+        let base = Config { alignment, backpressure_ms: 1_500, ..Config::default() };
+        assert!(sweep(base, &INTERVALS_MS[1..], 3) > 0);
+    }
+    let base =
+        Config { backpressure_ms: 1_500, checkpointing_mode: CheckpointingMode::AtLeastOnce, ..Config::default() };
+    assert!(sweep(base, &INTERVALS_MS[1..], 3) > 0);
+}
+
+#[test]
+fn with_producer_retries_and_retention() {
+    assert!(sweep(Config { retry_rate: 0.05, ..Config::default() }, &INTERVALS_MS, 5) > 0);
+    let micro_batch = Config { mode: Mode::MicroBatch, retry_rate: 0.05, ..Config::default() };
+    assert!(sweep(micro_batch, &INTERVALS_MS, 5) > 0);
+    assert!(sweep(Config { retention_ms: Some(15_000), ..Config::default() }, &INTERVALS_MS, 5) > 0);
+}
+
+#[test]
+fn slow_capacity_state_sizes_and_no_crash() {
+    for state_bytes in [1_000_000, 200_000_000, 20_000_000_000] {
+        let base = Config { state_bytes, capacity_per_s: 2_500, ..Config::default() };
+        assert!(sweep(base, &INTERVALS_MS, 11) > 0);
+    }
+    // The lesson's default scenario, its ten minutes, with and without the crash.
+    let previous = same_both_ways(&Config::default(), None);
+    same_both_ways(&Config { crash_at_ms: Some(at("10:03:17")), ..Config::default() }, Some(&previous));
+    same_both_ways(&Config { crash_at_ms: None, ..Config::default() }, Some(&previous));
+}
