@@ -263,22 +263,26 @@ impl Job {
     /// belonging to `epoch`: one trace event per boundary that changed keys.
     pub fn emit(&mut self, now_ms: u64, watermark_log_number: u64, epoch: u64, trace: &mut Trace) {
         let attempt = self.attempt;
-        let mut rows = Vec::new();
+        let sinks = &mut self.sinks;
+        // (boundary, rows) of the boundary being emitted: its trace event is pushed once its
+        // rows are all written.
+        let mut open: Option<(u64, u64)> = None;
         self.state.emit_ready(watermark_log_number, now_ms, &self.log, &self.shape, |e| {
-            rows.push(row(e, now_ms, attempt, epoch))
+            match &mut open {
+                Some((boundary_ms, rows)) if *boundary_ms == e.boundary_ms => *rows += 1,
+                _ => {
+                    if let Some((boundary_ms, rows)) = open.replace((e.boundary_ms, 1)) {
+                        trace.push(now_ms, Event::Emitted { boundary_ms, rows });
+                    }
+                }
+            }
+            sinks.write(row(e, now_ms, attempt, epoch));
         });
-        let passed = self.state.windows.next_boundary_ms - self.shape.emit_every_ms;
-        self.newest_emitted_boundary_ms = self.newest_emitted_boundary_ms.max(passed.min(now_ms));
-        if rows.is_empty() {
-            return;
-        }
-        for per_boundary in rows.chunk_by(|a, b| a.boundary_ms == b.boundary_ms) {
-            let (boundary_ms, rows) = (per_boundary[0].boundary_ms, per_boundary.len() as u64);
+        if let Some((boundary_ms, rows)) = open {
             trace.push(now_ms, Event::Emitted { boundary_ms, rows });
         }
-        for row in rows {
-            self.sinks.write(row);
-        }
+        let passed = self.state.windows.next_boundary_ms - self.shape.emit_every_ms;
+        self.newest_emitted_boundary_ms = self.newest_emitted_boundary_ms.max(passed.min(now_ms));
     }
 
     /// A micro-batch's output: every changed key's total up to `boundary_ms`, written as batch
