@@ -158,9 +158,12 @@ test("set() checks its options at once, then runs them in slices over frames; a 
     const light = await handle.set({ rate_per_s: 2000, capacity_per_s: 4000, partitions: 12, products: 100, state_bytes: 2e9, record_bytes: 1000, store_write_bytes_per_s: 1e9, store_read_bytes_per_s: 2e8, interval_ms: 10_000 });
     const replay = light.summary().interval_replay_events;
     const cursor = handle.seek("10:00:58").world().at.at;
+    // A cursor outside the new run is known once it has run: the Promise rejects naming it.
+    let cursorRefused;
+    try { await handle.set({ cursor: "23:00:00" }); } catch (e) { cursorRefused = e.message; }
     handle.set({ interval_ms: 30_000 }).destroy();
     return {
-      refused, returnedAfter: Math.round(returnedAfter), busyAtOnce, stillOld, drawn, replay, cursor, progressShown,
+      refused, cursorRefused, returnedAfter: Math.round(returnedAfter), busyAtOnce, stillOld, drawn, replay, cursor, progressShown,
       total: Math.round(ended - started), frames, during: tasks.filter((t) => t.at >= started && t.at < ended), left: target.children.length,
     };
   }, HEAVIEST);
@@ -173,6 +176,7 @@ test("set() checks its options at once, then runs them in slices over frames; a 
   assert.deepEqual(result.drawn, { same: true, interval: 20_000, rate: 1_000_000, busy: false });
   assert.equal(result.replay, 20_000);
   assert.equal(result.cursor, "10:00:58");
+  assert.match(result.cursorRefused, /^cursor: /);
   assert.equal(result.left, 0);
   // Frames keep coming: at least ten a second on average while the runs go on, and at most one
   // frame in ten has a task over 50 ms.
