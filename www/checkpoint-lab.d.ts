@@ -404,8 +404,14 @@ export interface CursorDetail { ms: number; at: string }
 
 export interface LabHandle {
   element: CheckpointLabElement;
-  /** Applies options and re-runs; throws an Error naming a bad field and keeps the last good run. */
-  set(options: MountOptions): LabHandle;
+  /**
+   * Applies options: checks them at once (throws an Error naming a bad field and keeps the last
+   * good run), then runs them in slices over frames; a newer set() or attribute change replaces the
+   * run. The Promise resolves to the handle once the charts are drawn (rejects if that run fails
+   * or `cursor` is not a time of it); it also carries the handle's methods, so `set(a).destroy()`
+   * still chains and a caller may ignore it.
+   */
+  set(options: MountOptions): Promise<LabHandle> & LabHandle;
   report(): Report | undefined;
   summary(): Summary | undefined;
   /** Moves the cursor to a clock time ("10:00:58") or ms since the scenario start; throws an Error naming `cursor`. */

@@ -880,19 +880,6 @@ class LabView {
     this.crashTable.replaceChildren(el("thead", {}, head), el("tbody", {}, ...body));
   }
 
-  /// Runs `config` at once (throws on bad input, leaving the previous run in place), then redraws.
-  run(config, cause) {
-    for (const control of Object.values(this.c)) control.show?.();
-    this.showMode();
-    this.lab.select(this.c.sink.get(), Number(this.c.window.get()), Number(this.c.product.get()));
-    const summary = this.lab.run(config);
-    this.generation = (this.generation || 0) + 1; // drops a sliced run still going
-    this.busy = false;
-    this.showProgress(null);
-    this.finishRun(summary, config, cause);
-    return summary;
-  }
-
   /// Runs `config` in slices of at most FRAME_BUDGET_MS per frame, so no task blocks the page;
   /// a newer run drops this one. Throws on bad input before anything changes.
   startRun(config, cause, started = performance.now()) {
@@ -910,6 +897,7 @@ class LabView {
       } catch (e) {
         this.error.textContent = String(e.message || e);
         this.busy = false;
+        this.settleDrawn(e);
         return;
       }
       if (!result.done) {
@@ -963,6 +951,7 @@ class LabView {
     this.showCrashTable();
     this.showExport();
     this.error.textContent = this.cursorError ?? "";
+    const cursorFailed = this.cursorError;
     this.cursorError = undefined;
     clearTimeout(this.altTimer);
     this.altTimer = setTimeout(() => { for (const [name] of CHARTS) this.fillAlternative(name); }, 250);
@@ -973,6 +962,26 @@ class LabView {
       this.firstDrawnAt = performance.now();
       this.onFirstDraw?.();
     }
+    this.settleDrawn(cursorFailed && new Error(cursorFailed));
+  }
+
+  /// Resolves once the latest change is drawn: no run in flight and none waiting for its frame
+  /// (a newer change than the caller's counts, as it carries the caller's options too). Rejects
+  /// with the error of a run that failed (or of a cursor that is not a time of it), and with an
+  /// AbortError when the view is destroyed first. What set() returns.
+  whenDrawn() {
+    const drawn = new Promise((resolve, reject) => (this.drawnWaiters ??= []).push({ resolve, reject }));
+    this.settleDrawn();
+    return drawn;
+  }
+
+  /// Settles whenDrawn()'s promises: rejects them with `error`, or resolves them once the view is idle with a run.
+  settleDrawn(error) {
+    if (!this.drawnWaiters?.length) return;
+    if (!error && (this.busy || this.pending || !this.summary)) return;
+    const waiters = this.drawnWaiters;
+    this.drawnWaiters = [];
+    for (const waiter of waiters) (error ? waiter.reject(error) : waiter.resolve());
   }
 
   /// Re-runs from the controls; shows an error in the component instead of throwing.
@@ -1077,6 +1086,7 @@ class LabView {
     this.resizeObserver.disconnect();
     this.darkQuery.removeEventListener("change", this.onScheme);
     clearTimeout(this.altTimer);
+    this.settleDrawn(new DOMException("the lab was destroyed before its run was drawn", "AbortError"));
     this.lab.free();
     this.lab = undefined;
   }
@@ -1385,8 +1395,9 @@ export class CheckpointLabElement extends ElementBase {
     return { config, scenarioName };
   }
 
-  /// Applies the attributes and options and re-runs; throws an Error naming a bad setting.
-  apply(cause, { sync = false } = {}) {
+  /// Applies the attributes and options and re-runs in slices over frames; throws an Error naming
+  /// a bad setting before anything changes.
+  apply(cause) {
     const view = this.view;
     const { config, scenarioName } = this.describedConfig();
     const sink = textOption("sink", view.options.sink ?? this.getAttribute("sink"));
@@ -1411,13 +1422,8 @@ export class CheckpointLabElement extends ElementBase {
     view.showViews(views);
     view.applySettings(config);
     const settled = { ...view.settings(), ...view.extra };
-    if (sync) {
-      view.run(settled, cause ? "attribute" : undefined);
-      if (cursor !== undefined) view.seek(cursor);
-    } else {
-      view.pendingCursor = cursor;
-      view.startRun(settled, cause ? "attribute" : undefined);
-    }
+    view.pendingCursor = cursor;
+    view.startRun(settled, cause ? "attribute" : undefined);
     const key = exercises.join(" ");
     if (!exercises.length) {
       view.panel = undefined;
@@ -1451,6 +1457,8 @@ export class CheckpointLabElement extends ElementBase {
       this.apply(cause);
     } catch (e) {
       this.view.error.textContent = String(e.message || e);
+      // With no run left to draw (the engine restarted), set()'s promises hear of the error.
+      if (!this.view.busy && !this.view.pending) this.view.settleDrawn(e);
     }
   }
 
@@ -1480,7 +1488,7 @@ function checkOptions(options) {
   return options;
 }
 
-/// Mounts a lab into `element`. Returns a handle with set(options), report() and destroy().
+/// Mounts a lab into `element`. Returns a handle with set(options), report(), seek(), world() and destroy().
 /// Options take the keys simulate() takes plus sink, controls, charts, cursor, theme, scenario and exercise.
 export async function mount(element, options) {
   if (!(element instanceof Element)) throw new Error("element: must be a DOM element");
@@ -1506,19 +1514,27 @@ export async function mount(element, options) {
   }
   const handle = {
     element: lab,
-    /// Applies options and re-runs; throws an Error naming a bad field and keeps the last good run.
+    /// Applies options: checks them at once (throwing an Error naming a bad field and keeping the
+    /// last good run), then runs them in slices over frames like an attribute change; a newer
+    /// set() or attribute change drops the run. Returns a Promise of the handle, resolved once the
+    /// charts are drawn (rejected if that run fails or the cursor is not a time of it), which also
+    /// carries the handle's methods, so `handle.set(a).destroy()` still chains.
     set(next) {
       const opts = checkOptions(next);
-      const previous = lab.view.options;
-      lab.view.options = { ...previous, ...opts };
+      const view = lab.view;
+      if (!view) throw new Error("set: the lab was destroyed");
+      const previous = view.options;
+      view.options = { ...previous, ...opts };
       try {
-        lab.apply(true, { sync: true });
+        lab.apply(true);
       } catch (e) {
-        lab.view.options = previous;
-        lab.refresh(false);
+        view.options = previous;
         throw e instanceof Error ? e : new Error(String(e));
       }
-      return handle;
+      const drawn = view.whenDrawn().then(() => handle);
+      // A caller that ignores the Promise sees a failure inside the component, not as an unhandled rejection.
+      drawn.catch(() => {});
+      return Object.assign(drawn, handle);
     },
     report: () => lab.report(),
     summary: () => lab.summary(),

@@ -130,8 +130,8 @@ test("bad input throws an Error naming the field, and the instance stays usable"
   }
   assert.match(results.find((r) => r[0] === "interval_ms" && r[1] === "0")[2], /between 100 ms and 1 h/);
   // Still usable: a good value works and the figures follow.
-  const figure = await page.evaluate(() => {
-    window.__handle.set({ interval_ms: 10000 });
+  const figure = await page.evaluate(async () => {
+    await window.__handle.set({ interval_ms: 10000 });
     return window.__handle.summary().interval_replay_events;
   });
   assert.equal(figure, 20000);
@@ -171,7 +171,7 @@ test("view options are checked like settings, a failed mount leaves nothing, rep
   for (const [key, message] of results) assert.match(message, new RegExp(`^${key}: `), `${key}: ${message}`);
   assert.match(results[4][1], /unknown name "banana"/);
   // The handle still works, and an unknown control in an attribute is shown inside the component.
-  assert.equal(await page.evaluate(() => { window.__handle.set({ interval_ms: 10000 }); return window.__handle.summary().interval_replay_events; }), 20000);
+  assert.equal(await page.evaluate(async () => { await window.__handle.set({ interval_ms: 10000 }); return window.__handle.summary().interval_replay_events; }), 20000);
   await page.evaluate(() => document.getElementById("first").setAttribute("controls", "banana <b>x</b>"));
   assert.match(await page.evaluate(() => document.getElementById("first").shadowRoot.querySelector(".error").textContent), /controls: unknown name "banana"/);
   // A mount whose options are refused leaves no element and no engine behind.
@@ -225,7 +225,7 @@ test("hostile JavaScript values are refused with an Error, and nothing is poison
     }
     // Still working afterwards: the module, the handle and the elements.
     const report = await engine.simulate({ interval_ms: 5000 });
-    window.__handle.set({ interval_ms: 10000 });
+    await window.__handle.set({ interval_ms: 10000 });
     return { out, replay: report.interval_replay_events, handle: window.__handle.summary().interval_replay_events };
   });
   for (const [name, kinds] of Object.entries(results.out)) assert.deepEqual(kinds, ["Error"], `${name}: ${kinds}`);
@@ -261,7 +261,7 @@ test("deep, cyclic and hostile exercises are refused with an Error naming the fi
       try { await engine.registerExercises(make()); out[name] = "no error"; } catch (e) { out[name] = e instanceof Error ? e.message : `not an Error: ${e}`; }
     }
     const report = await engine.simulate({ interval_ms: 5000 });
-    window.__handle.set({ interval_ms: 10000 });
+    await window.__handle.set({ interval_ms: 10000 });
     return { out, ids: await engine.registerExercises([exercise()]), replay: report.interval_replay_events, handle: window.__handle.summary().interval_replay_events };
   });
   const expected = {
@@ -302,7 +302,7 @@ test("a panic in the engine restarts it: simulate(), the elements and a handle k
   const after = await page.evaluate(async () => {
     const engine = await import("/pkg/checkpoint-lab.js");
     const report = await engine.simulate({ interval_ms: 5000 });
-    window.__handle.set({ interval_ms: 10000 });
+    await window.__handle.set({ interval_ms: 10000 });
     const fresh = await engine.mount(document.body, { interval_ms: 20000 });
     const figures = { simulate: report.interval_replay_events, handle: window.__handle.summary().interval_replay_events, fresh: fresh.summary().interval_replay_events };
     fresh.destroy();

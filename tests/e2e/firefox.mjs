@@ -1,7 +1,8 @@
 // A small WebDriver BiDi client for Firefox through geckodriver, with the part of the page API the
-// end-to-end suites use (evaluate, waiting, selectors that reach into shadow roots, focus, keys,
-// clicks, pointer drags, screenshots), so the same suites run in Firefox and in Chromium. Console
-// errors and page errors arrive as BiDi `log.entryAdded` events.
+// end-to-end suites use (navigation and reloads, evaluate, waiting, selectors that reach into
+// shadow roots, with XPath steps, focus, keys, clicks, pointer drags, screenshots), so the same
+// suites run in Firefox and in Chromium. Console errors and page errors arrive as BiDi
+// `log.entryAdded` events.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -37,7 +38,14 @@ function deepQueryAll(selector) {
   let scope = [document];
   for (const part of selector.split(">>").map((p) => p.trim())) {
     const nth = /^nth=(-?\d+)$/.exec(part);
-    if (nth) {
+    const xpath = /^xpath=(.+)$/.exec(part);
+    if (xpath) {
+      // An XPath from each element found so far ("xpath=../.." is its grandparent).
+      scope = scope.flatMap((node) => {
+        const found = document.evaluate(xpath[1], node, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+        return Array.from({ length: found.snapshotLength }, (_, i) => found.snapshotItem(i));
+      });
+    } else if (nth) {
       const i = Number(nth[1]);
       scope = scope.length ? [scope.at(i)].filter(Boolean) : [];
     } else {
@@ -51,9 +59,10 @@ function deepQueryAll(selector) {
 const KEYS = { ArrowLeft: "\uE012", ArrowUp: "\uE013", ArrowRight: "\uE014", ArrowDown: "\uE015", Enter: "\uE007", Tab: "\uE004", Home: "\uE011", End: "\uE010", Space: " " };
 
 class BidiPage {
-  constructor(browser, context) {
+  constructor(browser, context, userContext) {
     this.browser = browser;
     this.context = context;
+    this.userContext = userContext;
     this.listeners = { console: [], pageerror: [] };
     this.pointer = { x: 0, y: 0 };
     this.keyboard = { press: (key) => this.press(key) };
@@ -80,6 +89,10 @@ class BidiPage {
 
   async goto(url) {
     await this.browser.send("browsingContext.navigate", { context: this.context, url, wait: "complete" });
+  }
+
+  async reload() {
+    await this.browser.send("browsingContext.reload", { context: this.context, wait: "complete" });
   }
 
   /// Calls `source` (a function's text) in the page with JSON arguments; returns its result
@@ -220,6 +233,7 @@ class BidiPage {
 
   async close() {
     await this.browser.send("browsingContext.close", { context: this.context });
+    await this.browser.send("browser.removeUserContext", { userContext: this.userContext });
   }
 }
 
@@ -310,9 +324,12 @@ class BidiBrowser {
       if (!this.others.has(colorScheme)) this.others.set(colorScheme, BidiBrowser.launch({ colorScheme }));
       return (await this.others.get(colorScheme)).newPage({ viewport, deviceScaleFactor, colorScheme });
     }
-    const { context } = await this.send("browsingContext.create", { type: "tab" });
+    // Each page in a user context of its own, with its own storage, as each page of the Chromium
+    // driver is in a context of its own: what one test keeps in localStorage, the next does not see.
+    const { userContext } = await this.send("browser.createUserContext", {});
+    const { context } = await this.send("browsingContext.create", { type: "tab", userContext });
     await this.send("browsingContext.setViewport", { context, viewport, devicePixelRatio: deviceScaleFactor });
-    const page = new BidiPage(this, context);
+    const page = new BidiPage(this, context, userContext);
     this.pages.set(context, page);
     return page;
   }

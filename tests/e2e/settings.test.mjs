@@ -71,8 +71,8 @@ test("attributes between and beyond the slider steps run exactly as given", asyn
 test("mount().set() with a value between steps runs it, and moving the slider picks a step", async () => {
   const { page: p, errors } = await open(browser, `${base}/settings.html`);
   await settled(p);
-  const run = await p.evaluate(() => {
-    window.__handle.set({ interval_ms: 7000 });
+  const run = await p.evaluate(async () => {
+    await window.__handle.set({ interval_ms: 7000 });
     return { interval: window.__handle.report().config.interval_ms, replay: window.__handle.summary().interval_replay_events };
   });
   assert.deepEqual(run, { interval: 7000, replay: 14000 });
@@ -85,14 +85,14 @@ test("mount().set() with a value between steps runs it, and moving the slider pi
   assert.equal(moved.config.interval_ms, 10_000, "the next step after 5 s");
   assert.equal(moved.slider.text, "10 s");
   // A choice in the command line's spelling runs, and the control shows it.
-  const mode = await p.evaluate(() => {
-    window.__handle.set({ mode: "micro-batch" });
+  const mode = await p.evaluate(async () => {
+    await window.__handle.set({ mode: "micro-batch" });
     const select = window.__handle.element.shadowRoot.querySelector("[data-control=mode]");
     return { mode: window.__handle.report().config.mode, shown: select.value };
   });
   assert.deepEqual(mode, { mode: "micro_batch", shown: "micro_batch" });
   // With the crash set to none, moving the crash slider brings a crash back.
-  await p.evaluate(() => window.__handle.set({ mode: "barrier", crash_at_ms: null }));
+  await p.evaluate(async () => { await window.__handle.set({ mode: "barrier", crash_at_ms: null }); });
   assert.equal(await p.evaluate(() => window.__handle.report().crash), null);
   await p.focus("#handle >> [data-control=crash-at]");
   await p.keyboard.press("ArrowRight");

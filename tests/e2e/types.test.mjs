@@ -36,7 +36,7 @@ const USAGE = `
 import {
   load, simulate, defaults, defaultConfig, toAttributes, mount, wasmMemoryBytes, registerExercises, exerciseIds, SCENARIOS,
   type Config, type Report, type Summary, type ChangeDetail, type ExerciseDetail, type CheckpointLabElement,
-  type CheckpointLabAttributes, type Exercise, type Phase, type SinkDesign,
+  type CheckpointLabAttributes, type Exercise, type Phase, type SinkDesign, type LabHandle,
 } from "checkpoint-lab";
 
 declare global { namespace JSX { interface Element {} } }
@@ -65,7 +65,9 @@ export async function everything(): Promise<void> {
   const summary: Summary | undefined = handle.summary();
   const current: Report | undefined = lab.report();
   console.log(summary?.duplicate_rows.append_only, current?.config.interval_ms, lab.busy, await wasmMemoryBytes());
-  handle.set({ state_bytes: 512_000_000 }).destroy();
+  const drawn: LabHandle = await handle.set({ state_bytes: 512_000_000 });
+  console.log(drawn.summary()?.replayed_events);
+  handle.set({ state_bytes: 256_000_000 }).destroy();
   const exercise: Exercise = { id: "mine", title: "t", prompt: "p", kind: "number", check: "answer == replayed_events",
     answer: "replayed_events", feedback: { right: "yes", wrong: "no" }, explanation: "e" };
   const ids: string[] = [...(await registerExercises([exercise])), ...(await exerciseIds())];
