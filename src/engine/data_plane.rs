@@ -22,7 +22,7 @@ enum ProductIds {
 }
 
 /// Most log numbers whose product id is kept (one or two bytes each).
-const MAX_KEPT_PRODUCT_IDS: u64 = 64_000_000;
+const MAX_KEPT_PRODUCT_IDS: u64 = 16_000_000;
 /// Most (product, count) pairs kept over all emit periods (8 bytes each).
 const MAX_PERIOD_COUNTS: u64 = 8_000_000;
 
