@@ -781,7 +781,10 @@ class LabView {
       if (size.width === 0) continue;
       const w = Math.max(1, Math.round(size.width * dpr)), h = Math.max(1, Math.round(size.height * dpr));
       const chartCursor = name === "tradeoff" ? undefined : cursorS;
-      const key = `${this.runId} ${this.pinId} ${dark} ${w}x${h} ${dpr} ${chartCursor}`;
+      // The trade-off chart shows every interval for these settings whenever the crash comes:
+      // moving only the crash time leaves it as drawn.
+      const run = name === "tradeoff" ? this.tradeoffInputs : this.runId;
+      const key = `${run} ${this.pinId} ${dark} ${w}x${h} ${dpr} ${chartCursor}`;
       if (this.drawnKeys[name] === key) continue;
       if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
       const axis = this.lab.draw(name, canvas, dark, dpr, chartCursor);
@@ -1020,6 +1023,7 @@ class LabView {
   finishRun(summary, config, cause) {
     this.summary = summary;
     this.runId++;
+    this.tradeoffInputs = JSON.stringify({ ...config, crash_at_ms: undefined });
     this.instants = undefined;
     this.horizonMs = config.horizon_ms ?? this.horizonMs;
     if (this.cursorS !== undefined && this.cursorS * 1000 > this.horizonMs) this.cursorS = this.horizonMs / 1000;
@@ -1133,6 +1137,7 @@ class LabView {
     this.play.textContent = "Play";
     this.play.setAttribute("aria-pressed", "false");
     this.pinned = undefined;
+    this.pinId++;
     this.pinButton.textContent = "Pin these settings as A";
     this.unpinButton.setAttribute("hidden", "");
     this.summary = undefined;
