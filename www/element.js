@@ -141,15 +141,23 @@ function viewLab() {
 }
 
 let ready;
-/// Exercises by id: the built-in ones, then any a page registers.
+/// Exercises by id: the built-in ones, then any a page registers. Filled on first use
+/// (exerciseCatalogue()): a page without exercises never reads them.
 const catalogue = new Map();
+let builtinsRead = false;
 
-/// Loads the WebAssembly module once per page.
-export function load() {
-  ready ??= init({ module_or_path: new URL("./checkpoint_lab_bg.wasm", import.meta.url) }).then((wasm) => {
+/// The exercise catalogue, with the built-in exercises read in first (once the module is loaded).
+function exerciseCatalogue() {
+  if (!builtinsRead) {
     for (const exercise of builtinExercises()) catalogue.set(exercise.id, exercise);
-    return wasm;
-  });
+    builtinsRead = true;
+  }
+  return catalogue;
+}
+
+/// Loads the WebAssembly module once per page: compiled while it streams in.
+export function load() {
+  ready ??= init({ module_or_path: new URL("./checkpoint_lab_bg.wasm", import.meta.url) });
   return ready;
 }
 
@@ -158,14 +166,15 @@ export function load() {
 export async function registerExercises(list) {
   await load();
   const checked = validateExercises(list);
-  for (const exercise of checked) catalogue.set(exercise.id, exercise);
+  const known = exerciseCatalogue();
+  for (const exercise of checked) known.set(exercise.id, exercise);
   return checked.map((e) => e.id);
 }
 
 /// The ids of every exercise known on this page.
 export async function exerciseIds() {
   await load();
-  return [...catalogue.keys()];
+  return [...exerciseCatalogue().keys()];
 }
 
 /// Bytes of wasm linear memory in use (for the page benchmark).
@@ -428,17 +437,28 @@ class LabView {
     this.play.addEventListener("click", () => this.togglePlay());
     this.pinButton.addEventListener("click", () => this.pin());
     this.unpinButton.addEventListener("click", () => this.unpin());
-    // A new width only needs the charts redrawn (at the new size), not a new run.
-    this.lastWidth = 0;
+    // Each canvas's size in CSS pixels, kept by a ResizeObserver so drawing never asks for
+    // layout. A new size only needs that chart redrawn (at the new size), not a new run.
+    this.canvasSizes = new Map();
     this.resizeObserver = new ResizeObserver((entries) => {
-      const width = Math.round(entries[entries.length - 1].contentRect.width);
-      if (width === this.lastWidth) return;
-      this.lastWidth = width;
-      requestAnimationFrame(() => this.summary && this.lab && this.drawCharts());
+      const resized = [];
+      for (const entry of entries) {
+        const box = entry.borderBoxSize?.[0];
+        const size = box ? { width: box.inlineSize, height: box.blockSize } : entry.target.getBoundingClientRect();
+        this.canvasSizes.set(entry.target, { width: size.width, height: size.height });
+        resized.push(entry.target.dataset.chart);
+      }
+      // After layout, before paint: the resized charts are drawn in this frame.
+      if (this.summary && this.lab) this.drawCharts(resized);
     });
-    this.resizeObserver.observe(this.root);
+    for (const { canvas } of Object.values(this.charts)) this.resizeObserver.observe(canvas);
+    // What each chart was last drawn from (see drawKey): a chart whose inputs did not change is not redrawn.
+    this.drawnKeys = {};
+    this.dirty = new Set();
+    this.runId = 0;
+    this.pinId = 0;
     this.darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
-    this.onScheme = () => this.summary && this.drawCharts();
+    this.onScheme = () => this.requestDraw(CHARTS.map(([name]) => name));
     this.darkQuery.addEventListener("change", this.onScheme);
   }
 
@@ -478,7 +498,7 @@ class LabView {
     const clamped = Math.min(Math.max(0, ms), this.horizonMs);
     this.cursorS = clamped / 1000;
     this.showCursor();
-    this.drawCharts(["pipeline", ...TIME_CHARTS]);
+    this.requestDraw(["pipeline", ...TIME_CHARTS]);
     this.host.dispatchEvent(new CustomEvent("checkpointlab-cursor", {
       bubbles: true, composed: true, detail: { ms: clamped, at: clock(this.startMs + clamped) },
     }));
@@ -489,6 +509,7 @@ class LabView {
   seek(time) {
     if (!this.summary) throw new Error("cursor: the lab has not run yet");
     this.setCursor(this.lab.cursor(time));
+    this.flushDraw();
   }
 
   /// The control, its readout and the description at the cursor.
@@ -710,24 +731,65 @@ class LabView {
     return t === "dark" || (t === "auto" && this.darkQuery.matches);
   }
 
-  sizeCanvas(canvas) {
-    const dpr = window.devicePixelRatio || 1;
-    const rect = canvas.getBoundingClientRect();
-    const w = Math.max(1, Math.round(rect.width * dpr)), h = Math.max(1, Math.round(rect.height * dpr));
-    if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
-    return dpr;
+  /// A canvas's size in CSS pixels: the ResizeObserver's, measured once before it first reports.
+  canvasSize(canvas) {
+    let size = this.canvasSizes.get(canvas);
+    if (!size) {
+      const rect = canvas.getBoundingClientRect();
+      size = { width: rect.width, height: rect.height };
+      this.canvasSizes.set(canvas, size);
+    }
+    return size;
   }
 
+  /// Redraws the named charts in the next frame: however many cursor moves, resizes or scheme
+  /// changes arrive before it, each chart is drawn once, with the latest values.
+  requestDraw(names) {
+    for (const name of names) this.dirty.add(name);
+    if (this.drawFrame) return;
+    this.drawFrame = requestAnimationFrame(() => {
+      this.drawFrame = undefined;
+      const dirty = [...this.dirty];
+      this.dirty.clear();
+      if (this.summary && this.lab) this.drawCharts(dirty);
+    });
+  }
+
+  /// Draws at once what waits for the next frame: after a seek or a pause the charts show the
+  /// cursor where it stopped, before the call returns.
+  flushDraw() {
+    if (!this.drawFrame) return;
+    cancelAnimationFrame(this.drawFrame);
+    this.drawFrame = undefined;
+    const dirty = [...this.dirty];
+    this.dirty.clear();
+    if (this.summary && this.lab) this.drawCharts(dirty);
+  }
+
+  /// Draws the named charts whose inputs changed since they were last drawn: the run, the
+  /// pinned run, the theme, the canvas size and (except on the trade-off chart) the cursor.
   drawCharts(names = CHARTS.map(([name]) => name)) {
     const dark = this.theme();
     this.root.classList.toggle("dark", dark);
     const cursorS = this.summary ? this.cursorMs() / 1000 : undefined;
+    const dpr = window.devicePixelRatio || 1;
     for (const name of names) {
+      this.dirty.delete(name);
       const { canvas } = this.charts[name];
-      if (!canvas.isConnected || canvas.getBoundingClientRect().width === 0) continue;
-      const dpr = this.sizeCanvas(canvas);
-      const axis = this.lab.draw(name, canvas, dark, dpr, name === "tradeoff" ? undefined : cursorS);
+      if (!canvas.isConnected) continue;
+      const size = this.canvasSize(canvas);
+      if (size.width === 0) continue;
+      const w = Math.max(1, Math.round(size.width * dpr)), h = Math.max(1, Math.round(size.height * dpr));
+      const chartCursor = name === "tradeoff" ? undefined : cursorS;
+      // The trade-off chart shows every interval for these settings whenever the crash comes:
+      // moving only the crash time leaves it as drawn.
+      const run = name === "tradeoff" ? this.tradeoffInputs : this.runId;
+      const key = `${run} ${this.pinId} ${dark} ${w}x${h} ${dpr} ${chartCursor}`;
+      if (this.drawnKeys[name] === key) continue;
+      if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
+      const axis = this.lab.draw(name, canvas, dark, dpr, chartCursor);
       if (axis) this.axes[name] = axis;
+      this.drawnKeys[name] = key;
       this.firstChartAt ??= performance.now();
     }
   }
@@ -789,6 +851,7 @@ class LabView {
   pin() {
     if (!this.summary) return;
     this.lab.pin();
+    this.pinId++;
     this.pinned = this.lab.pinned();
     this.pinButton.textContent = "Pin these settings as A instead";
     this.unpinButton.removeAttribute("hidden");
@@ -798,6 +861,7 @@ class LabView {
 
   unpin() {
     this.lab.unpin();
+    this.pinId++;
     this.pinned = undefined;
     this.pinButton.textContent = "Pin these settings as A";
     this.unpinButton.setAttribute("hidden", "");
@@ -845,13 +909,17 @@ class LabView {
     };
     this.exportFlink = block("flink", "Flink");
     this.exportSpark = block("spark", "Spark");
-    return el("details", { class: "export", "data-panel": "export" },
+    const panel = el("details", { class: "export", "data-panel": "export" },
       el("summary", {}, "Use these settings in Flink or Spark"),
       el("p", {}, "The settings above as a Flink configuration and as a Spark Structured Streaming query."),
       this.exportFlink.section, this.exportSpark.section);
+    // Written when opened, and after each run while open: a closed panel costs a run nothing.
+    panel.addEventListener("toggle", () => panel.open && this.summary && this.lab && this.showExport());
+    return panel;
   }
 
   showExport() {
+    if (!this.exportPanel.open) return;
     const text = this.lab.export();
     this.exportFlink.pre.textContent = text.flink;
     this.exportSpark.pre.textContent = text.spark;
@@ -875,6 +943,10 @@ class LabView {
 
   showCrashTable() {
     const rows = this.lab.crash_table();
+    // Moving the interval often leaves the crash's story as it was: then the table stays.
+    const shown = JSON.stringify(rows);
+    if (shown === this.crashTableShown && this.crashTable.isConnected) return;
+    this.crashTableShown = shown;
     const head = el("tr", {}, el("th", { scope: "col" }, "time"), el("th", { scope: "col" }, "offset"), el("th", { scope: "col" }, "what happens"));
     const body = rows.map((r) => el("tr", {}, el("td", {}, r.at.at), el("td", { class: "num" }, r.offset == null ? "" : count(r.offset)), el("td", {}, r.what)));
     this.crashTable.replaceChildren(el("thead", {}, head), el("tbody", {}, ...body));
@@ -903,6 +975,12 @@ class LabView {
       if (!result.done) {
         this.showProgress(result.progress);
         const sliceEnd = (this.lastSliceEndAt = performance.now());
+        // Before the first picture there is no frame to keep smooth: the next slice follows as
+        // soon as the page has had its turn (input, rendering), without waiting for a frame.
+        if (this.firstDrawnAt === undefined) {
+          yieldToPage().then(step);
+          return;
+        }
         // The next slice goes in the next frame, even when this one ran during input handling
         // (a frame callback requested there would still run in the same frame).
         requestAnimationFrame(() => (performance.now() - sliceEnd < 8 ? requestAnimationFrame(step) : step()));
@@ -932,6 +1010,8 @@ class LabView {
   /// Shows a finished run: figures, charts, the crash table, the change event.
   finishRun(summary, config, cause) {
     this.summary = summary;
+    this.runId++;
+    this.tradeoffInputs = JSON.stringify({ ...config, crash_at_ms: undefined });
     this.instants = undefined;
     this.horizonMs = config.horizon_ms ?? this.horizonMs;
     if (this.cursorS !== undefined && this.cursorS * 1000 > this.horizonMs) this.cursorS = this.horizonMs / 1000;
@@ -1028,6 +1108,7 @@ class LabView {
       this.player.free?.();
       clearInterval(this.player.jumps);
       this.player = undefined;
+      this.flushDraw();
       this.play.textContent = "Play";
       this.play.setAttribute("aria-pressed", "false");
       return;
@@ -1065,6 +1146,7 @@ class LabView {
     this.play.textContent = "Play";
     this.play.setAttribute("aria-pressed", "false");
     this.pinned = undefined;
+    this.pinId++;
     this.pinButton.textContent = "Pin these settings as A";
     this.unpinButton.setAttribute("hidden", "");
     this.summary = undefined;
@@ -1087,6 +1169,7 @@ class LabView {
     this.darkQuery.removeEventListener("change", this.onScheme);
     clearTimeout(this.altTimer);
     this.settleDrawn(new DOMException("the lab was destroyed before its run was drawn", "AbortError"));
+    if (this.drawFrame) cancelAnimationFrame(this.drawFrame);
     this.lab.free();
     this.lab = undefined;
   }
@@ -1116,7 +1199,7 @@ class ExercisePanel {
   }
 
   get exercise() {
-    return catalogue.get(this.ids[this.index]);
+    return exerciseCatalogue().get(this.ids[this.index]);
   }
 
   progress(id) {
@@ -1173,7 +1256,7 @@ class ExercisePanel {
       const id = `${view.id}-exercise-list`;
       const list = el("select", { id, "data-exercise": "list" });
       this.ids.forEach((exId, i) => {
-        const item = catalogue.get(exId);
+        const item = exerciseCatalogue().get(exId);
         list.append(el("option", { value: String(i) }, `${i + 1}. ${item.title}${this.progress(exId).solved ? " ✓" : ""}`));
       });
       list.value = String(this.index);
@@ -1374,6 +1457,7 @@ export class CheckpointLabElement extends ElementBase {
       try {
         if (value === null) this.view.setCursor(this.view.lab.default_cursor());
         else this.view.seek(value);
+        this.view.flushDraw();
       } catch (e) {
         this.view.error.textContent = String(e.message || e);
       }
@@ -1442,11 +1526,13 @@ export class CheckpointLabElement extends ElementBase {
     const one = textOption("exercise", view.options.exercise ?? this.getAttribute("exercise"));
     const many = listOption("exercises", view.options.exercises ?? this.getAttribute("exercises"));
     let ids = [];
-    if (many?.length === 1 && many[0] === "all") ids = [...catalogue.keys()];
+    if (!one && !many) return ids;
+    const known = exerciseCatalogue();
+    if (many?.length === 1 && many[0] === "all") ids = [...known.keys()];
     else if (many) ids = many;
     if (one) ids = [one, ...ids.filter((id) => id !== one)];
     for (const id of ids) {
-      if (!catalogue.has(id)) throw new Error(`exercise: unknown exercise ${JSON.stringify(id)}; known: ${[...catalogue.keys()].join(", ")}`);
+      if (!known.has(id)) throw new Error(`exercise: unknown exercise ${JSON.stringify(id)}; known: ${[...known.keys()].join(", ")}`);
     }
     return ids;
   }

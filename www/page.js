@@ -21,19 +21,52 @@ const writeHash = () => {
   if (cursor) out.set("cursor", cursor);
   history.replaceState(null, "", `#${out}`);
 };
-lab.addEventListener("checkpointlab-change", async (event) => {
-  const text = await toAttributes(event.detail.settings);
+
+// Rewriting the URL costs the browser several milliseconds, too much for every frame of a drag:
+// the link follows when the change settles. A change after a quiet spell (a key press, a click)
+// is written at once; during a burst of changes (a drag) the link waits until the pointer is let
+// go and no change has come for SETTLE_MS.
+const SETTLE_MS = 250;
+let latest, settleTimer, lastChangeAt = -Infinity, pointerDown = false;
+const writeSettings = async () => {
+  settleTimer = undefined;
+  if (!latest) return;
+  const changed = latest;
+  latest = undefined;
+  const text = await toAttributes(changed);
   settings = new URLSearchParams();
   for (const [name, value] of Object.entries(text)) {
     if (!(name === "mode" && value === "barrier")) settings.set(name, value);
   }
   writeHash();
+};
+const settleLater = () => {
+  clearTimeout(settleTimer);
+  settleTimer = setTimeout(() => (pointerDown ? settleLater() : writeSettings()), SETTLE_MS);
+};
+lab.addEventListener("checkpointlab-change", (event) => {
+  latest = event.detail.settings;
+  const now = performance.now();
+  const quiet = now - lastChangeAt >= SETTLE_MS && !pointerDown;
+  lastChangeAt = now;
+  if (quiet && settleTimer === undefined) writeSettings();
+  else settleLater();
 });
+addEventListener("pointerdown", () => { pointerDown = true; }, true);
+for (const type of ["pointerup", "pointercancel"]) {
+  addEventListener(type, () => {
+    pointerDown = false;
+    if (latest) settleLater();
+  }, true);
+}
+// Leaving the page: the link the student last saw is the one kept in history.
+addEventListener("pagehide", () => { if (latest) writeSettings(); });
+
 let cursorTimer;
 lab.addEventListener("checkpointlab-cursor", (event) => {
   cursor = event.detail.at;
   clearTimeout(cursorTimer);
-  cursorTimer = setTimeout(writeHash, 200);
+  cursorTimer = setTimeout(writeHash, SETTLE_MS);
 });
 
 lab.addEventListener("checkpointlab-ready", () => { document.body.dataset.ready = "true"; });

@@ -1,45 +1,149 @@
-//! A canvas drawing backend that measures text with the canvas itself. plotters' own web font
-//! code measures text by inserting styled spans into the page, which a strict Content-Security-
-//! Policy blocks, a host stylesheet can distort, and which forces a layout per label; this
-//! backend draws through plotters-canvas and answers text sizes from `measureText`.
+//! A canvas drawing backend for plotters that measures text with the canvas itself and sends the
+//! canvas only what changed. plotters' own web font code measures text by inserting styled spans
+//! into the page, which a strict Content-Security-Policy blocks, a host stylesheet can distort,
+//! and which forces a layout per label; this backend answers text sizes from `measureText`, and
+//! remembers them, so a label measured in one redraw is not measured again in the next.
+//!
+//! Every string crossing into JavaScript is copied and decoded there; a chart sets the same stroke
+//! colour, fill colour and font hundreds of times (each grid line, each label). The backend keeps
+//! the context's current style and sets one only when it differs.
 
-use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind};
-use plotters_canvas::CanvasBackend;
-use wasm_bindgen::JsCast;
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use plotters_backend::text_anchor::{HPos, VPos};
+use plotters_backend::{
+    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind, FontTransform,
+};
+use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
+/// Text widths are remembered for this many (font, text) pairs; then the memory starts afresh.
+const MAX_MEASURED: usize = 4_096;
+
+thread_local! {
+    /// Width in backend pixels of a text in a font, as `measureText` gave it.
+    static MEASURED: RefCell<HashMap<(String, String), u32>> = RefCell::new(HashMap::new());
+}
+
+/// What went wrong on the canvas: the message of the exception the context threw.
+#[derive(Debug)]
+pub struct CanvasError(String);
+
+impl std::fmt::Display for CanvasError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "canvas error: {}", self.0)
+    }
+}
+
+impl std::error::Error for CanvasError {}
+
+fn canvas_error(e: JsValue) -> DrawingErrorKind<CanvasError> {
+    let message = js_sys::Error::from(e).message().as_string().unwrap_or_else(|| "unknown".into());
+    DrawingErrorKind::DrawingError(CanvasError(message))
+}
+
+/// A colour as the canvas reads it.
+type Rgba = ((u8, u8, u8), f64);
+
+fn css_color(color: BackendColor) -> String {
+    let (r, g, b) = color.rgb;
+    format!("rgba({r},{g},{b},{})", color.alpha)
+}
+
+fn font_of<S: BackendTextStyle>(style: &S) -> String {
+    format!("{} {}px {}", style.style().as_str(), style.size(), style.family().as_str())
+}
+
+/// Lines along a pixel row or column are drawn through the pixels' centres, so they stay sharp.
+fn sharp_line(from: BackendCoord, to: BackendCoord) -> ((f64, f64), (f64, f64)) {
+    let (mut from, mut to) = ((f64::from(from.0), f64::from(from.1)), (f64::from(to.0), f64::from(to.1)));
+    if from.0 == to.0 {
+        from.0 -= 0.5;
+        to.0 -= 0.5;
+    }
+    if from.1 == to.1 {
+        from.1 -= 0.5;
+        to.1 -= 0.5;
+    }
+    (from, to)
+}
+
 pub struct MeasuredCanvas {
-    inner: CanvasBackend,
+    canvas: HtmlCanvasElement,
     context: CanvasRenderingContext2d,
+    /// The context's current styles as this backend last set them; `None`: not known.
+    stroke: Option<(Rgba, u32)>,
+    fill: Option<Rgba>,
+    font: Option<String>,
+    anchor: Option<(&'static str, &'static str)>,
 }
 
 impl MeasuredCanvas {
     pub fn new(canvas: HtmlCanvasElement) -> Option<MeasuredCanvas> {
         let context = canvas.get_context("2d").ok()??.dyn_into::<CanvasRenderingContext2d>().ok()?;
-        let inner = CanvasBackend::with_canvas_object(canvas)?;
-        Some(MeasuredCanvas { inner, context })
+        Some(MeasuredCanvas { canvas, context, stroke: None, fill: None, font: None, anchor: None })
+    }
+
+    fn set_stroke<S: BackendStyle>(&mut self, style: &S) {
+        let color = style.color();
+        let wanted = ((color.rgb, color.alpha), style.stroke_width());
+        if self.stroke != Some(wanted) {
+            self.context.set_stroke_style_str(&css_color(color));
+            self.context.set_line_width(f64::from(style.stroke_width()));
+            self.stroke = Some(wanted);
+        }
+    }
+
+    fn set_fill(&mut self, color: BackendColor) {
+        let wanted = (color.rgb, color.alpha);
+        if self.fill != Some(wanted) {
+            self.context.set_fill_style_str(&css_color(color));
+            self.fill = Some(wanted);
+        }
+    }
+
+    fn set_font(&mut self, font: String) {
+        if self.font.as_deref() != Some(font.as_str()) {
+            self.context.set_font(&font);
+            self.font = Some(font);
+        }
+    }
+
+    fn trace<I: IntoIterator<Item = BackendCoord>>(&self, path: I) -> bool {
+        let mut path = path.into_iter();
+        self.context.begin_path();
+        let Some(start) = path.next() else { return false };
+        self.context.move_to(f64::from(start.0), f64::from(start.1));
+        for next in path {
+            self.context.line_to(f64::from(next.0), f64::from(next.1));
+        }
+        true
     }
 }
 
-type Error = <CanvasBackend as DrawingBackend>::ErrorType;
-
 impl DrawingBackend for MeasuredCanvas {
-    type ErrorType = Error;
+    type ErrorType = CanvasError;
 
     fn get_size(&self) -> (u32, u32) {
-        self.inner.get_size()
+        (self.canvas.width(), self.canvas.height())
     }
 
-    fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<Error>> {
-        self.inner.ensure_prepared()
+    fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<CanvasError>> {
+        Ok(())
     }
 
-    fn present(&mut self) -> Result<(), DrawingErrorKind<Error>> {
-        self.inner.present()
+    fn present(&mut self) -> Result<(), DrawingErrorKind<CanvasError>> {
+        Ok(())
     }
 
-    fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> Result<(), DrawingErrorKind<Error>> {
-        self.inner.draw_pixel(point, color)
+    fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> Result<(), DrawingErrorKind<CanvasError>> {
+        if color.alpha == 0.0 {
+            return Ok(());
+        }
+        self.set_fill(color);
+        self.context.fill_rect(f64::from(point.0), f64::from(point.1), 1.0, 1.0);
+        Ok(())
     }
 
     fn draw_line<S: BackendStyle>(
@@ -47,8 +151,17 @@ impl DrawingBackend for MeasuredCanvas {
         from: BackendCoord,
         to: BackendCoord,
         style: &S,
-    ) -> Result<(), DrawingErrorKind<Error>> {
-        self.inner.draw_line(from, to, style)
+    ) -> Result<(), DrawingErrorKind<CanvasError>> {
+        if style.color().alpha == 0.0 {
+            return Ok(());
+        }
+        let (from, to) = sharp_line(from, to);
+        self.set_stroke(style);
+        self.context.begin_path();
+        self.context.move_to(from.0, from.1);
+        self.context.line_to(to.0, to.1);
+        self.context.stroke();
+        Ok(())
     }
 
     fn draw_rect<S: BackendStyle>(
@@ -57,16 +170,34 @@ impl DrawingBackend for MeasuredCanvas {
         bottom_right: BackendCoord,
         style: &S,
         fill: bool,
-    ) -> Result<(), DrawingErrorKind<Error>> {
-        self.inner.draw_rect(upper_left, bottom_right, style, fill)
+    ) -> Result<(), DrawingErrorKind<CanvasError>> {
+        if style.color().alpha == 0.0 {
+            return Ok(());
+        }
+        let (x, y) = (f64::from(upper_left.0), f64::from(upper_left.1));
+        let (w, h) = (f64::from(bottom_right.0 - upper_left.0), f64::from(bottom_right.1 - upper_left.1));
+        if fill {
+            self.set_fill(style.color());
+            self.context.fill_rect(x, y, w, h);
+        } else {
+            self.set_stroke(style);
+            self.context.stroke_rect(x, y, w, h);
+        }
+        Ok(())
     }
 
     fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
         &mut self,
         path: I,
         style: &S,
-    ) -> Result<(), DrawingErrorKind<Error>> {
-        self.inner.draw_path(path, style)
+    ) -> Result<(), DrawingErrorKind<CanvasError>> {
+        if style.color().alpha == 0.0 {
+            return Ok(());
+        }
+        self.set_stroke(style);
+        self.trace(path);
+        self.context.stroke();
+        Ok(())
     }
 
     fn draw_circle<S: BackendStyle>(
@@ -75,16 +206,41 @@ impl DrawingBackend for MeasuredCanvas {
         radius: u32,
         style: &S,
         fill: bool,
-    ) -> Result<(), DrawingErrorKind<Error>> {
-        self.inner.draw_circle(center, radius, style, fill)
+    ) -> Result<(), DrawingErrorKind<CanvasError>> {
+        if style.color().alpha == 0.0 {
+            return Ok(());
+        }
+        if fill {
+            self.set_fill(style.color());
+        } else {
+            self.set_stroke(style);
+        }
+        self.context.begin_path();
+        self.context
+            .arc(f64::from(center.0), f64::from(center.1), f64::from(radius), 0.0, std::f64::consts::TAU)
+            .map_err(canvas_error)?;
+        if fill {
+            self.context.fill();
+        } else {
+            self.context.stroke();
+        }
+        Ok(())
     }
 
     fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
         &mut self,
         vert: I,
         style: &S,
-    ) -> Result<(), DrawingErrorKind<Error>> {
-        self.inner.fill_polygon(vert, style)
+    ) -> Result<(), DrawingErrorKind<CanvasError>> {
+        if style.color().alpha == 0.0 {
+            return Ok(());
+        }
+        self.set_fill(style.color());
+        if self.trace(vert) {
+            self.context.close_path();
+        }
+        self.context.fill();
+        Ok(())
     }
 
     fn draw_text<S: BackendTextStyle>(
@@ -92,17 +248,77 @@ impl DrawingBackend for MeasuredCanvas {
         text: &str,
         style: &S,
         pos: BackendCoord,
-    ) -> Result<(), DrawingErrorKind<Error>> {
-        self.inner.draw_text(text, style, pos)
+    ) -> Result<(), DrawingErrorKind<CanvasError>> {
+        let color = style.color();
+        if color.alpha == 0.0 {
+            return Ok(());
+        }
+        let degrees: f64 = match style.transform() {
+            FontTransform::None => 0.0,
+            FontTransform::Rotate90 => 90.0,
+            FontTransform::Rotate180 => 180.0,
+            FontTransform::Rotate270 => 270.0,
+        };
+        let (mut x, mut y) = (f64::from(pos.0), f64::from(pos.1));
+        if degrees != 0.0 {
+            self.context.save();
+            self.context.translate(x, y).map_err(canvas_error)?;
+            self.context.rotate(degrees.to_radians()).map_err(canvas_error)?;
+            (x, y) = (0.0, 0.0);
+        }
+        let baseline = match style.anchor().v_pos {
+            VPos::Top => "top",
+            VPos::Center => "middle",
+            VPos::Bottom => "bottom",
+        };
+        let align = match style.anchor().h_pos {
+            HPos::Left => "start",
+            HPos::Right => "end",
+            HPos::Center => "center",
+        };
+        if self.anchor != Some((baseline, align)) {
+            self.context.set_text_baseline(baseline);
+            self.context.set_text_align(align);
+            self.anchor = Some((baseline, align));
+        }
+        self.set_fill(color);
+        self.set_font(font_of(style));
+        let drawn = self.context.fill_text(text, x, y).map_err(canvas_error);
+        if degrees != 0.0 {
+            // The saved state comes back: what was set since is no longer known.
+            self.context.restore();
+            (self.stroke, self.fill, self.font, self.anchor) = (None, None, None, None);
+        }
+        drawn
     }
 
     fn estimate_text_size<S: BackendTextStyle>(
         &self,
         text: &str,
         style: &S,
-    ) -> Result<(u32, u32), DrawingErrorKind<Error>> {
-        self.context.set_font(&format!("{} {}px {}", style.style().as_str(), style.size(), style.family().as_str()));
-        let width = self.context.measure_text(text).map(|m| m.width()).unwrap_or(0.0);
-        Ok((width.ceil() as u32, (style.size() * 1.2).ceil() as u32))
+    ) -> Result<(u32, u32), DrawingErrorKind<CanvasError>> {
+        let font = font_of(style);
+        let height = (style.size() * 1.2).ceil() as u32;
+        let key = (font, text.to_owned());
+        if let Some(width) = MEASURED.with(|m| m.borrow().get(&key).copied()) {
+            return Ok((width, height));
+        }
+        // Measuring sets the font outside the remembered state (estimates take `&self`), so it
+        // is put back to what drawing last set.
+        self.context.set_font(&key.0);
+        let width = self.context.measure_text(text).map(|m| m.width()).unwrap_or(0.0).ceil() as u32;
+        if let Some(font) = &self.font {
+            if *font != key.0 {
+                self.context.set_font(font);
+            }
+        }
+        MEASURED.with(|m| {
+            let mut m = m.borrow_mut();
+            if m.len() >= MAX_MEASURED {
+                m.clear();
+            }
+            m.insert(key, width);
+        });
+        Ok((width, height))
     }
 }
