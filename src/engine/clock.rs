@@ -10,15 +10,48 @@ pub const DAY_MS: u64 = 24 * 3600 * 1000;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ClockTime(pub u64);
 
-impl fmt::Display for ClockTime {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl ClockTime {
+    /// The clock text, written digit by digit (the report stamps every instant it lists).
+    pub fn text(self) -> ClockText {
         let ms = self.0 % DAY_MS;
         let (h, m, s, milli) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000);
-        if milli == 0 {
-            write!(f, "{h:02}:{m:02}:{s:02}")
+        let digit = |n: u64| b'0' + n as u8;
+        let mut bytes = [b':'; 12];
+        bytes[0] = digit(h / 10);
+        bytes[1] = digit(h % 10);
+        bytes[3] = digit(m / 10);
+        bytes[4] = digit(m % 10);
+        bytes[6] = digit(s / 10);
+        bytes[7] = digit(s % 10);
+        let len = if milli == 0 {
+            8
         } else {
-            write!(f, "{h:02}:{m:02}:{s:02}.{milli:03}")
-        }
+            bytes[8] = b'.';
+            bytes[9] = digit(milli / 100);
+            bytes[10] = digit(milli / 10 % 10);
+            bytes[11] = digit(milli % 10);
+            12
+        };
+        ClockText { bytes, len }
+    }
+}
+
+/// "HH:MM:SS" or "HH:MM:SS.mmm", on the stack.
+#[derive(Clone, Copy, Debug)]
+pub struct ClockText {
+    bytes: [u8; 12],
+    len: usize,
+}
+
+impl ClockText {
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..self.len]).expect("ASCII digits and separators")
+    }
+}
+
+impl fmt::Display for ClockTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text().as_str())
     }
 }
 
@@ -66,6 +99,16 @@ mod tests {
     fn prints_and_parses_round_trip() {
         assert_eq!(ClockTime(36_000_000).to_string(), "10:00:00");
         assert_eq!(ClockTime(36_032_100).to_string(), "10:00:32.100");
+        assert_eq!(ClockTime(DAY_MS + 3_723_004).to_string(), "01:02:03.004");
+        assert_eq!(ClockTime(DAY_MS - 1).to_string(), "23:59:59.999");
+        assert_eq!(ClockTime(0).to_string(), "00:00:00");
+        // The same text as the formatting machinery gives, over a day in uneven steps.
+        for ms in (0..DAY_MS).step_by(7_919).chain((0..5_000).map(|ms| 36_000_000 + ms)) {
+            let (h, m, s, milli) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000);
+            let expected =
+                if milli == 0 { format!("{h:02}:{m:02}:{s:02}") } else { format!("{h:02}:{m:02}:{s:02}.{milli:03}") };
+            assert_eq!(ClockTime(ms).to_string(), expected);
+        }
         assert_eq!(parse_clock("10:00:45").unwrap(), 36_045_000);
         assert_eq!(parse_clock("10:00:45.5").unwrap(), 36_045_500);
         assert_eq!(parse_clock("10:00").unwrap(), 36_000_000);

@@ -3,14 +3,15 @@
 //! text: the lesson layer (`crate::lesson`) puts these figures into words and builds the serde
 //! report the command line and the page hand out.
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::config::{Config, Failure, Mode, RestartStrategy};
 use super::model::{steady_state, tradeoff, SteadyState, Tradeoff};
 use super::protocol::{OffsetLogEntry, RestorePoint};
 use super::sim::{Recovery, Sim};
-use super::sinks::{dedupe_view, duplicate_rows, duplicates_and_keys, Row, SinkDesign};
+use super::sinks::keys::{KeyIndex, Survey};
+use super::sinks::{dedupe_view, duplicates_and_keys, same_contents, Row, SinkDesign};
 use super::trace::Trace;
 
 /// The crash: when, where the readers were, and the checkpoint it discarded.
@@ -195,8 +196,8 @@ pub struct SinkTables {
     pub append_only: Arc<[Row]>,
     /// The upsert table, ordered by key.
     pub upsert: Arc<[Row]>,
-    /// Committed rows of the transactional sink, in commit order.
-    pub transactional: Arc<[Row]>,
+    /// Committed rows of the transactional sink, in commit order (the sink's own, shared).
+    pub transactional: Arc<Vec<Row>>,
     /// Each commit: (epoch, committed at ms, committed rows up to this index).
     pub commits: Arc<[(u64, u64, usize)]>,
     /// What the dedupe view returns, ordered by key.
@@ -377,21 +378,15 @@ impl Outcome {
     }
 }
 
-/// Whether two tables hold the same rows (product, window, count), in any order. Tables that
-/// match usually hold them in the same order too, which is checked first without sorting.
-fn same_rows(a: &[Row], b: &[Row]) -> bool {
-    if a.len() != b.len() {
-        return false;
+/// The rows of `rows` complete up to `boundary_ms`, in write order: borrowed when they are a
+/// prefix of the table (boundaries only grow in a run without a restart), else copied.
+fn rows_up_to(rows: &[Row], boundary_ms: u64) -> Cow<'_, [Row]> {
+    let prefix = rows.iter().take_while(|r| r.boundary_ms <= boundary_ms).count();
+    if rows[prefix..].iter().all(|r| r.boundary_ms > boundary_ms) {
+        Cow::Borrowed(&rows[..prefix])
+    } else {
+        Cow::Owned(rows.iter().filter(|r| r.boundary_ms <= boundary_ms).copied().collect())
     }
-    if a.iter().map(Row::content).eq(b.iter().map(Row::content)) {
-        return true;
-    }
-    let sorted = |rows: &[Row]| {
-        let mut c: Vec<u128> = rows.iter().map(Row::packed).collect();
-        c.sort_unstable();
-        c
-    };
-    sorted(a) == sorted(b)
 }
 
 /// Longest gap without fresher data and the worst staleness, from (visible_at, boundary) pairs.
@@ -411,6 +406,45 @@ fn freshness(start_ms: u64, end_ms: u64, visible: impl Iterator<Item = (u64, u64
     (silent, stale)
 }
 
+/// Counts and comparisons of the sink tables, through one dense index of all their keys when
+/// there is one (see [`KeyIndex::of`]), else the tables' own.
+struct Keys(Option<KeyIndex>);
+
+impl Keys {
+    /// Duplicate rows, keys and the dedupe view of `rows`, in one pass where it can.
+    fn survey(&self, rows: &[Row]) -> Survey {
+        match &self.0 {
+            Some(index) => index.survey(rows, true),
+            None => {
+                let (duplicate_rows, keys) = duplicates_and_keys(rows);
+                Survey { duplicate_rows, keys, newest: dedupe_view::read(rows) }
+            }
+        }
+    }
+
+    fn duplicates_and_keys(&self, rows: &[Row]) -> (u64, u64) {
+        match &self.0 {
+            Some(index) => index.duplicates_and_keys(rows),
+            None => duplicates_and_keys(rows),
+        }
+    }
+
+    fn same_contents(&self, a: &[Row], b: &[Row]) -> bool {
+        match &self.0 {
+            Some(index) => index.same_contents(a, b),
+            None => same_contents(a, b),
+        }
+    }
+
+    /// The dedupe view over `rows`.
+    fn view(&self, rows: &[Row]) -> Vec<Row> {
+        match &self.0 {
+            Some(index) => index.newest(rows),
+            None => dedupe_view::read(rows),
+        }
+    }
+}
+
 fn sink_figures(outcome: &Outcome) -> (SinkReport, SinkTables) {
     let (run, truth) = (&outcome.run, outcome.truth());
     let (start, end) = (run.config.start_time_ms, run.config.end_ms());
@@ -418,7 +452,7 @@ fn sink_figures(outcome: &Outcome) -> (SinkReport, SinkTables) {
     let immediate = freshness(start, end, appended.iter().map(|r| (r.emitted_at_ms, r.boundary_ms)));
     let committed = run.sinks().transactional.committed_rows();
     let commits = run.sinks().transactional.commits();
-    let mut commit_visibility = Vec::new();
+    let mut commit_visibility = Vec::with_capacity(commits.len());
     let mut seen = 0;
     for &(_, at, upto) in commits {
         if let Some(newest) = committed[seen..upto].iter().map(|r| r.boundary_ms).max() {
@@ -426,35 +460,47 @@ fn sink_figures(outcome: &Outcome) -> (SinkReport, SinkTables) {
         }
         seen = upto;
     }
+    // Every committed row is in some commit's range.
+    let newest_committed = commit_visibility.iter().map(|&(_, newest)| newest).max().unwrap_or(start);
     let delayed = freshness(start, end, commit_visibility.into_iter());
-    let newest_committed = committed.iter().map(|r| r.boundary_ms).max().unwrap_or(start);
-    let truth_prefix: Vec<Row> =
-        truth.sinks().append_only.rows().iter().filter(|r| r.boundary_ms <= newest_committed).copied().collect();
 
+    let micro_batch = run.config.mode == Mode::MicroBatch;
+    let truth_appended = truth.sinks().append_only.rows();
+    let truth_committed = if micro_batch {
+        Cow::Borrowed(truth.sinks().transactional.committed_rows())
+    } else {
+        rows_up_to(truth_appended, newest_committed)
+    };
+    // Every row a sink holds was also appended to the same run's append-only table (committed
+    // rows, the upsert table and the view are drawn from the same writes), so those two tables'
+    // keys are all the keys.
+    let keys = Keys(KeyIndex::of(&[appended, truth_appended]));
     // Micro-batch: a restart moves where batches are cut, so the running totals in between differ;
     // a table matches when it holds no duplicate and the same newest total per key.
-    let micro_batch = run.config.mode == Mode::MicroBatch;
     let same = |a: &[Row], b: &[Row]| {
         if micro_batch {
             // The dedupe view's newest row per key.
-            let newest = |rows: &[Row]| dedupe_view::read(rows).iter().map(Row::content).collect::<Vec<_>>();
-            duplicate_rows(a) == 0 && newest(a) == newest(b)
+            let newest = |rows: &[Row]| keys.view(rows).iter().map(Row::content).collect::<Vec<_>>();
+            keys.duplicates_and_keys(a).0 == 0 && newest(a) == newest(b)
         } else {
-            same_rows(a, b)
+            keys.same_contents(a, b)
         }
     };
-    let truth_committed = if micro_batch { truth.sinks().transactional.committed_rows() } else { &truth_prefix };
     let upsert_rows = run.sinks().read(SinkDesign::Upsert);
-    let view_rows = run.sinks().read(SinkDesign::DedupeView);
+    let Survey { duplicate_rows: appended_duplicates, keys: appended_keys, newest: view_rows } = keys.survey(appended);
     let read_uncommitted = run.config.reads_uncommitted();
     let figures = |design: SinkDesign, rows: &[Row], fresh: (u64, u64), matches: bool| {
         let transactional = design == SinkDesign::Transactional;
-        let (duplicate_rows, keys) = duplicates_and_keys(rows);
+        let (duplicate_rows, key_count) = if design == SinkDesign::AppendOnly {
+            (appended_duplicates, appended_keys)
+        } else {
+            keys.duplicates_and_keys(rows)
+        };
         SinkFigures {
             design,
             rows: rows.len() as u64,
             duplicate_rows,
-            keys,
+            keys: key_count,
             regressions: if design == SinkDesign::Upsert { run.sinks().upsert.regressions() } else { 0 },
             aborted_rows: if transactional { run.sinks().transactional.aborted_rows() } else { 0 },
             timed_out_rows: if transactional { run.sinks().transactional.timed_out_rows() } else { 0 },
@@ -479,26 +525,26 @@ fn sink_figures(outcome: &Outcome) -> (SinkReport, SinkTables) {
             SinkDesign::Upsert,
             &upsert_rows,
             immediate,
-            same_rows(&upsert_rows, &truth.sinks().read(SinkDesign::Upsert)),
+            keys.same_contents(&upsert_rows, &truth.sinks().read(SinkDesign::Upsert)),
         ),
         // A read_uncommitted reader sees rows as they are written, as fresh as the append-only table.
         transactional: figures(
             SinkDesign::Transactional,
             committed,
             if read_uncommitted { immediate } else { delayed },
-            same(committed, truth_committed),
+            same(committed, &truth_committed),
         ),
         dedupe_view: figures(
             SinkDesign::DedupeView,
             &view_rows,
             immediate,
-            same_rows(&view_rows, &truth.sinks().read(SinkDesign::DedupeView)),
+            keys.same_contents(&view_rows, &keys.view(truth_appended)),
         ),
     };
     let tables = SinkTables {
         append_only: appended.into(),
         upsert: upsert_rows.into(),
-        transactional: committed.into(),
+        transactional: run.sinks().transactional.committed_shared(),
         commits: commits.into(),
         dedupe_view: view_rows.into(),
         read_uncommitted,
@@ -682,17 +728,24 @@ fn build(outcome: &Outcome) -> Figures {
     let (effective_interval_ms, store_write_bytes_per_min) =
         measured_cycle(truth).unwrap_or((model.effective_interval_ms, model.store_write_bytes_per_min));
     let window_total_before_crash = recovery.and_then(|r| {
-        let before: Vec<&Row> =
-            run.sinks().append_only.rows().iter().filter(|row| row.emitted_at_ms < r.crashed_at_ms).collect();
-        let last = before.last()?;
+        let rows = run.sinks().append_only.rows();
+        // The last row written before the crash; none after it was.
+        let last_before = rows.iter().rposition(|row| row.emitted_at_ms < r.crashed_at_ms)?;
+        let last = &rows[last_before];
         let window = last.window_start_ms;
-        let mut latest = BTreeMap::new();
-        for row in before.iter().filter(|row| row.window_start_ms == window) {
-            latest.insert(row.product_id, row.order_count);
+        // The latest running total per product of that window.
+        let mut latest: Vec<Option<u32>> = vec![None; config.products as usize];
+        let before = rows[..last_before].iter().filter(|row| row.emitted_at_ms < r.crashed_at_ms);
+        for row in before.chain([last]).filter(|row| row.window_start_ms == window) {
+            let i = row.product_id as usize;
+            if latest.len() <= i {
+                latest.resize(i + 1, None);
+            }
+            latest[i] = Some(row.order_count);
         }
         Some(WindowTotal {
             window_start_ms: window,
-            order_count: latest.values().map(|&c| u64::from(c)).sum(),
+            order_count: latest.iter().flatten().map(|&c| u64::from(c)).sum(),
             emitted_at_ms: last.emitted_at_ms,
         })
     });

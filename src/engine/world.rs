@@ -278,7 +278,7 @@ pub struct WorldIndex {
     offset_log: Vec<OffsetLogEntry>,
     crash_offsets: Option<Vec<u64>>,
     append_only: Arc<[Row]>,
-    committed: Arc<[Row]>,
+    committed: Arc<Vec<Row>>,
     commits: Arc<[(u64, u64, usize)]>,
     /// Built on the first question about the sinks.
     sinks: Arc<OnceLock<SinkIndex>>,
@@ -322,7 +322,7 @@ impl WorldIndex {
         offset_log: &[OffsetLogEntry],
         crash_offsets: Option<Vec<u64>>,
         append_only: Arc<[Row]>,
-        committed: Arc<[Row]>,
+        committed: Arc<Vec<Row>>,
         commits: Arc<[(u64, u64, usize)]>,
     ) -> WorldIndex {
         WorldIndex {

@@ -27,7 +27,7 @@ impl Stamp {
 
     /// The instant `at_ms` of a scenario that started at `start_ms`.
     pub fn since(start_ms: u64, at_ms: u64) -> Stamp {
-        Stamp { at: ClockTime(at_ms).to_string(), ms: at_ms, s: seconds(at_ms.saturating_sub(start_ms)) }
+        Stamp { at: ClockTime(at_ms).text().as_str().to_owned(), ms: at_ms, s: seconds(at_ms.saturating_sub(start_ms)) }
     }
 }
 

@@ -6,11 +6,25 @@
 
 use std::collections::BTreeMap;
 
+use super::keys::KeyIndex;
 use super::Row;
 
 /// The view over `rows` (in write order): one row per key, ordered by window start then product.
 pub fn read(rows: &[Row]) -> Vec<Row> {
-    // Partitions of the window function: per window start, one slot per product.
+    match KeyIndex::of(&[rows]) {
+        Some(index) => index.newest(rows),
+        None => read_sparse(rows),
+    }
+}
+
+/// Whether `row`, later in write order, replaces `best` as its key's newest row.
+fn wins(row: &Row, best: &Row) -> bool {
+    (row.emitted_at_ms, row.order_count) >= (best.emitted_at_ms, best.order_count)
+}
+
+/// The same view for keys spread too thin to number densely: per window start, one slot per
+/// product.
+fn read_sparse(rows: &[Row]) -> Vec<Row> {
     let mut latest: BTreeMap<u64, Vec<Option<Row>>> = BTreeMap::new();
     for row in rows {
         let slots = latest.entry(row.window_start_ms).or_default();
@@ -18,10 +32,7 @@ pub fn read(rows: &[Row]) -> Vec<Row> {
         if slots.len() <= i {
             slots.resize(i + 1, None);
         }
-        // Later in write order wins a full tie, hence >= on the last comparison.
-        let wins =
-            slots[i].is_none_or(|best| (row.emitted_at_ms, row.order_count) >= (best.emitted_at_ms, best.order_count));
-        if wins {
+        if slots[i].is_none_or(|best| wins(row, &best)) {
             slots[i] = Some(*row);
         }
     }

@@ -3,6 +3,7 @@
 
 pub mod append_only;
 pub mod dedupe_view;
+pub mod keys;
 pub mod transactional;
 pub mod upsert;
 
@@ -97,14 +98,40 @@ pub fn duplicate_rows(rows: &[Row]) -> u64 {
     duplicates_and_keys(rows).0
 }
 
-/// Duplicate rows and distinct (product_id, window_start) keys of a table, from one sort: the
-/// packed content orders rows by product, then window, then count.
+/// Duplicate rows and distinct (product_id, window_start) keys of a table, from its rows grouped
+/// per key (or, for keys spread too thin to number densely, one sort of the packed contents).
 pub fn duplicates_and_keys(rows: &[Row]) -> (u64, u64) {
+    match keys::KeyIndex::of(&[rows]) {
+        Some(index) => index.duplicates_and_keys(rows),
+        None => {
+            let packed = sorted_contents(rows);
+            let duplicates = packed.windows(2).filter(|w| w[0] == w[1]).count() as u64;
+            let keys = 1 + packed.windows(2).filter(|w| w[0] >> 32 != w[1] >> 32).count() as u64;
+            (duplicates, if packed.is_empty() { 0 } else { keys })
+        }
+    }
+}
+
+/// Whether two tables hold the same rows (product, window, count), in any order. Tables that
+/// match usually hold them in the same order too, which is checked first.
+pub fn same_contents(a: &[Row], b: &[Row]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    if a.iter().map(Row::content).eq(b.iter().map(Row::content)) {
+        return true;
+    }
+    match keys::KeyIndex::of(&[a, b]) {
+        Some(index) => index.same_contents(a, b),
+        None => sorted_contents(a) == sorted_contents(b),
+    }
+}
+
+/// The packed contents of `rows`, sorted: by product, then window, then count.
+fn sorted_contents(rows: &[Row]) -> Vec<u128> {
     let mut packed: Vec<u128> = rows.iter().map(Row::packed).collect();
     packed.sort_unstable();
-    let duplicates = packed.windows(2).filter(|w| w[0] == w[1]).count() as u64;
-    let keys = 1 + packed.windows(2).filter(|w| w[0] >> 32 != w[1] >> 32).count() as u64;
-    (duplicates, if packed.is_empty() { 0 } else { keys })
+    packed
 }
 
 /// The sinks of one run, written together.

@@ -11,6 +11,8 @@
 //! design becomes an idempotent write keyed by the batch id. Batch N's rows are visible as soon as
 //! they are written; a re-run of batch N finds N already written and skips it.
 
+use std::sync::Arc;
+
 use super::Row;
 
 /// A transaction pre-committed at its checkpoint's barrier, waiting for the commit.
@@ -32,7 +34,9 @@ pub struct TransactionalSink {
     pre_committed: Vec<PreCommitted>,
     /// Transactions whose timeout ran out while they were still open, before their barrier.
     fenced_transactions: u64,
-    committed: Vec<Row>,
+    /// Shared with the report, which keeps the committed rows without copying them; a commit
+    /// after a clone of the sink copies them once.
+    committed: Arc<Vec<Row>>,
     /// For each commit: (checkpoint id, commit time, rows committed so far).
     commits: Vec<(u64, u64, usize)>,
     aborted_rows: u64,
@@ -54,7 +58,9 @@ impl TransactionalSink {
     /// then, and its producer fenced: a real writer fails on its next send and the job restarts.
     /// The model counts it (the page warns) and carries on.
     pub fn pre_commit(&mut self, id: u64, at_ms: u64, timeout_ms: u64) {
-        let rows = std::mem::take(&mut self.open);
+        // The next transaction is sized like this one: transactions of one run are alike.
+        let next = Vec::with_capacity(self.open.len());
+        let rows = std::mem::replace(&mut self.open, next);
         let began_at_ms = self.open_since_ms.take().unwrap_or(at_ms);
         let fenced = !rows.is_empty() && at_ms - began_at_ms >= timeout_ms;
         self.fenced_transactions += u64::from(fenced);
@@ -74,11 +80,12 @@ impl TransactionalSink {
             return 0;
         }
         let mut lost = 0;
+        let committed = Arc::make_mut(&mut self.committed);
         for t in ready {
             if at_ms > t.began_at_ms + timeout_ms && !t.fenced {
                 lost += t.rows.len() as u64;
             } else {
-                self.committed.extend(t.rows);
+                committed.extend(t.rows);
             }
         }
         self.timed_out_rows += lost;
@@ -94,7 +101,7 @@ impl TransactionalSink {
             return false;
         }
         self.last_batch_id = Some(batch_id);
-        self.committed.extend_from_slice(rows);
+        Arc::make_mut(&mut self.committed).extend_from_slice(rows);
         self.commits.push((batch_id, at_ms, self.committed.len()));
         true
     }
@@ -121,6 +128,11 @@ impl TransactionalSink {
     /// Rows readers can see: those of committed transactions, in commit order.
     pub fn committed_rows(&self) -> &[Row] {
         &self.committed
+    }
+
+    /// The committed rows, shared rather than copied.
+    pub fn committed_shared(&self) -> Arc<Vec<Row>> {
+        Arc::clone(&self.committed)
     }
 
     /// Rows written but never committed because a crash aborted their transaction.

@@ -1,0 +1,317 @@
+//! The keys of the sink tables: every (window_start, product_id) a table holds, numbered densely
+//! as slots in the order readers list keys (window start, then product). Comparing tables,
+//! counting their keys and duplicate rows, and reading the dedupe view go through these slots:
+//! a table's rows are grouped per key in one pass, with no sort over the whole table.
+
+use super::Row;
+
+/// Slots per row above which the dense numbering would be mostly empty; callers fall back to
+/// sorting the rows instead.
+const MAX_SLOTS_PER_ROW: usize = 4;
+/// Slots always allowed, however few the rows.
+const MIN_SLOTS: usize = 4096;
+
+/// The windows and products of some tables: slot = window index × products + product id.
+#[derive(Clone, Debug, Default)]
+pub struct KeyIndex {
+    /// Distinct window starts, ascending.
+    windows: Vec<u64>,
+    /// One past the largest product id.
+    products: usize,
+}
+
+impl KeyIndex {
+    /// The keys of every table in `tables`, or `None` when numbering them densely would take
+    /// far more slots than the tables have rows (product ids or windows spread very thin).
+    pub fn of(tables: &[&[Row]]) -> Option<KeyIndex> {
+        let mut windows: Vec<u64> = Vec::new();
+        let mut products = 0;
+        let mut rows = 0;
+        for table in tables {
+            rows += table.len();
+            let Some(first) = table.first() else { continue };
+            let mut last_start_ms = first.window_start_ms;
+            note_window(&mut windows, last_start_ms);
+            let mut largest_product = 0;
+            for row in table.iter() {
+                // Consecutive rows mostly share a window: only a change of window is looked up.
+                if row.window_start_ms != last_start_ms {
+                    last_start_ms = row.window_start_ms;
+                    note_window(&mut windows, last_start_ms);
+                }
+                largest_product = largest_product.max(row.product_id);
+            }
+            products = products.max(largest_product as usize + 1);
+        }
+        let slots = windows.len().checked_mul(products)?;
+        let fits = slots <= MIN_SLOTS.max(rows.saturating_mul(MAX_SLOTS_PER_ROW)) && slots < u32::MAX as usize;
+        fits.then_some(KeyIndex { windows, products })
+    }
+
+    /// Slots: one per (window, product) pair, whether a table holds it or not.
+    pub fn slots(&self) -> usize {
+        self.windows.len() * self.products
+    }
+
+    /// A slot finder for rows of the indexed tables.
+    fn finder(&self) -> SlotFinder<'_> {
+        SlotFinder { index: self, last_start_ms: self.windows.first().copied().unwrap_or(0), last_window: 0 }
+    }
+
+    /// Duplicate rows (repeating an earlier row's product, window and count) and distinct keys of
+    /// `rows`, one of the indexed tables.
+    pub fn duplicates_and_keys(&self, rows: &[Row]) -> (u64, u64) {
+        let survey = self.survey(rows, false);
+        (survey.duplicate_rows, survey.keys)
+    }
+
+    /// The dedupe view over `rows` (one of the indexed tables, in write order): per key the row
+    /// with the latest emitted_at, then the larger count, then the later write; ordered by window
+    /// start then product (see [`super::dedupe_view`]).
+    pub fn newest(&self, rows: &[Row]) -> Vec<Row> {
+        self.survey(rows, true).newest
+    }
+
+    /// Duplicate rows, keys and (when `view`) the dedupe view of `rows`, one of the indexed
+    /// tables. One pass finds each key's newest row, its largest count and whether its counts
+    /// only grow in write order (one writer, no replay: no duplicate). The rows of the other keys
+    /// are then marked count by count in a bitset per key, so a count seen again is a duplicate.
+    /// Keys whose counts are too large for a bitset go through a sort instead.
+    pub fn survey(&self, rows: &[Row], view: bool) -> Survey {
+        /// What the pass knows of one key.
+        #[derive(Clone, Copy)]
+        struct Key {
+            /// The largest count so far, plus one (0: no row yet).
+            top: u64,
+            /// A count did not exceed the one before it.
+            repeats: bool,
+            /// The newest row so far: its (emitted_at, order_count) and position.
+            emitted_at_ms: u64,
+            order_count: u32,
+            at: u32,
+        }
+        let mut seen = vec![Key { top: 0, repeats: false, emitted_at_ms: 0, order_count: 0, at: 0 }; self.slots()];
+        let mut finder = self.finder();
+        for (i, row) in rows.iter().enumerate() {
+            let key = &mut seen[finder.slot(row)];
+            let count = u64::from(row.order_count);
+            key.repeats |= count < key.top;
+            // Later in write order wins a full tie, hence >=.
+            if view && (key.top == 0 || (row.emitted_at_ms, row.order_count) >= (key.emitted_at_ms, key.order_count)) {
+                (key.emitted_at_ms, key.order_count, key.at) = (row.emitted_at_ms, row.order_count, i as u32);
+            }
+            key.top = key.top.max(count + 1);
+        }
+        let keys = seen.iter().filter(|k| k.top > 0).count() as u64;
+        let newest =
+            if view { seen.iter().filter(|k| k.top > 0).map(|k| rows[k.at as usize]).collect() } else { Vec::new() };
+        // Bit offsets of the repeating keys' bitsets: one bit per count up to the largest.
+        let mut offsets = vec![u64::MAX; self.slots()];
+        let mut bits = 0u64;
+        for (offset, key) in offsets.iter_mut().zip(&seen) {
+            if key.repeats {
+                *offset = bits;
+                bits += key.top;
+            }
+        }
+        let duplicate_rows = if bits == 0 {
+            0
+        } else if bits > (rows.len() as u64).saturating_mul(64) {
+            count_grouped(&self.grouped_contents(rows)).0
+        } else {
+            let mut marked = vec![0u64; bits.div_ceil(64) as usize];
+            let mut duplicates = 0;
+            for row in rows {
+                let offset = offsets[finder.slot(row)];
+                if offset != u64::MAX {
+                    let bit = offset + u64::from(row.order_count);
+                    let word = &mut marked[(bit / 64) as usize];
+                    let mask = 1u64 << (bit % 64);
+                    duplicates += u64::from(*word & mask != 0);
+                    *word |= mask;
+                }
+            }
+            duplicates
+        };
+        Survey { duplicate_rows, keys, newest }
+    }
+
+    /// The content of `rows` grouped by slot, each as (slot << 32 | order_count), ascending: two
+    /// tables hold the same (product, window, count) rows in some order exactly when their
+    /// grouped contents are equal. Rows of one key come in a few ascending runs (one per attempt
+    /// that wrote it), so sorting each group merges them.
+    pub fn grouped_contents(&self, rows: &[Row]) -> Vec<u64> {
+        // Counting sort by slot: starts[s] is where slot s's group begins.
+        let mut starts = vec![0u32; self.slots() + 1];
+        let mut finder = self.finder();
+        for row in rows {
+            starts[finder.slot(row) + 1] += 1;
+        }
+        for s in 1..starts.len() {
+            starts[s] += starts[s - 1];
+        }
+        let mut out = vec![0u64; rows.len()];
+        let mut next = starts.clone();
+        for row in rows {
+            let s = finder.slot(row);
+            out[next[s] as usize] = ((s as u64) << 32) | u64::from(row.order_count);
+            next[s] += 1;
+        }
+        for group in starts.windows(2) {
+            let group = &mut out[group[0] as usize..group[1] as usize];
+            // A stable sort merges the ascending runs.
+            if !group.is_sorted() {
+                group.sort();
+            }
+        }
+        out
+    }
+
+    /// Whether two of the indexed tables hold the same rows (product, window, count), in any order.
+    pub fn same_contents(&self, a: &[Row], b: &[Row]) -> bool {
+        a.len() == b.len()
+            && (a.iter().map(Row::content).eq(b.iter().map(Row::content))
+                || self.grouped_contents(a) == self.grouped_contents(b))
+    }
+}
+
+/// What [`KeyIndex::survey`] finds in a table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Survey {
+    /// Rows repeating an earlier row's (product_id, window_start, order_count).
+    pub duplicate_rows: u64,
+    /// Distinct (product_id, window_start) keys.
+    pub keys: u64,
+    /// The dedupe view: the newest row per key, ordered by window start then product (empty
+    /// unless asked for).
+    pub newest: Vec<Row>,
+}
+
+/// Adds `start_ms` to the ascending `windows` if it is not there yet.
+fn note_window(windows: &mut Vec<u64>, start_ms: u64) {
+    if let Err(i) = windows.binary_search(&start_ms) {
+        windows.insert(i, start_ms);
+    }
+}
+
+/// Finds rows' slots, remembering the last window: consecutive rows mostly share one.
+struct SlotFinder<'a> {
+    index: &'a KeyIndex,
+    last_start_ms: u64,
+    last_window: usize,
+}
+
+impl SlotFinder<'_> {
+    fn slot(&mut self, row: &Row) -> usize {
+        if row.window_start_ms != self.last_start_ms {
+            self.last_window = self.index.windows.binary_search(&row.window_start_ms).expect("an indexed window");
+            self.last_start_ms = row.window_start_ms;
+        }
+        debug_assert!((row.product_id as usize) < self.index.products, "an indexed product");
+        self.last_window * self.index.products + row.product_id as usize
+    }
+}
+
+/// Duplicate rows and distinct keys among grouped contents (see [`KeyIndex::grouped_contents`]).
+fn count_grouped(grouped: &[u64]) -> (u64, u64) {
+    let mut duplicates = 0;
+    let mut keys = u64::from(!grouped.is_empty());
+    for pair in grouped.windows(2) {
+        duplicates += u64::from(pair[0] == pair[1]);
+        keys += u64::from(pair[0] >> 32 != pair[1] >> 32);
+    }
+    (duplicates, keys)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator, so the tables below are the same on every run.
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (self.0 >> 33) % n
+        }
+    }
+
+    fn row(product_id: u32, window_start_ms: u64, order_count: u32, emitted_at_ms: u64) -> Row {
+        Row { product_id, window_start_ms, order_count, emitted_at_ms, boundary_ms: 0, attempt: 1, epoch: 1 }
+    }
+
+    /// Tables like the sinks hold: attempts writing growing running totals per key, each later
+    /// attempt replaying from an earlier point, windows out of order and product ids with gaps.
+    fn table(seed: u64) -> Vec<Row> {
+        let mut rng = Lcg(seed);
+        let mut rows = Vec::new();
+        let windows = [300_000, 0, 600_000, 36_000_000];
+        let mut at = 36_000_000;
+        for _attempt in 0..1 + rng.below(3) {
+            let mut counts = [0u32; 64];
+            let start = rng.below(4) as u32;
+            for _ in 0..rng.below(400) {
+                let product = (rng.below(8) * 7) as u32;
+                let window = windows[rng.below(if seed % 2 == 0 { 1 } else { 4 }) as usize];
+                let slot = (product as usize + window as usize) % 64;
+                counts[slot] += start + rng.below(3) as u32;
+                at += rng.below(3);
+                rows.push(row(product, window, counts[slot], at));
+            }
+        }
+        rows
+    }
+
+    fn reference_duplicates_and_keys(rows: &[Row]) -> (u64, u64) {
+        let mut packed: Vec<u128> = rows.iter().map(Row::packed).collect();
+        packed.sort_unstable();
+        let duplicates = packed.windows(2).filter(|w| w[0] == w[1]).count() as u64;
+        let keys = 1 + packed.windows(2).filter(|w| w[0] >> 32 != w[1] >> 32).count() as u64;
+        (duplicates, if packed.is_empty() { 0 } else { keys })
+    }
+
+    fn reference_view(rows: &[Row]) -> Vec<Row> {
+        let mut latest = std::collections::BTreeMap::new();
+        for row in rows {
+            let best: &mut Option<Row> = latest.entry((row.window_start_ms, row.product_id)).or_default();
+            if best.is_none_or(|b| (row.emitted_at_ms, row.order_count) >= (b.emitted_at_ms, b.order_count)) {
+                *best = Some(*row);
+            }
+        }
+        latest.into_values().flatten().collect()
+    }
+
+    #[test]
+    fn counts_and_views_match_sorting_the_whole_table() {
+        let mut with_duplicates = 0;
+        for seed in 0..300 {
+            let rows = table(seed);
+            let index = KeyIndex::of(&[&rows]).expect("dense enough");
+            with_duplicates += usize::from(index.duplicates_and_keys(&rows).0 > 0);
+            assert_eq!(index.duplicates_and_keys(&rows), reference_duplicates_and_keys(&rows), "seed {seed}");
+            assert_eq!(count_grouped(&index.grouped_contents(&rows)), reference_duplicates_and_keys(&rows));
+            assert_eq!(index.newest(&rows), reference_view(&rows), "seed {seed}");
+            let mut shuffled = rows.clone();
+            shuffled.reverse();
+            let other = table(seed + 1000);
+            let both = KeyIndex::of(&[&rows, &other]).expect("dense enough");
+            assert!(both.same_contents(&rows, &shuffled));
+            let sorted = |rows: &[Row]| {
+                let mut c: Vec<u128> = rows.iter().map(Row::packed).collect();
+                c.sort_unstable();
+                c
+            };
+            assert_eq!(both.same_contents(&rows, &other), sorted(&rows) == sorted(&other), "seed {seed}");
+        }
+        assert!(with_duplicates > 100, "the tables exercise repeated counts: {with_duplicates}");
+    }
+
+    #[test]
+    fn keys_spread_too_thin_are_not_numbered() {
+        let rows = [row(0, 0, 1, 0), row(4_000_000, 300_000, 1, 0)];
+        assert!(KeyIndex::of(&[&rows]).is_none());
+        assert_eq!(super::super::duplicates_and_keys(&rows), (0, 2));
+        assert_eq!(super::super::dedupe_view::read(&rows).len(), 2);
+    }
+}
