@@ -85,6 +85,15 @@ impl Job {
         &self.log
     }
 
+    /// Room in the sinks for the rows still to come by `end_ms`, about one per product and emit
+    /// period (capped), so the tables do not grow by copying themselves.
+    pub fn reserve_rows(&mut self, now_ms: u64, end_ms: u64) {
+        const MAX_RESERVED_ROWS: u64 = 250_000;
+        let periods = end_ms.saturating_sub(now_ms) / self.shape.emit_every_ms + 1;
+        let rows = periods.saturating_mul(u64::from(self.shape.products)).min(MAX_RESERVED_ROWS);
+        self.sinks.reserve(rows as usize);
+    }
+
     /// Events in the log at `t_ms` (fewer than the source would hold once the input is closed).
     pub fn log_end(&self, t_ms: u64) -> u64 {
         self.log.log_end_at(self.input_closed_at_ms.map_or(t_ms, |closed| t_ms.min(closed)))

@@ -104,7 +104,8 @@ impl Sim {
         let log = SourceLog::new(config);
         let offsets = log.partition_offsets(config.start_offset);
         let initial = Protocol::initial_restore_point(config, offsets.clone());
-        let job = Job::new(config, log, offsets.clone());
+        let mut job = Job::new(config, log, offsets.clone());
+        job.reserve_rows(config.start_time_ms, config.end_ms());
         let snapshot = Box::new(job.snapshot(offsets, Vec::new()));
         Ok(Sim {
             now_ms: config.start_time_ms,
@@ -195,9 +196,11 @@ impl Sim {
         self.recoveries.iter().all(|r| r.interrupted || r.caught_up_at_ms.is_some())
     }
 
-    /// Forgets the crashes still scheduled (for a failure-free companion run).
+    /// Forgets the crashes still scheduled (for a failure-free companion run, forked from the
+    /// run: its sink tables get room for the rest of the horizon again).
     pub fn cancel_crashes(&mut self) {
         self.crashes.clear();
+        self.job.reserve_rows(self.now_ms, self.config.end_ms());
     }
 
     /// Changes the checkpoint interval from now on: the next trigger comes one new interval from now.

@@ -33,8 +33,9 @@ pub struct JobState {
     pub counted_events: u64,
     /// Producer retries the dedupe operator dropped.
     pub dropped_duplicates: u64,
-    /// Spare bucket arrays, reused so the hot path does not allocate.
+    /// Spare bucket arrays (counts and changed products), reused so the hot path does not allocate.
     spare: Vec<Vec<u32>>,
+    spare_changed: Vec<Vec<u32>>,
 }
 
 impl JobState {
@@ -44,6 +45,7 @@ impl JobState {
             counted_events: 0,
             dropped_duplicates: 0,
             spare: Vec::new(),
+            spare_changed: Vec::new(),
         }
     }
 
@@ -74,7 +76,7 @@ impl JobState {
                 end_log_number,
                 window_start_ms,
                 counts,
-                changed: Vec::new(),
+                changed: self.spare_changed.pop().unwrap_or_default(),
             });
         }
     }
@@ -197,9 +199,7 @@ impl JobState {
                     .iter_mut()
                     .find(|w| w.start_ms == bucket.window_start_ms)
                     .expect("a bucket's window stays open until the bucket is emitted");
-                bucket.changed.sort_unstable();
-                for &product in &bucket.changed {
-                    let slot = &mut bucket.counts[product as usize];
+                let mut emit_product = |product: u32, slot: &mut u32| {
                     window.totals[product as usize] += *slot;
                     *slot = 0;
                     emit(Emission {
@@ -209,8 +209,24 @@ impl JobState {
                         boundary_ms: boundary,
                         is_final: closes_window,
                     });
+                };
+                // In product order: when most products changed, walking the counts is cheaper
+                // than sorting the changed list.
+                if bucket.changed.len() * 8 >= bucket.counts.len() {
+                    for (product, slot) in bucket.counts.iter_mut().enumerate() {
+                        if *slot > 0 {
+                            emit_product(product as u32, slot);
+                        }
+                    }
+                } else {
+                    bucket.changed.sort_unstable();
+                    for &product in &bucket.changed {
+                        emit_product(product, &mut bucket.counts[product as usize]);
+                    }
                 }
                 self.spare.push(bucket.counts);
+                bucket.changed.clear();
+                self.spare_changed.push(bucket.changed);
             }
             if closes_window {
                 let start = boundary - shape.window_ms;
@@ -246,6 +262,7 @@ impl JobState {
         while self.windows.buckets.front().is_some_and(|b| b.end_ms <= boundary_ms) {
             let bucket = self.windows.buckets.pop_front().expect("checked");
             self.spare.push(bucket.counts);
+            self.spare_changed.push(bucket.changed);
         }
         while self.windows.next_boundary_ms <= boundary_ms {
             self.windows.next_boundary_ms += shape.emit_every_ms;

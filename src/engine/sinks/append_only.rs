@@ -14,6 +14,11 @@ impl AppendOnlySink {
         self.rows.push(row);
     }
 
+    /// Room for `rows` more rows, so the table does not grow by copying itself.
+    pub fn reserve(&mut self, rows: usize) {
+        self.rows.reserve(rows);
+    }
+
     /// Every row, in write order.
     pub fn rows(&self) -> &[Row] {
         &self.rows

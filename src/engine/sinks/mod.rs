@@ -143,6 +143,12 @@ pub struct Sinks {
 }
 
 impl Sinks {
+    /// Room for about `rows` more rows in the tables that keep every row.
+    pub fn reserve(&mut self, rows: usize) {
+        self.append_only.reserve(rows);
+        self.transactional.reserve(rows);
+    }
+
     pub fn write(&mut self, row: Row) {
         self.append_only.write(row);
         self.upsert.write(row);

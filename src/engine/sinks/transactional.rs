@@ -48,6 +48,11 @@ pub struct TransactionalSink {
 }
 
 impl TransactionalSink {
+    /// Room for `rows` more committed rows.
+    pub fn reserve(&mut self, rows: usize) {
+        Arc::make_mut(&mut self.committed).reserve(rows);
+    }
+
     pub fn write(&mut self, row: Row) {
         self.open_since_ms.get_or_insert(row.emitted_at_ms);
         self.open.push(row);
