@@ -17,6 +17,7 @@ use std::sync::{Arc, OnceLock};
 use super::config::{Config, Mode};
 use super::protocol::{OffsetLogEntry, RestorePoint};
 use super::report::Figures;
+use super::sinks::keys::KeyIndex;
 use super::sinks::Row;
 use super::source::SourceLog;
 use super::trace::{Event, Phase, Trace, TraceEvent, WorldSample};
@@ -188,47 +189,37 @@ struct Prefix {
 }
 
 impl Prefix {
-    fn new(rows: &[Row], config: &Config, visible_at: impl Fn(usize, &Row) -> u64) -> Prefix {
+    fn new(rows: &[Row], visible_at: impl Fn(usize, &Row) -> u64) -> Prefix {
+        // Each (window, product) key has a slot holding the totals written for it so far, in
+        // increasing order; keys too thin to number densely go through hash sets instead.
+        let Some(index) = KeyIndex::of(&[rows]) else { return Prefix::hashed(rows, visible_at) };
         let mut out = Prefix {
             at_ms: Vec::with_capacity(rows.len()),
             duplicates: Vec::with_capacity(rows.len()),
             keys: Vec::with_capacity(rows.len()),
         };
         let (mut d, mut k) = (0u32, 0u32);
-        // Keys are (window, product): when there are not many more of them than rows, each has a
-        // slot holding the totals written for it so far, in increasing order.
-        let first_window_ms = config.start_time_ms / config.window_ms * config.window_ms;
-        let windows = (config.end_ms() - first_window_ms) / config.window_ms + 2;
-        let products = u64::from(config.products);
-        let slot_of = |row: &Row| {
-            let w = row.window_start_ms.checked_sub(first_window_ms)? / config.window_ms;
-            (w < windows && row.product_id < config.products)
-                .then(|| (w * products + u64::from(row.product_id)) as usize)
-        };
-        let dense = windows.saturating_mul(products) <= 4 * rows.len() as u64 + 4_096;
-        if dense && rows.iter().all(|r| slot_of(r).is_some()) {
-            let mut totals: Vec<Vec<u32>> = vec![Vec::new(); (windows * products) as usize];
-            for (i, row) in rows.iter().enumerate() {
-                let written = &mut totals[slot_of(row).expect("checked above")];
-                let count = row.order_count;
-                match written.last() {
-                    None => {
-                        k += 1;
-                        written.push(count);
-                    }
-                    Some(&last) if last < count => written.push(count),
-                    _ => match written.binary_search(&count) {
-                        Ok(_) => d += 1,
-                        Err(at) => written.insert(at, count),
-                    },
+        let mut totals: Vec<Vec<u32>> = vec![Vec::new(); index.slots()];
+        let mut finder = index.finder();
+        for (i, row) in rows.iter().enumerate() {
+            let written = &mut totals[finder.slot(row)];
+            let count = row.order_count;
+            match written.last() {
+                None => {
+                    k += 1;
+                    written.push(count);
                 }
-                out.at_ms.push(visible_at(i, row));
-                out.duplicates.push(d);
-                out.keys.push(k);
+                Some(&last) if last < count => written.push(count),
+                _ => match written.binary_search(&count) {
+                    Ok(_) => d += 1,
+                    Err(at) => written.insert(at, count),
+                },
             }
-            return out;
+            out.at_ms.push(visible_at(i, row));
+            out.duplicates.push(d);
+            out.keys.push(k);
         }
-        Prefix::hashed(rows, visible_at)
+        out
     }
 
     /// The same counts through hash sets of row contents and keys, for any key space.
@@ -356,8 +347,8 @@ impl WorldIndex {
                 from = upto;
             }
             SinkIndex {
-                append_only: Prefix::new(&self.append_only, &self.config, |_, r| r.emitted_at_ms),
-                committed: Prefix::new(&self.committed, &self.config, |i, _| visible[i]),
+                append_only: Prefix::new(&self.append_only, |_, r| r.emitted_at_ms),
+                committed: Prefix::new(&self.committed, |i, _| visible[i]),
             }
         })
     }
@@ -899,7 +890,7 @@ mod tests {
                 assert!(Prefix::hashed(appended, |i, _| i as u64).duplicates.last() > Some(&0), "orphans re-emitted");
             }
             for rows in [outcome.run.sinks().append_only.rows(), outcome.run.sinks().transactional.committed_rows()] {
-                let slots = Prefix::new(rows, &config, |i, _| i as u64);
+                let slots = Prefix::new(rows, |i, _| i as u64);
                 assert_eq!(slots, Prefix::hashed(rows, |i, _| i as u64), "{config:?}");
             }
         }

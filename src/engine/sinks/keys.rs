@@ -54,7 +54,7 @@ impl KeyIndex {
     }
 
     /// A slot finder for rows of the indexed tables.
-    fn finder(&self) -> SlotFinder<'_> {
+    pub fn finder(&self) -> SlotFinder<'_> {
         SlotFinder { index: self, last_start_ms: self.windows.first().copied().unwrap_or(0), last_window: 0 }
     }
 
@@ -195,14 +195,15 @@ fn note_window(windows: &mut Vec<u64>, start_ms: u64) {
 }
 
 /// Finds rows' slots, remembering the last window: consecutive rows mostly share one.
-struct SlotFinder<'a> {
+pub struct SlotFinder<'a> {
     index: &'a KeyIndex,
     last_start_ms: u64,
     last_window: usize,
 }
 
 impl SlotFinder<'_> {
-    fn slot(&mut self, row: &Row) -> usize {
+    /// The slot of `row`, a row of one of the indexed tables.
+    pub fn slot(&mut self, row: &Row) -> usize {
         if row.window_start_ms != self.last_start_ms {
             self.last_window = self.index.windows.binary_search(&row.window_start_ms).expect("an indexed window");
             self.last_start_ms = row.window_start_ms;
