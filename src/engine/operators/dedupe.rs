@@ -42,7 +42,7 @@ impl SeenIds {
     }
 
     /// One bit per id from now on, the range held so far set.
-    fn to_bits(&mut self) {
+    fn spread_into_bits(&mut self) {
         if !self.bits.is_empty() || self.first == self.end {
             return;
         }
@@ -83,7 +83,7 @@ impl SeenIds {
                 self.len += 1;
                 return true;
             }
-            self.to_bits();
+            self.spread_into_bits();
         }
         let i = first_send - self.first;
         let word = &mut self.bits[(i / 64) as usize];
@@ -112,7 +112,7 @@ impl SeenIds {
             }
             return;
         }
-        self.to_bits();
+        self.spread_into_bits();
         if stride == 1 {
             // Whole words at a time: the ids of one range are consecutive bits.
             self.set_range(first, end);
