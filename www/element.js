@@ -1050,9 +1050,23 @@ class LabView {
   /// with the error of a run that failed (or of a cursor that is not a time of it), and with an
   /// AbortError when the view is destroyed first. What set() returns.
   whenDrawn() {
-    const drawn = new Promise((resolve, reject) => (this.drawnWaiters ??= []).push({ resolve, reject }));
+    const waiter = this.drawnWaiter();
     this.settleDrawn();
-    return drawn;
+    return waiter.promise;
+  }
+
+  /// A waiter for the next settling, registered before a change is applied: a run small enough to
+  /// finish inside the change settles it (with a cursor error, say) before the change returns.
+  drawnWaiter() {
+    const waiter = {};
+    waiter.promise = new Promise((resolve, reject) => Object.assign(waiter, { resolve, reject }));
+    (this.drawnWaiters ??= []).push(waiter);
+    return waiter;
+  }
+
+  /// Forgets a waiter whose change was refused.
+  dropDrawnWaiter(waiter) {
+    this.drawnWaiters = (this.drawnWaiters ?? []).filter((w) => w !== waiter);
   }
 
   /// Settles whenDrawn()'s promises: rejects them with `error`, or resolves them once the view is idle with a run.
@@ -1611,13 +1625,16 @@ export async function mount(element, options) {
       if (!view) throw new Error("set: the lab was destroyed");
       const previous = view.options;
       view.options = { ...previous, ...opts };
+      const waiter = view.drawnWaiter();
       try {
         lab.apply(true);
       } catch (e) {
         view.options = previous;
+        view.dropDrawnWaiter(waiter);
         throw e instanceof Error ? e : new Error(String(e));
       }
-      const drawn = view.whenDrawn().then(() => handle);
+      view.settleDrawn();
+      const drawn = waiter.promise.then(() => handle);
       // A caller that ignores the Promise sees a failure inside the component, not as an unhandled rejection.
       drawn.catch(() => {});
       return Object.assign(drawn, handle);

@@ -175,7 +175,7 @@ test("heavy settings run in slices over frames, and a newer value cancels an old
   assert.ok(sliced.sawProgress, "a progress bar showed while it ran");
   // Quick successive values: each replaces the run before it, and the last one wins.
   await page.focus("[data-control=interval]");
-  for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowLeft"); // → 5 s
+  for (let i = 0; i < 4; i++) await page.keyboard.press("ArrowLeft"); // 30 s → 5 s
   await settled(page);
   assert.equal((await figures(page)).interval_replay_events, "100,000", "5 s × 20,000 events/s");
   assert.deepEqual(errors, []);
