@@ -418,6 +418,16 @@ class LabView {
     this.exercisePanel = el("section", { class: "exercise", hidden: "" });
 
     const css = el("link", { rel: "stylesheet", href: new URL("./checkpoint-lab.css", import.meta.url).href });
+    // Charts are drawn once the styles have arrived: before that a canvas has no CSS size, and
+    // sizing its backing store from its own box would grow it at every draw.
+    this.stylesReady = false;
+    const stylesArrived = () => {
+      if (this.stylesReady) return;
+      this.stylesReady = true;
+      if (this.summary && this.lab) this.requestDraw(CHARTS.map(([name]) => name));
+    };
+    css.addEventListener("load", stylesArrived);
+    css.addEventListener("error", stylesArrived);
     this.crashHeading = el("h3", {}, "A crash, second by second");
     this.chartsHeading = el("h3", {}, "Charts");
     // The first screen: the main sliders, the headline figures and the pipeline at the cursor.
@@ -769,6 +779,10 @@ class LabView {
   /// Draws the named charts whose inputs changed since they were last drawn: the run, the
   /// pinned run, the theme, the canvas size and (except on the trade-off chart) the cursor.
   drawCharts(names = CHARTS.map(([name]) => name)) {
+    if (!this.stylesReady) {
+      for (const name of names) this.dirty.add(name);
+      return;
+    }
     const dark = this.theme();
     this.root.classList.toggle("dark", dark);
     const cursorS = this.summary ? this.cursorMs() / 1000 : undefined;
