@@ -424,7 +424,12 @@ class LabView {
     const stylesArrived = () => {
       if (this.stylesReady) return;
       this.stylesReady = true;
-      if (this.summary && this.lab) this.requestDraw(CHARTS.map(([name]) => name));
+      // Sizes seen before the styles are stale: measure again, draw, and count it the first picture.
+      this.canvasSizes.clear();
+      if (this.summary && this.lab) {
+        this.drawCharts();
+        this.firstPicture();
+      }
     };
     css.addEventListener("load", stylesArrived);
     css.addEventListener("error", stylesArrived);
@@ -1052,11 +1057,16 @@ class LabView {
     if (cause) {
       this.host.dispatchEvent(new CustomEvent("checkpointlab-change", { bubbles: true, composed: true, detail: { ...summary, settings: config } }));
     }
-    if (this.firstDrawnAt === undefined) {
-      this.firstDrawnAt = performance.now();
-      this.onFirstDraw?.();
-    }
+    this.firstPicture();
     this.settleDrawn(cursorFailed && new Error(cursorFailed));
+  }
+
+  /// Marks the first picture (figures and charts drawn) once the styles are in: the element is
+  /// then ready.
+  firstPicture() {
+    if (this.firstDrawnAt !== undefined || !this.stylesReady) return;
+    this.firstDrawnAt = performance.now();
+    this.onFirstDraw?.();
   }
 
   /// Resolves once the latest change is drawn: no run in flight and none waiting for its frame
