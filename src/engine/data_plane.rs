@@ -9,6 +9,7 @@
 //! depends on which order ids the dedupe operator remembers, which is the run's state.
 
 use super::config::Config;
+use super::operators::window::WindowState;
 use super::source::SourceLog;
 
 /// Product ids of the events, one per log number, kept so a part of an emit period is counted
@@ -78,8 +79,8 @@ impl DataPlane {
     pub fn new(config: &Config) -> Option<DataPlane> {
         let key = DataPlaneKey::of(config)?;
         let log = SourceLog::new(config);
-        let first_boundary_ms =
-            config.start_time_ms / config.emit_every_ms * config.emit_every_ms + config.emit_every_ms;
+        // The periods are the window operator's buckets: the same first boundary.
+        let first_boundary_ms = WindowState::new(config.start_time_ms, config.emit_every_ms).next_boundary_ms;
         let periods = config.end_ms().saturating_sub(config.start_time_ms).div_ceil(config.emit_every_ms) + 1;
         let events = log.log_end_at(config.end_ms()) - config.start_offset;
         if periods.saturating_mul(u64::from(config.products).min(events / periods + 1)) > MAX_PERIOD_COUNTS {
