@@ -29,7 +29,10 @@ const ALL_VIEWS = [...CHARTS.map(([name]) => name), "figures", "crash-table"];
 /// How long the spoken description of the pipeline waits between two updates while the cursor moves.
 const DESCRIBE_EVERY_MS = 600;
 /// Engine time per frame for runs started by the student: the page never blocks for longer.
-const FRAME_BUDGET_MS = 24;
+const FRAME_BUDGET_MS = 16;
+/// About how many events the engine hashes in FRAME_BUDGET_MS: a run that hashes more (counting
+/// a new data plane, or simulating without one) takes several frames.
+const EVENTS_PER_FRAME = 4_000_000;
 /// Engine time per slice of simulate(), which has no frame to share: well inside a 50 ms task.
 const SIMULATE_SLICE_MS = 10;
 
@@ -185,6 +188,13 @@ export async function wasmMemoryBytes() {
 }
 
 /// Resolves after the page has had its turn (input, rendering), without setTimeout's 4 ms clamp.
+/// Calls `work` once the next frame has been rendered, in a task of its own: a slice of engine
+/// work never shares a task with the frame's rendering (style, layout, paint and the compositor's
+/// commit), so neither makes the other's task long.
+function nextFrameThen(work) {
+  requestAnimationFrame(() => yieldToPage().then(work));
+}
+
 function yieldToPage() {
   return new Promise((resolve) => {
     const channel = new MessageChannel();
@@ -414,7 +424,10 @@ class LabView {
     this.figuresList = figures;
     this.crashTable = el("table", { class: "crash-table", "data-table": "crash" });
     this.error = el("p", { class: "error", role: "alert" });
-    this.progressBar = el("progress", { class: "running", max: "1", value: "0", hidden: "", "aria-label": "Simulating" });
+    // A bar the compositor moves (a transform), not a native <progress> the page repaints every
+    // frame: repainting that beside large canvases made the frames of a long run stall.
+    this.progressFill = el("span", { class: "fill" });
+    this.progressBar = el("div", { class: "running", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "100", "aria-valuenow": "0", hidden: "", "aria-label": "Simulating" }, this.progressFill);
     this.exercisePanel = el("section", { class: "exercise", hidden: "" });
 
     const css = el("link", { rel: "stylesheet", href: new URL("./checkpoint-lab.css", import.meta.url).href });
@@ -977,12 +990,15 @@ class LabView {
     for (const control of Object.values(this.c)) control.show?.();
     this.showMode();
     this.lab.select(this.c.sink.get(), Number(this.c.window.get()), Number(this.c.product.get()));
-    this.lab.begin(config);
+    const heavy = this.lab.begin(config) > EVENTS_PER_FRAME;
+    const replacing = this.busy;
+    let slices = 0;
     const generation = (this.generation = (this.generation || 0) + 1);
     this.busy = true;
     const step = () => {
       if (generation !== this.generation || !this.lab) return;
       let result;
+      slices++;
       try {
         result = this.lab.advance(FRAME_BUDGET_MS);
       } catch (e) {
@@ -993,27 +1009,35 @@ class LabView {
       }
       if (!result.done) {
         this.showProgress(result.progress);
-        const sliceEnd = (this.lastSliceEndAt = performance.now());
+        this.lastSliceEndAt = performance.now();
         // Before the first picture there is no frame to keep smooth: the next slice follows as
         // soon as the page has had its turn (input, rendering), without waiting for a frame.
         if (this.firstDrawnAt === undefined) {
           yieldToPage().then(step);
           return;
         }
-        // The next slice goes in the next frame, even when this one ran during input handling
-        // (a frame callback requested there would still run in the same frame).
-        requestAnimationFrame(() => (performance.now() - sliceEnd < 8 ? requestAnimationFrame(step) : step()));
+        nextFrameThen(step);
         return;
       }
       this.showProgress(null);
       this.busy = false;
-      this.finishRun(result.summary, config, cause);
+      this.finishRun(result.summary, config, cause, slices > 1);
       this.lastSliceEndAt = performance.now();
       this.timings.push(this.lastSliceEndAt - started);
     };
-    // The first slice runs at once: an input has already dropped the run this one replaces
-    // (see schedule), so the frame's budget is this run's.
-    step();
+    // The first slice runs at once, so a light run is drawn in the input's own task. A heavy run,
+    // or one that replaces a run still going, will take several frames anyway: unless it was
+    // already put off to a task of its own (see schedule), its first slice waits for the next
+    // frame, like the rest. The very first run waits for a task of its own, after the element
+    // has built itself.
+    const now = this.firstSliceNow || !(replacing || heavy);
+    this.firstSliceNow = false;
+    if (!this.summary) yieldToPage().then(step);
+    else if (now) step();
+    else {
+      this.showProgress(0);
+      nextFrameThen(step);
+    }
   }
 
   showProgress(fraction) {
@@ -1021,15 +1045,18 @@ class LabView {
       this.progressBar.setAttribute("hidden", "");
     } else {
       this.progressBar.removeAttribute("hidden");
-      this.progressBar.value = fraction;
-      this.progressBar.textContent = `${Math.round(fraction * 100)}%`;
+      this.progressBar.setAttribute("aria-valuenow", String(Math.round(fraction * 100)));
+      this.progressFill.style.transform = `scaleX(${fraction})`;
     }
   }
 
-  /// Shows a finished run: figures, charts, the crash table, the change event.
-  finishRun(summary, config, cause) {
+  /// Shows a finished run: figures, charts, the crash table, the change event. After a run that
+  /// took several slices (a heavy one) the charts are drawn in tasks of their own.
+  finishRun(summary, config, cause, sliced = false) {
     this.summary = summary;
     this.runId++;
+    // Charts of an earlier run still being drawn a few at a time: this run's replace them.
+    this.drawingCharts = false;
     this.tradeoffInputs = JSON.stringify({ ...config, crash_at_ms: undefined });
     this.instants = undefined;
     this.horizonMs = config.horizon_ms ?? this.horizonMs;
@@ -1046,7 +1073,8 @@ class LabView {
     this.showCursor();
     this.showMode();
     this.showFigures(summary);
-    this.drawCharts();
+    if (sliced) this.drawChartsInTasks();
+    else this.drawCharts();
     this.showCrashTable();
     this.showExport();
     this.error.textContent = this.cursorError ?? "";
@@ -1057,8 +1085,44 @@ class LabView {
     if (cause) {
       this.host.dispatchEvent(new CustomEvent("checkpointlab-change", { bubbles: true, composed: true, detail: { ...summary, settings: config } }));
     }
-    this.firstPicture();
+    if (!this.drawingCharts) this.firstPicture();
     this.settleDrawn(cursorFailed && new Error(cursorFailed));
+  }
+
+  /// Draws the charts a few at a time, each batch in a task of its own (about 8 ms of drawing
+  /// each, at least one chart), so that after a heavy run drawing them never makes one long task.
+  /// The view counts as drawn (set(), mount(), the first picture) once the last one is.
+  drawChartsInTasks() {
+    const run = this.runId;
+    const left = CHARTS.map(([name]) => name);
+    this.drawingCharts = true;
+    const next = () => {
+      // A newer run draws its own charts.
+      if (run !== this.runId) return;
+      // Destroyed, or the engine restarted: there is nothing left to draw from.
+      if (!this.lab || !this.summary) {
+        this.drawingCharts = false;
+        return;
+      }
+      const started = performance.now();
+      try {
+        do this.drawCharts([left.shift()]);
+        while (left.length && performance.now() - started < 8);
+      } catch (e) {
+        this.error.textContent = String(e.message || e);
+        this.drawingCharts = false;
+        this.settleDrawn(e);
+        return;
+      }
+      if (left.length) {
+        yieldToPage().then(next);
+        return;
+      }
+      this.drawingCharts = false;
+      this.firstPicture();
+      this.settleDrawn();
+    };
+    yieldToPage().then(next);
   }
 
   /// Marks the first picture (figures and charts drawn) once the styles are in: the element is
@@ -1096,7 +1160,7 @@ class LabView {
   /// Settles whenDrawn()'s promises: rejects them with `error`, or resolves them once the view is idle with a run.
   settleDrawn(error) {
     if (!this.drawnWaiters?.length) return;
-    if (!error && (this.busy || this.pending || !this.summary)) return;
+    if (!error && (this.busy || this.pending || this.drawingCharts || !this.summary)) return;
     const waiters = this.drawnWaiters;
     this.drawnWaiters = [];
     for (const waiter of waiters) (error ? waiter.reject(error) : waiter.resolve());
@@ -1129,14 +1193,18 @@ class LabView {
       return;
     }
     this.pending = true;
-    requestAnimationFrame(() => {
+    const go = () => {
       this.lastStartAt = performance.now();
       this.pending = false;
       const why = this.cause;
       this.cause = undefined;
       if (!this.host.isConnected) return;
+      this.firstSliceNow = true;
       this.update(why, started);
-    });
+    };
+    // A heavy run in flight: the next one starts after the frame, in a task of its own.
+    if (this.busy) nextFrameThen(go);
+    else requestAnimationFrame(go);
   }
 
   /// Play moves the cursor through the run at the chosen speed (a gloo-timers interval on the
@@ -1188,6 +1256,7 @@ class LabView {
     this.pinButton.textContent = "Pin these settings as A";
     this.unpinButton.setAttribute("hidden", "");
     this.summary = undefined;
+    this.drawingCharts = false;
     this.generation = (this.generation || 0) + 1; // drops slices of a run in the old instance
     this.busy = true;
     clearTimeout(this.altTimer);

@@ -71,6 +71,11 @@ pub struct DataPlane {
     /// (product, orders) of each period, products in the order their first order arrived.
     counts: Vec<(u32, u32)>,
     product_ids: ProductIds,
+    /// The next log number to count: a period may be counted over several calls to
+    /// [`DataPlane::build`], so no call counts more than it was asked to.
+    counted_to: u64,
+    /// The orders of the period being counted, per product (all zero between periods).
+    open_counts: Vec<u32>,
 }
 
 impl DataPlane {
@@ -101,6 +106,8 @@ impl DataPlane {
             counts_at: vec![0],
             counts: Vec::new(),
             product_ids,
+            counted_to: config.start_offset,
+            open_counts: vec![0; config.products as usize],
         })
     }
 
@@ -112,12 +119,11 @@ impl DataPlane {
         Some(plane)
     }
 
-    /// Counts the next emit periods, about `max_events` events' worth; returns true once the
-    /// plane covers the horizon.
+    /// Counts the next `max_events` events (at least one), finishing emit periods as their ends
+    /// are reached; returns true once the plane covers the horizon.
     pub fn build(&mut self, log: &SourceLog, max_events: u64) -> bool {
         let end_log = log.log_end_at(self.key.end_ms);
-        let mut budget = max_events;
-        let mut counts = vec![0u32; self.key.products as usize];
+        let mut budget = max_events.max(1);
         loop {
             let start = self.period_ends.last().copied().unwrap_or(self.first_log_number);
             if start >= end_log {
@@ -128,26 +134,32 @@ impl DataPlane {
             }
             let boundary_ms = self.first_boundary_ms + self.period_ends.len() as u64 * self.emit_every_ms;
             let end = log.log_end_at(boundary_ms);
-            let first_entry = self.counts.len();
-            for g in start..end {
+            let from = self.counted_to.max(start);
+            let to = end.min(from.saturating_add(budget));
+            for g in from..to {
                 let product = log.product_of(g);
                 match &mut self.product_ids {
                     ProductIds::Small(ids) => ids.push(product as u8),
                     ProductIds::Wide(ids) => ids.push(product as u16),
                     ProductIds::NotKept => {}
                 }
-                let slot = &mut counts[product as usize];
+                let slot = &mut self.open_counts[product as usize];
                 if *slot == 0 {
                     self.counts.push((product, 0));
                 }
                 *slot += 1;
             }
+            self.counted_to = to;
+            budget -= to - from;
+            if to < end {
+                return false;
+            }
+            let first_entry = *self.counts_at.last().expect("one entry more than periods") as usize;
             for entry in &mut self.counts[first_entry..] {
-                entry.1 = std::mem::take(&mut counts[entry.0 as usize]);
+                entry.1 = std::mem::take(&mut self.open_counts[entry.0 as usize]);
             }
             self.period_ends.push(end);
             self.counts_at.push(self.counts.len() as u32);
-            budget = budget.saturating_sub(end - start);
         }
     }
 
@@ -159,7 +171,7 @@ impl DataPlane {
     /// How much of the horizon's log the plane covers, from 0 to 1.
     pub fn built_fraction(&self, log: &SourceLog) -> f64 {
         let end = log.log_end_at(self.key.end_ms).saturating_sub(self.first_log_number).max(1);
-        let built = self.period_ends.last().copied().unwrap_or(self.first_log_number) - self.first_log_number;
+        let built = self.counted_to.saturating_sub(self.first_log_number);
         (built as f64 / end as f64).min(1.0)
     }
 
@@ -237,6 +249,21 @@ mod tests {
         }
         assert!(calls > 10);
         assert!(parts.is_built(&log));
+        assert_eq!(parts, DataPlane::of(&config).expect("no retries"));
+    }
+
+    #[test]
+    fn a_call_counts_no_more_than_asked_even_inside_a_period() {
+        // 4,000 events a second: a 7-event budget ends every call inside an emit period.
+        let config = Config { horizon_ms: 5_000, ..Config::default() };
+        let log = SourceLog::new(&config);
+        let mut parts = DataPlane::new(&config).expect("no retries");
+        let mut before = parts.counted_to;
+        while !parts.build(&log, 7) {
+            assert!(parts.counted_to - before <= 7, "{} events in one call", parts.counted_to - before);
+            assert!(parts.counted_to > before, "every call moves on");
+            before = parts.counted_to;
+        }
         assert_eq!(parts, DataPlane::of(&config).expect("no retries"));
     }
 }

@@ -155,6 +155,21 @@ impl Runner {
         self.stage == Stage::Done
     }
 
+    /// About how many events this run hashes: the events its data plane counts, or, without one,
+    /// every event of the run and of its failure-free companion. A page tells by it a run that
+    /// may fit the frame of the change that started it from one that surely does not.
+    pub fn events_to_hash(&self) -> u64 {
+        let config = &self.run.config;
+        let events = self.run.log().log_end_at(config.end_ms()).saturating_sub(config.start_offset);
+        if self.counting.is_some() {
+            events
+        } else if self.run.data_plane().is_none() {
+            events.saturating_mul(if self.failure_free.is_some() { 1 } else { 2 })
+        } else {
+            0
+        }
+    }
+
     /// How far along the run is, from 0 to 1: the data plane's counting if this run does it,
     /// then simulated time.
     pub fn progress(&self) -> f64 {

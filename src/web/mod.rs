@@ -352,15 +352,17 @@ impl Lab {
     }
 
     /// Starts a run that `advance` moves forward in slices; a newer `begin` drops an older run.
-    /// Throws an Error naming a bad field, and then nothing changes.
-    pub fn begin(&mut self, config: JsValue) -> Result<(), JsError> {
+    /// Returns about how many events the run hashes ([`engine::Runner::events_to_hash`]). Throws
+    /// an Error naming a bad field, and then nothing changes.
+    pub fn begin(&mut self, config: JsValue) -> Result<f64, JsError> {
         let config = config_from_js(&config)?;
         let runner = engine::Runner::new(&config, self.outcome.as_ref()).map_err(|e| JsError::new(&e.to_string()))?;
+        let events = runner.events_to_hash() as f64;
         self.pending = Some(runner);
         let events_per_ms = (config.rate_per_s.max(config.capacity_per_s) / 1_000).max(1);
         self.step_ms = (EVENTS_PER_STEP / events_per_ms).clamp(1, MAX_STEP_MS);
         self.finishing = false;
-        Ok(())
+        Ok(events)
     }
 
     /// Advances the run started by `begin` for about `budget_ms` of real time. Returns

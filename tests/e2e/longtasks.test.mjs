@@ -143,7 +143,7 @@ test("set() checks its options at once, then runs them in slices over frames; a 
     const first = handle.set({ ...heavy, interval_ms: 5_000 });
     const returnedAfter = performance.now() - started;
     const busyAtOnce = handle.element.busy;
-    const progressShown = !handle.element.shadowRoot.querySelector("progress.running").hidden;
+    const progressShown = !handle.element.shadowRoot.querySelector(".running").hidden;
     const stillOld = handle.report().config.interval_ms;
     // A newer set() before the first run is drawn replaces it: both promises resolve to the newer run.
     await new Promise((r) => requestAnimationFrame(r));

@@ -167,7 +167,7 @@ test("heavy settings run in slices over frames, and a newer value cancels an old
     do {
       await new Promise((r) => requestAnimationFrame(r));
       frames += 1;
-      sawProgress ||= !lab.shadowRoot.querySelector("progress.running").hidden;
+      sawProgress ||= !lab.shadowRoot.querySelector(".running").hidden;
     } while (lab.busy && frames < 600);
     return { frames, sawProgress };
   });
