@@ -272,7 +272,8 @@ impl Job {
     /// belonging to `epoch`: one trace event per boundary that changed keys.
     pub fn emit(&mut self, now_ms: u64, watermark_log_number: u64, epoch: u64, trace: &mut Trace) {
         let attempt = self.attempt;
-        let sinks = &mut self.sinks;
+        // The rows go to the sinks together, once all are made.
+        let mut rows = Vec::new();
         // (boundary, rows) of the boundary being emitted: its trace event is pushed once its
         // rows are all written.
         let mut open: Option<(u64, u64)> = None;
@@ -285,8 +286,9 @@ impl Job {
                     }
                 }
             }
-            sinks.write(row(e, now_ms, attempt, epoch));
+            rows.push(row(e, now_ms, attempt, epoch));
         });
+        self.sinks.write_all(&rows);
         if let Some((boundary_ms, rows)) = open {
             trace.push(now_ms, Event::Emitted { boundary_ms, rows });
         }

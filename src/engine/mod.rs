@@ -51,12 +51,18 @@ enum Stage {
     DataPlane,
     /// The run, up to the crash, where the failure-free companion forks off.
     UpToCrash(u64),
+    /// Copying the run's tables into the failure-free companion, a part at a time.
+    Forking,
     /// The failure-free companion, to the end.
     FailureFree,
     /// The run, to the end.
     Run,
     Done,
 }
+
+/// Rows copied into the forked failure-free run per millisecond of a slice: about what a
+/// millisecond of simulating costs, so copying a long run's tables never makes one long step.
+const ROWS_PER_MS: u64 = 4_000;
 
 /// About the share of a run's work that counting its data plane takes, for progress.
 const DATA_PLANE_SHARE: f64 = 0.3;
@@ -129,9 +135,14 @@ impl Runner {
             Stage::UpToCrash(crash_at) => {
                 self.run.run_until(crash_at.min(self.run.now_ms().saturating_add(slice_ms)));
                 if self.run.now_ms() >= crash_at {
-                    let mut truth = self.run.clone();
-                    truth.cancel_crashes();
-                    self.failure_free = Some(truth);
+                    self.failure_free = Some(self.run.fork_failure_free());
+                    self.stage = Stage::Forking;
+                }
+            }
+            Stage::Forking => {
+                let truth = self.failure_free.as_mut().expect("forked at the crash");
+                let rows = (slice_ms.saturating_mul(ROWS_PER_MS)).clamp(1, usize::MAX as u64) as usize;
+                if truth.copy_rows_part(&self.run, rows) {
                     self.stage = Stage::FailureFree;
                 }
             }
@@ -184,7 +195,7 @@ impl Runner {
                 let (plane, _) = self.counting.as_ref().expect("counting in this stage");
                 return plane.built_fraction(self.run.log()) * self.plane_share;
             }
-            Stage::UpToCrash(_) => done(&self.run),
+            Stage::UpToCrash(_) | Stage::Forking => done(&self.run),
             Stage::FailureFree => {
                 let truth = self.failure_free.as_ref().expect("forked");
                 done(&self.run) + done(truth) - (horizon - crash_part)

@@ -10,7 +10,7 @@ use super::config::{Config, Failure, Mode, RestartStrategy};
 use super::model::{steady_state, tradeoff, SteadyState, Tradeoff};
 use super::protocol::{OffsetLogEntry, RestorePoint};
 use super::sim::{Recovery, Sim};
-use super::sinks::keys::{KeyIndex, Survey};
+use super::sinks::keys::{FirstPass, KeyIndex, Survey};
 use super::sinks::{dedupe_view, duplicates_and_keys, same_contents, Row, SinkDesign};
 use super::trace::Trace;
 
@@ -193,7 +193,7 @@ pub struct RolledBack {
 #[derive(Clone, Default, PartialEq)]
 pub struct SinkTables {
     /// Every append-only row, in write order.
-    pub append_only: Arc<[Row]>,
+    pub append_only: Arc<Vec<Row>>,
     /// The upsert table, ordered by key.
     pub upsert: Arc<[Row]>,
     /// Committed rows of the transactional sink, in commit order (the sink's own, shared).
@@ -365,7 +365,7 @@ impl Outcome {
 
     /// The run's figures, in numbers.
     pub fn figures(&self) -> Figures {
-        build(self)
+        FiguresBuilder::default().finish(self)
     }
 
     /// Events processed by the run and by the failure-free companion after the fork.
@@ -411,14 +411,23 @@ fn freshness(start_ms: u64, end_ms: u64, visible: impl Iterator<Item = (u64, u64
 struct Keys(Option<KeyIndex>);
 
 impl Keys {
-    /// Duplicate rows, keys and the dedupe view of `rows`, in one pass where it can.
-    fn survey(&self, rows: &[Row]) -> Survey {
+    /// Duplicate rows, keys and the dedupe view of `rows`, in two passes where it can: the
+    /// first here, the second by [`Keys::finish_survey`].
+    fn start_survey(&self, rows: &[Row]) -> SurveyPart {
         match &self.0 {
-            Some(index) => index.survey(rows, true),
+            Some(index) => SurveyPart::Started(index.first_pass(rows, true)),
             None => {
                 let (duplicate_rows, keys) = duplicates_and_keys(rows);
-                Survey { duplicate_rows, keys, newest: dedupe_view::read(rows) }
+                SurveyPart::Done(Survey { duplicate_rows, keys, newest: dedupe_view::read(rows) })
             }
+        }
+    }
+
+    fn finish_survey(&self, part: SurveyPart, rows: &[Row]) -> Survey {
+        match (part, &self.0) {
+            (SurveyPart::Started(first), Some(index)) => index.finish_survey(first, rows),
+            (SurveyPart::Started(_), None) => unreachable!("started only with an index"),
+            (SurveyPart::Done(survey), _) => survey,
         }
     }
 
@@ -426,6 +435,19 @@ impl Keys {
         match &self.0 {
             Some(index) => index.duplicates_and_keys(rows),
             None => duplicates_and_keys(rows),
+        }
+    }
+
+    /// Whether table `a` holds what the failure-free `b` holds. Micro-batch: a restart moves
+    /// where batches are cut, so the running totals in between differ; a table matches when it
+    /// holds no duplicate and the same newest total per key.
+    fn same(&self, micro_batch: bool, a: &[Row], b: &[Row]) -> bool {
+        if micro_batch {
+            // The dedupe view's newest row per key.
+            let newest = |rows: &[Row]| self.view(rows).iter().map(Row::content).collect::<Vec<_>>();
+            self.duplicates_and_keys(a).0 == 0 && newest(a) == newest(b)
+        } else {
+            self.same_contents(a, b)
         }
     }
 
@@ -445,122 +467,229 @@ impl Keys {
     }
 }
 
-fn sink_figures(outcome: &Outcome) -> (SinkReport, SinkTables) {
-    let (run, truth) = (&outcome.run, outcome.truth());
-    let (start, end) = (run.config.start_time_ms, run.config.end_ms());
-    let appended = run.sinks().append_only.rows();
-    let immediate = freshness(start, end, appended.iter().map(|r| (r.emitted_at_ms, r.boundary_ms)));
-    let committed = run.sinks().transactional.committed_rows();
-    let commits = run.sinks().transactional.commits();
-    let mut commit_visibility = Vec::with_capacity(commits.len());
-    let mut seen = 0;
-    for &(_, at, upto) in commits {
-        if let Some(newest) = committed[seen..upto].iter().map(|r| r.boundary_ms).max() {
-            commit_visibility.push((at, newest));
-        }
-        seen = upto;
-    }
-    // Every committed row is in some commit's range.
-    let newest_committed = commit_visibility.iter().map(|&(_, newest)| newest).max().unwrap_or(start);
-    let delayed = freshness(start, end, commit_visibility.into_iter());
+/// A survey of a table half made ([`Keys::start_survey`]) or made.
+enum SurveyPart {
+    Started(FirstPass),
+    Done(Survey),
+}
 
-    let micro_batch = run.config.mode == Mode::MicroBatch;
-    let truth_appended = truth.sinks().append_only.rows();
-    let truth_committed = if micro_batch {
-        Cow::Borrowed(truth.sinks().transactional.committed_rows())
-    } else {
-        rows_up_to(truth_appended, newest_committed)
-    };
-    // Every row a sink holds was also appended to the same run's append-only table (committed
-    // rows, the upsert table and the view are drawn from the same writes), so those two tables'
-    // keys are all the keys.
-    let keys = Keys(KeyIndex::of(&[appended, truth_appended]));
-    // Micro-batch: a restart moves where batches are cut, so the running totals in between differ;
-    // a table matches when it holds no duplicate and the same newest total per key.
-    let same = |a: &[Row], b: &[Row]| {
-        if micro_batch {
-            // The dedupe view's newest row per key.
-            let newest = |rows: &[Row]| keys.view(rows).iter().map(Row::content).collect::<Vec<_>>();
-            keys.duplicates_and_keys(a).0 == 0 && newest(a) == newest(b)
-        } else {
-            keys.same_contents(a, b)
+/// The failure-free rows the crashed run's transactional table is compared with: those complete
+/// by its newest commit, a prefix of the failure-free append-only table (or a copy of them, when
+/// that table is not in boundary order), or in micro-batch mode its own committed table.
+enum TruthCommitted {
+    Prefix(usize),
+    Copied(Vec<Row>),
+    Committed,
+}
+
+/// The figures of a finished run, built a pass at a time: each [`FiguresBuilder::step`] makes
+/// one pass over one sink table (or compares two), so a page can spread a long run's report over
+/// several slices; [`FiguresBuilder::finish`] puts them together. [`Outcome::figures`] is the
+/// same builder run to the end.
+#[derive(Default)]
+pub struct FiguresBuilder {
+    passes_done: usize,
+    /// (longest silence, worst staleness) of readers who see rows as they are written, and of
+    /// read_committed readers of the transactional sink.
+    immediate: (u64, u64),
+    delayed: (u64, u64),
+    newest_committed_ms: u64,
+    truth_committed: Option<TruthCommitted>,
+    keys: Option<Keys>,
+    upsert_rows: Vec<Row>,
+    /// Duplicates, keys and the dedupe view of the append-only table: half made, then made.
+    appended_part: Option<SurveyPart>,
+    appended: Option<Survey>,
+    /// (duplicate rows, keys) of the upsert table, the committed rows and the dedupe view.
+    upsert_counts: (u64, u64),
+    committed_counts: (u64, u64),
+    view_counts: (u64, u64),
+    /// Whether each design's table matches the failure-free run's (in SinkDesign::ALL order).
+    matches: [bool; 4],
+    window_total_before_crash: Option<WindowTotal>,
+}
+
+/// How many passes a [`FiguresBuilder`] makes.
+const PASSES: usize = 15;
+
+impl FiguresBuilder {
+    /// Makes the next pass; returns true once all are made.
+    pub fn step(&mut self, outcome: &Outcome) -> bool {
+        let (run, truth) = (&outcome.run, outcome.truth());
+        let (start, end) = (run.config.start_time_ms, run.config.end_ms());
+        let appended = run.sinks().append_only.rows();
+        let truth_appended = truth.sinks().append_only.rows();
+        let committed = run.sinks().transactional.committed_rows();
+        let micro_batch = run.config.mode == Mode::MicroBatch;
+        match self.passes_done {
+            0 => self.immediate = freshness(start, end, appended.iter().map(|r| (r.emitted_at_ms, r.boundary_ms))),
+            1 => {
+                let commits = run.sinks().transactional.commits();
+                let mut commit_visibility = Vec::with_capacity(commits.len());
+                let mut seen = 0;
+                for &(_, at, upto) in commits {
+                    if let Some(newest) = committed[seen..upto].iter().map(|r| r.boundary_ms).max() {
+                        commit_visibility.push((at, newest));
+                    }
+                    seen = upto;
+                }
+                // Every committed row is in some commit's range.
+                self.newest_committed_ms = commit_visibility.iter().map(|&(_, newest)| newest).max().unwrap_or(start);
+                self.delayed = freshness(start, end, commit_visibility.into_iter());
+            }
+            2 => {
+                self.truth_committed = Some(if micro_batch {
+                    TruthCommitted::Committed
+                } else {
+                    match rows_up_to(truth_appended, self.newest_committed_ms) {
+                        Cow::Borrowed(prefix) => TruthCommitted::Prefix(prefix.len()),
+                        Cow::Owned(rows) => TruthCommitted::Copied(rows),
+                    }
+                });
+            }
+            // Every row a sink holds was also appended to the same run's append-only table
+            // (committed rows, the upsert table and the view are drawn from the same writes), so
+            // those two tables' keys are all the keys.
+            3 => self.keys = Some(Keys(KeyIndex::of(&[appended, truth_appended]))),
+            4 => self.upsert_rows = run.sinks().read(SinkDesign::Upsert),
+            5 => self.appended_part = Some(self.keys().start_survey(appended)),
+            6 => {
+                let part = self.appended_part.take().expect("started in the pass before");
+                self.appended = Some(self.keys().finish_survey(part, appended));
+            }
+            7 => self.upsert_counts = self.keys().duplicates_and_keys(&self.upsert_rows),
+            8 => self.committed_counts = self.keys().duplicates_and_keys(committed),
+            9 => self.view_counts = self.keys().duplicates_and_keys(self.view_rows()),
+            10 => self.matches[0] = self.keys().same(micro_batch, appended, truth_appended),
+            11 => {
+                self.matches[1] = self.keys().same_contents(&self.upsert_rows, &truth.sinks().read(SinkDesign::Upsert))
+            }
+            12 => self.matches[2] = self.keys().same(micro_batch, committed, self.truth_committed(truth)),
+            13 => {
+                let keys = self.keys();
+                self.matches[3] = keys.same_contents(self.view_rows(), &keys.view(truth_appended));
+            }
+            14 => self.window_total_before_crash = window_total_before_crash(run),
+            _ => {}
         }
-    };
-    let upsert_rows = run.sinks().read(SinkDesign::Upsert);
-    let Survey { duplicate_rows: appended_duplicates, keys: appended_keys, newest: view_rows } = keys.survey(appended);
-    let read_uncommitted = run.config.reads_uncommitted();
-    let figures = |design: SinkDesign, rows: &[Row], fresh: (u64, u64), matches: bool| {
-        let transactional = design == SinkDesign::Transactional;
-        let (duplicate_rows, key_count) = if design == SinkDesign::AppendOnly {
-            (appended_duplicates, appended_keys)
-        } else {
-            keys.duplicates_and_keys(rows)
+        self.passes_done = (self.passes_done + 1).min(PASSES);
+        self.passes_done == PASSES
+    }
+
+    /// The figures, once every pass is made (the passes left are made first).
+    pub fn finish(mut self, outcome: &Outcome) -> Figures {
+        while !self.step(outcome) {}
+        build(outcome, self)
+    }
+
+    fn keys(&self) -> &Keys {
+        self.keys.as_ref().expect("the keys are indexed in an earlier pass")
+    }
+
+    fn view_rows(&self) -> &[Row] {
+        &self.appended.as_ref().expect("surveyed in an earlier pass").newest
+    }
+
+    fn truth_committed<'a>(&'a self, truth: &'a Sim) -> &'a [Row] {
+        match self.truth_committed.as_ref().expect("chosen in an earlier pass") {
+            TruthCommitted::Prefix(len) => &truth.sinks().append_only.rows()[..*len],
+            TruthCommitted::Copied(rows) => rows,
+            TruthCommitted::Committed => truth.sinks().transactional.committed_rows(),
+        }
+    }
+
+    /// The sink figures and tables from the passes made.
+    fn sink_figures(self, outcome: &Outcome) -> (SinkReport, SinkTables) {
+        let run = &outcome.run;
+        let Survey { duplicate_rows: appended_duplicates, keys: appended_keys, newest: view_rows } =
+            self.appended.expect("surveyed");
+        let committed = run.sinks().transactional.committed_rows();
+        let read_uncommitted = run.config.reads_uncommitted();
+        let figures = |design: SinkDesign, rows: usize, (duplicate_rows, keys): (u64, u64), fresh: (u64, u64)| {
+            let transactional = design == SinkDesign::Transactional;
+            let matches = self.matches[SinkDesign::ALL.iter().position(|&d| d == design).expect("a design")];
+            SinkFigures {
+                design,
+                rows: rows as u64,
+                duplicate_rows,
+                keys,
+                regressions: if design == SinkDesign::Upsert { run.sinks().upsert.regressions() } else { 0 },
+                aborted_rows: if transactional { run.sinks().transactional.aborted_rows() } else { 0 },
+                timed_out_rows: if transactional { run.sinks().transactional.timed_out_rows() } else { 0 },
+                aborted_rows_seen: if transactional && read_uncommitted {
+                    run.sinks().transactional.aborted_rows() + run.sinks().transactional.timed_out_rows()
+                } else {
+                    0
+                },
+                silent_ms: fresh.0,
+                staleness_max_ms: fresh.1,
+                matches_failure_free: matches,
+            }
         };
-        SinkFigures {
-            design,
-            rows: rows.len() as u64,
-            duplicate_rows,
-            keys: key_count,
-            regressions: if design == SinkDesign::Upsert { run.sinks().upsert.regressions() } else { 0 },
-            aborted_rows: if transactional { run.sinks().transactional.aborted_rows() } else { 0 },
-            timed_out_rows: if transactional { run.sinks().transactional.timed_out_rows() } else { 0 },
-            aborted_rows_seen: if transactional && read_uncommitted {
-                run.sinks().transactional.aborted_rows() + run.sinks().transactional.timed_out_rows()
-            } else {
-                0
-            },
-            silent_ms: fresh.0,
-            staleness_max_ms: fresh.1,
-            matches_failure_free: matches,
+        let appended = run.sinks().append_only.rows();
+        let sinks = SinkReport {
+            append_only: figures(
+                SinkDesign::AppendOnly,
+                appended.len(),
+                (appended_duplicates, appended_keys),
+                self.immediate,
+            ),
+            upsert: figures(SinkDesign::Upsert, self.upsert_rows.len(), self.upsert_counts, self.immediate),
+            // A read_uncommitted reader sees rows as they are written, as fresh as the append-only table.
+            transactional: figures(
+                SinkDesign::Transactional,
+                committed.len(),
+                self.committed_counts,
+                if read_uncommitted { self.immediate } else { self.delayed },
+            ),
+            dedupe_view: figures(SinkDesign::DedupeView, view_rows.len(), self.view_counts, self.immediate),
+        };
+        let tables = SinkTables {
+            append_only: run.sinks().append_only.shared(),
+            upsert: self.upsert_rows.into(),
+            transactional: run.sinks().transactional.committed_shared(),
+            commits: run.sinks().transactional.commits().into(),
+            dedupe_view: view_rows.into(),
+            read_uncommitted,
+            recoveries: run
+                .recoveries
+                .iter()
+                .map(|r| RolledBack {
+                    crashed_at_ms: r.crashed_at_ms,
+                    crashed_attempt: r.crashed_attempt,
+                    restored_id: r.restored.id(),
+                    restored_barrier_at_ms: r.restored.started_at_ms(),
+                    caught_up_at_ms: r.caught_up_at_ms,
+                })
+                .collect(),
+        };
+        (sinks, tables)
+    }
+}
+
+/// The crashing window's running total as the last emission before the crash showed it.
+fn window_total_before_crash(run: &Sim) -> Option<WindowTotal> {
+    let r = run.recoveries.first()?;
+    let rows = run.sinks().append_only.rows();
+    // The last row written before the crash; none after it was.
+    let last_before = rows.iter().rposition(|row| row.emitted_at_ms < r.crashed_at_ms)?;
+    let last = &rows[last_before];
+    let window = last.window_start_ms;
+    // The latest running total per product of that window.
+    let mut latest: Vec<Option<u32>> = vec![None; run.config.products as usize];
+    let before = rows[..last_before].iter().filter(|row| row.emitted_at_ms < r.crashed_at_ms);
+    for row in before.chain([last]).filter(|row| row.window_start_ms == window) {
+        let i = row.product_id as usize;
+        if latest.len() <= i {
+            latest.resize(i + 1, None);
         }
-    };
-    let sinks = SinkReport {
-        append_only: figures(
-            SinkDesign::AppendOnly,
-            appended,
-            immediate,
-            same(appended, truth.sinks().append_only.rows()),
-        ),
-        upsert: figures(
-            SinkDesign::Upsert,
-            &upsert_rows,
-            immediate,
-            keys.same_contents(&upsert_rows, &truth.sinks().read(SinkDesign::Upsert)),
-        ),
-        // A read_uncommitted reader sees rows as they are written, as fresh as the append-only table.
-        transactional: figures(
-            SinkDesign::Transactional,
-            committed,
-            if read_uncommitted { immediate } else { delayed },
-            same(committed, &truth_committed),
-        ),
-        dedupe_view: figures(
-            SinkDesign::DedupeView,
-            &view_rows,
-            immediate,
-            keys.same_contents(&view_rows, &keys.view(truth_appended)),
-        ),
-    };
-    let tables = SinkTables {
-        append_only: appended.into(),
-        upsert: upsert_rows.into(),
-        transactional: run.sinks().transactional.committed_shared(),
-        commits: commits.into(),
-        dedupe_view: view_rows.into(),
-        read_uncommitted,
-        recoveries: run
-            .recoveries
-            .iter()
-            .map(|r| RolledBack {
-                crashed_at_ms: r.crashed_at_ms,
-                crashed_attempt: r.crashed_attempt,
-                restored_id: r.restored.id(),
-                restored_barrier_at_ms: r.restored.started_at_ms(),
-                caught_up_at_ms: r.caught_up_at_ms,
-            })
-            .collect(),
-    };
-    (sinks, tables)
+        latest[i] = Some(row.order_count);
+    }
+    Some(WindowTotal {
+        window_start_ms: window,
+        order_count: latest.iter().flatten().map(|&c| u64::from(c)).sum(),
+        emitted_at_ms: last.emitted_at_ms,
+    })
 }
 
 /// Worst replay seen failure-free: a crash just before a checkpoint completes rewinds to the
@@ -719,7 +848,7 @@ fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<
     rows
 }
 
-fn build(outcome: &Outcome) -> Figures {
+fn build(outcome: &Outcome, passes: FiguresBuilder) -> Figures {
     let run = &outcome.run;
     let truth = outcome.truth();
     let config = &run.config;
@@ -727,28 +856,7 @@ fn build(outcome: &Outcome) -> Figures {
     let recovery = run.recoveries.first();
     let (effective_interval_ms, store_write_bytes_per_min) =
         measured_cycle(truth).unwrap_or((model.effective_interval_ms, model.store_write_bytes_per_min));
-    let window_total_before_crash = recovery.and_then(|r| {
-        let rows = run.sinks().append_only.rows();
-        // The last row written before the crash; none after it was.
-        let last_before = rows.iter().rposition(|row| row.emitted_at_ms < r.crashed_at_ms)?;
-        let last = &rows[last_before];
-        let window = last.window_start_ms;
-        // The latest running total per product of that window.
-        let mut latest: Vec<Option<u32>> = vec![None; config.products as usize];
-        let before = rows[..last_before].iter().filter(|row| row.emitted_at_ms < r.crashed_at_ms);
-        for row in before.chain([last]).filter(|row| row.window_start_ms == window) {
-            let i = row.product_id as usize;
-            if latest.len() <= i {
-                latest.resize(i + 1, None);
-            }
-            latest[i] = Some(row.order_count);
-        }
-        Some(WindowTotal {
-            window_start_ms: window,
-            order_count: latest.iter().flatten().map(|&c| u64::from(c)).sum(),
-            emitted_at_ms: last.emitted_at_ms,
-        })
-    });
+    let window_total_before_crash = passes.window_total_before_crash.clone();
     let mut warnings = Vec::new();
     if model.store_limited && config.mode == Mode::MicroBatch {
         warnings.push(Warning::BatchesBackToBack {
@@ -810,7 +918,7 @@ fn build(outcome: &Outcome) -> Figures {
             .push(Warning::TransactionsTimedOut { rows: timed_out_rows, timeout_ms: config.transaction_timeout_ms });
     }
     let horizon = config.horizon_ms as f64;
-    let (sinks, tables) = sink_figures(outcome);
+    let (sinks, tables) = passes.sink_figures(outcome);
     Figures {
         restored_checkpoint: recovery.map(|r| r.restored.clone()),
         crash: recovery.map(|r| CrashFigures {

@@ -203,6 +203,26 @@ impl Sim {
         self.job.reserve_rows(self.now_ms, self.config.end_ms());
     }
 
+    /// The failure-free companion forked off here: this run with its crashes cancelled, except
+    /// that its two growing tables (the append-only rows and the committed rows) start empty, so
+    /// the fork costs no copy of them. [`Sim::copy_rows_part`] copies them in parts before it
+    /// runs on.
+    pub fn fork_failure_free(&mut self) -> Sim {
+        let tables = self.job.sinks.take_tables();
+        let mut truth = self.clone();
+        truth.job.sinks.append_only.reserve(tables.0.len());
+        truth.job.sinks.transactional.reserve(tables.1.len());
+        self.job.sinks.put_tables(tables);
+        truth.cancel_crashes();
+        truth
+    }
+
+    /// Copies up to `max_rows` more rows of the run this one was forked from (see
+    /// [`Sim::fork_failure_free`]); returns true once it holds them all.
+    pub fn copy_rows_part(&mut self, from: &Sim, max_rows: usize) -> bool {
+        self.job.sinks.copy_tables_part(&from.job.sinks, max_rows)
+    }
+
     /// Changes the checkpoint interval from now on: the next trigger comes one new interval from now.
     pub fn set_interval(&mut self, interval_ms: u64) -> Result<(), ConfigError> {
         let config = Config { interval_ms, ..self.config.clone() };

@@ -268,7 +268,7 @@ pub struct WorldIndex {
     restore_points: Vec<RestorePoint>,
     offset_log: Vec<OffsetLogEntry>,
     crash_offsets: Option<Vec<u64>>,
-    append_only: Arc<[Row]>,
+    append_only: Arc<Vec<Row>>,
     committed: Arc<Vec<Row>>,
     commits: Arc<[(u64, u64, usize)]>,
     /// Built on the first question about the sinks.
@@ -312,7 +312,7 @@ impl WorldIndex {
         restore_points: &[RestorePoint],
         offset_log: &[OffsetLogEntry],
         crash_offsets: Option<Vec<u64>>,
-        append_only: Arc<[Row]>,
+        append_only: Arc<Vec<Row>>,
         committed: Arc<Vec<Row>>,
         commits: Arc<[(u64, u64, usize)]>,
     ) -> WorldIndex {

@@ -14,6 +14,7 @@ use web_sys::HtmlCanvasElement;
 use crate::charts::{self, Chart, Focus, Theme, View};
 use crate::engine::clock::ClockTime;
 use crate::engine::config::FieldValue;
+use crate::engine::report::{Figures, FiguresBuilder};
 use crate::engine::{self, Config, Outcome, SinkDesign};
 use crate::lesson::exercise::{Exercise, Response};
 use crate::lesson::{self, Report};
@@ -281,10 +282,8 @@ pub struct Lab {
     /// How much simulated time `advance` runs between looks at the clock: about
     /// [`EVENTS_PER_STEP`] events, so a step never takes long next to a frame's budget.
     step_ms: u64,
-    /// The pending run has finished; the next `advance` builds its report.
-    finishing: bool,
-    /// How long the last report took to build, in ms of real time.
-    report_estimate_ms: f64,
+    /// A finished run whose figures `advance` is building, a pass at a time.
+    building: Option<(Outcome, FiguresBuilder)>,
     report: Option<Report>,
     /// Setting A of a comparison: the report pinned by `pin`, drawn under the current one.
     pinned: Option<Report>,
@@ -306,8 +305,7 @@ impl Lab {
             outcome: None,
             pending: None,
             step_ms: MAX_STEP_MS,
-            finishing: false,
-            report_estimate_ms: 15.0,
+            building: None,
             report: None,
             pinned: None,
             focus: Focus::default(),
@@ -344,7 +342,13 @@ impl Lab {
 
     /// Builds the finished run's report and keeps both as the lab's current run.
     fn keep(&mut self, outcome: Outcome) -> crate::lesson::Summary {
-        let report = lesson::report(outcome.figures());
+        let figures = outcome.figures();
+        self.keep_with(outcome, figures)
+    }
+
+    /// Keeps a finished run and the report of its `figures` as the lab's current run.
+    fn keep_with(&mut self, outcome: Outcome, figures: Figures) -> crate::lesson::Summary {
+        let report = lesson::report(figures);
         let summary = report.summary();
         self.outcome = Some(outcome);
         self.report = Some(report);
@@ -359,40 +363,41 @@ impl Lab {
         let runner = engine::Runner::new(&config, self.outcome.as_ref()).map_err(|e| JsError::new(&e.to_string()))?;
         let events = runner.events_to_hash() as f64;
         self.pending = Some(runner);
+        self.building = None;
         let events_per_ms = (config.rate_per_s.max(config.capacity_per_s) / 1_000).max(1);
         self.step_ms = (EVENTS_PER_STEP / events_per_ms).clamp(1, MAX_STEP_MS);
-        self.finishing = false;
         Ok(events)
     }
 
     /// Advances the run started by `begin` for about `budget_ms` of real time. Returns
-    /// `{ done: false, progress }` or, once finished, `{ done: true, summary }`. The report is
-    /// built in the same call when the last report's time still fits in half a budget more;
-    /// otherwise it gets a call of its own, so no call runs much past its budget.
+    /// `{ done: false, progress }` or, once finished, `{ done: true, summary }`. Once the run is
+    /// simulated its report is built a pass over a table at a time, within the same budget, so
+    /// no call runs much past it.
     pub fn advance(&mut self, budget_ms: f64) -> Result<JsValue, JsError> {
-        let step_ms = self.step_ms;
-        let runner = self.pending.as_mut().ok_or_else(|| JsError::new("begin a run first"))?;
+        if self.pending.is_none() && self.building.is_none() {
+            return Err(JsError::new("begin a run first"));
+        }
         let clock = web_sys::window().and_then(|w| w.performance());
         let now = || clock.as_ref().map_or(0.0, |p| p.now());
         let started = now();
         let budget = if budget_ms.is_finite() && budget_ms > 0.0 { budget_ms } else { 0.0 };
         loop {
-            let finished = self.finishing || runner.advance(step_ms);
-            if finished {
-                let elapsed = now() - started;
-                if !self.finishing && elapsed + self.report_estimate_ms > budget * 1.5 {
-                    self.finishing = true;
-                    return to_js(&Progress { done: false, progress: 1.0, summary: None });
+            if let Some((outcome, builder)) = self.building.as_mut() {
+                if builder.step(outcome) {
+                    let (outcome, builder) = self.building.take().expect("building");
+                    let figures = builder.finish(&outcome);
+                    let summary = self.keep_with(outcome, figures);
+                    return to_js(&Progress { done: true, progress: 1.0, summary: Some(summary) });
                 }
-                self.finishing = false;
-                let report_started = now();
-                let outcome = self.pending.take().expect("a pending run").finish();
-                let summary = self.keep(outcome);
-                self.report_estimate_ms = now() - report_started;
-                return to_js(&Progress { done: true, progress: 1.0, summary: Some(summary) });
+            } else if let Some(runner) = self.pending.as_mut() {
+                if runner.advance(self.step_ms) {
+                    let outcome = self.pending.take().expect("a pending run").finish();
+                    self.building = Some((outcome, FiguresBuilder::default()));
+                }
             }
             if now() - started >= budget {
-                return to_js(&Progress { done: false, progress: runner.progress(), summary: None });
+                let progress = self.pending.as_ref().map_or(1.0, |runner| runner.progress());
+                return to_js(&Progress { done: false, progress, summary: None });
             }
         }
     }
@@ -400,6 +405,7 @@ impl Lab {
     /// Drops a run started by `begin`.
     pub fn cancel(&mut self) {
         self.pending = None;
+        self.building = None;
     }
 
     fn current(&self) -> Result<&Report, JsError> {

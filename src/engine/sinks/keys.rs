@@ -73,24 +73,19 @@ impl KeyIndex {
     }
 
     /// Duplicate rows, keys and (when `view`) the dedupe view of `rows`, one of the indexed
-    /// tables. One pass finds each key's newest row, its largest count and whether its counts
-    /// only grow in write order (one writer, no replay: no duplicate). The rows of the other keys
-    /// are then marked count by count in a bitset per key, so a count seen again is a duplicate.
-    /// Keys whose counts are too large for a bitset go through a sort instead.
+    /// tables. One pass ([`KeyIndex::first_pass`]) finds each key's newest row, its largest count
+    /// and whether its counts only grow in write order (one writer, no replay: no duplicate).
+    /// The rows of the other keys are then marked count by count in a bitset per key
+    /// ([`KeyIndex::finish_survey`]), so a count seen again is a duplicate. Keys whose counts are
+    /// too large for a bitset go through a sort instead.
     pub fn survey(&self, rows: &[Row], view: bool) -> Survey {
-        /// What the pass knows of one key.
-        #[derive(Clone, Copy)]
-        struct Key {
-            /// The largest count so far, plus one (0: no row yet).
-            top: u64,
-            /// A count did not exceed the one before it.
-            repeats: bool,
-            /// The newest row so far: its (emitted_at, order_count) and position.
-            emitted_at_ms: u64,
-            order_count: u32,
-            at: u32,
-        }
-        let mut seen = vec![Key { top: 0, repeats: false, emitted_at_ms: 0, order_count: 0, at: 0 }; self.slots()];
+        let first = self.first_pass(rows, view);
+        self.finish_survey(first, rows)
+    }
+
+    /// The first of [`KeyIndex::survey`]'s two passes over `rows`.
+    pub fn first_pass(&self, rows: &[Row], view: bool) -> FirstPass {
+        let mut seen = vec![KeySeen { top: 0, repeats: false, emitted_at_ms: 0, order_count: 0, at: 0 }; self.slots()];
         let mut finder = self.finder();
         for (i, row) in rows.iter().enumerate() {
             let key = &mut seen[finder.slot(row)];
@@ -105,6 +100,12 @@ impl KeyIndex {
         let keys = seen.iter().filter(|k| k.top > 0).count() as u64;
         let newest =
             if view { seen.iter().filter(|k| k.top > 0).map(|k| rows[k.at as usize]).collect() } else { Vec::new() };
+        FirstPass { seen, keys, newest }
+    }
+
+    /// The second of [`KeyIndex::survey`]'s passes: the duplicates, over the same `rows`.
+    pub fn finish_survey(&self, first: FirstPass, rows: &[Row]) -> Survey {
+        let FirstPass { seen, keys, newest } = first;
         // Bit offsets of the repeating keys' bitsets: one bit per count up to the largest.
         let mut offsets = vec![u64::MAX; self.slots()];
         let mut bits = 0u64;
@@ -119,6 +120,7 @@ impl KeyIndex {
         } else if bits > (rows.len() as u64).saturating_mul(64) {
             count_grouped(&self.grouped_contents(rows)).0
         } else {
+            let mut finder = self.finder();
             let mut marked = vec![0u64; bits.div_ceil(64) as usize];
             let mut duplicates = 0;
             for row in rows {
@@ -173,6 +175,27 @@ impl KeyIndex {
             && (a.iter().map(Row::content).eq(b.iter().map(Row::content))
                 || self.grouped_contents(a) == self.grouped_contents(b))
     }
+}
+
+/// What [`KeyIndex::first_pass`] knows of one key.
+#[derive(Clone, Copy, Debug)]
+struct KeySeen {
+    /// The largest count so far, plus one (0: no row yet).
+    top: u64,
+    /// A count did not exceed the one before it.
+    repeats: bool,
+    /// The newest row so far: its (emitted_at, order_count) and position.
+    emitted_at_ms: u64,
+    order_count: u32,
+    at: u32,
+}
+
+/// What the first of [`KeyIndex::survey`]'s passes found: every key, and its newest row.
+#[derive(Clone, Debug)]
+pub struct FirstPass {
+    seen: Vec<KeySeen>,
+    keys: u64,
+    newest: Vec<Row>,
 }
 
 /// What [`KeyIndex::survey`] finds in a table.

@@ -7,6 +7,8 @@ pub mod keys;
 pub mod transactional;
 pub mod upsert;
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use super::clock::ClockTime;
@@ -149,10 +151,34 @@ impl Sinks {
         self.transactional.reserve(rows);
     }
 
-    pub fn write(&mut self, row: Row) {
-        self.append_only.write(row);
-        self.upsert.write(row);
-        self.transactional.write(row);
+    /// The two tables that grow with the run, the append-only rows and the committed rows, taken
+    /// out: what is left is cheap to clone.
+    pub(crate) fn take_tables(&mut self) -> (Arc<Vec<Row>>, Arc<Vec<Row>>) {
+        (self.append_only.take_rows(), self.transactional.take_committed())
+    }
+
+    pub(crate) fn put_tables(&mut self, (appended, committed): (Arc<Vec<Row>>, Arc<Vec<Row>>)) {
+        self.append_only.put_rows(appended);
+        self.transactional.put_committed(committed);
+    }
+
+    /// Copies up to `max_rows` more rows of `from`'s two growing tables, which begin with these
+    /// sinks' (see [`Sinks::take_tables`]); returns true once both hold all of them.
+    pub(crate) fn copy_tables_part(&mut self, from: &Sinks, max_rows: usize) -> bool {
+        let copied = self.append_only.copy_part(from.append_only.rows(), max_rows);
+        let left = max_rows - copied;
+        self.transactional.copy_committed_part(from.transactional.committed_rows(), left);
+        self.append_only.rows().len() == from.append_only.rows().len()
+            && self.transactional.committed_rows().len() == from.transactional.committed_rows().len()
+    }
+
+    /// Writes `rows`, in order, to every sink.
+    pub fn write_all(&mut self, rows: &[Row]) {
+        self.append_only.write_all(rows);
+        for &row in rows {
+            self.upsert.write(row);
+        }
+        self.transactional.write_all(rows);
     }
 
     /// Micro-batch mode: batch `batch_id`'s rows through `foreachBatch` at `at_ms`, appended, merged
@@ -160,8 +186,8 @@ impl Sinks {
     /// for a re-run batch it had written already).
     pub fn write_batch(&mut self, batch_id: u64, rows: Vec<Row>, at_ms: u64) -> bool {
         let written = self.transactional.write_batch(batch_id, &rows, at_ms);
+        self.append_only.write_all(&rows);
         for row in rows {
-            self.append_only.write(row);
             self.upsert.write(row);
         }
         written

@@ -53,9 +53,29 @@ impl TransactionalSink {
         Arc::make_mut(&mut self.committed).reserve(rows);
     }
 
-    pub fn write(&mut self, row: Row) {
-        self.open_since_ms.get_or_insert(row.emitted_at_ms);
-        self.open.push(row);
+    pub(crate) fn take_committed(&mut self) -> Arc<Vec<Row>> {
+        std::mem::take(&mut self.committed)
+    }
+
+    pub(crate) fn put_committed(&mut self, committed: Arc<Vec<Row>>) {
+        self.committed = committed;
+    }
+
+    /// Copies up to `max_rows` more of `from`'s committed rows, which begin with this sink's;
+    /// returns how many it copied.
+    pub(crate) fn copy_committed_part(&mut self, from: &[Row], max_rows: usize) -> usize {
+        let have = self.committed.len();
+        let more = from.len().saturating_sub(have).min(max_rows);
+        Arc::make_mut(&mut self.committed).extend_from_slice(&from[have..have + more]);
+        more
+    }
+
+    /// Writes `rows`, in order, into the open transaction.
+    pub fn write_all(&mut self, rows: &[Row]) {
+        if let Some(first) = rows.first() {
+            self.open_since_ms.get_or_insert(first.emitted_at_ms);
+            self.open.extend_from_slice(rows);
+        }
     }
 
     /// At checkpoint `id`'s barrier at `at_ms`: close the open transaction and pre-commit it.
