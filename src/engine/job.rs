@@ -88,10 +88,15 @@ impl Job {
     /// Room in the sinks for the rows still to come by `end_ms`, about one per product and emit
     /// period (capped), so the tables do not grow by copying themselves.
     pub fn reserve_rows(&mut self, now_ms: u64, end_ms: u64) {
+        self.sinks.reserve(self.rows_to_come(now_ms, end_ms));
+    }
+
+    /// About how many rows the sinks get by `end_ms`, capped: what [`Job::reserve_rows`] makes
+    /// room for.
+    pub fn rows_to_come(&self, now_ms: u64, end_ms: u64) -> usize {
         const MAX_RESERVED_ROWS: u64 = 250_000;
         let periods = end_ms.saturating_sub(now_ms) / self.shape.emit_every_ms + 1;
-        let rows = periods.saturating_mul(u64::from(self.shape.products)).min(MAX_RESERVED_ROWS);
-        self.sinks.reserve(rows as usize);
+        periods.saturating_mul(u64::from(self.shape.products)).min(MAX_RESERVED_ROWS) as usize
     }
 
     /// Events in the log at `t_ms` (fewer than the source would hold once the input is closed).

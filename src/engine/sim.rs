@@ -210,10 +210,13 @@ impl Sim {
     pub fn fork_failure_free(&mut self) -> Sim {
         let tables = self.job.sinks.take_tables();
         let mut truth = self.clone();
-        truth.job.sinks.append_only.reserve(tables.0.len());
-        truth.job.sinks.transactional.reserve(tables.1.len());
+        truth.crashes.clear();
+        // Room for the rows to copy and for those still to come, so neither table grows by
+        // copying itself.
+        let to_come = truth.job.rows_to_come(truth.now_ms, truth.config.end_ms());
+        truth.job.sinks.append_only.reserve(tables.0.len() + to_come);
+        truth.job.sinks.transactional.reserve(tables.1.len() + to_come);
         self.job.sinks.put_tables(tables);
-        truth.cancel_crashes();
         truth
     }
 
