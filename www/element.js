@@ -1070,11 +1070,14 @@ class LabView {
         this.cursorError = String(e.message || e);
       }
     }
+    // The charts first, while the page's styles are still clean: a canvas resolves its font
+    // against them, so drawing after the figures and the cursor changed would make the browser
+    // recompute styles in the middle of drawing, and again when it renders.
+    if (sliced) this.drawChartsInTasks();
+    else this.drawCharts();
     this.showCursor();
     this.showMode();
     this.showFigures(summary);
-    if (sliced) this.drawChartsInTasks();
-    else this.drawCharts();
     this.showCrashTable();
     this.showExport();
     this.error.textContent = this.cursorError ?? "";

@@ -190,14 +190,23 @@ struct Prefix {
 
 impl Prefix {
     fn new(rows: &[Row], visible_at: impl Fn(usize, &Row) -> u64) -> Prefix {
-        // Each (window, product) key has a slot holding the totals written for it so far, in
-        // increasing order; keys too thin to number densely go through hash sets instead.
+        // Counted through the keys' slots (see KeyIndex::running_counts); keys too thin to number
+        // densely go through hash sets instead, and counts too large for bitsets through sorted
+        // lists per slot.
         let Some(index) = KeyIndex::of(&[rows]) else { return Prefix::hashed(rows, visible_at) };
         let mut out = Prefix {
             at_ms: Vec::with_capacity(rows.len()),
             duplicates: Vec::with_capacity(rows.len()),
             keys: Vec::with_capacity(rows.len()),
         };
+        let counted = index.running_counts(rows, |i, d, k| {
+            out.at_ms.push(visible_at(i, &rows[i]));
+            out.duplicates.push(d);
+            out.keys.push(k);
+        });
+        if counted {
+            return out;
+        }
         let (mut d, mut k) = (0u32, 0u32);
         let mut totals: Vec<Vec<u32>> = vec![Vec::new(); index.slots()];
         let mut finder = index.finder();

@@ -75,14 +75,15 @@ pub struct MeasuredCanvas {
     /// The context's current styles as this backend last set them; `None`: not known.
     stroke: Option<(Rgba, u32)>,
     fill: Option<Rgba>,
-    font: Option<String>,
+    /// Measuring text (which takes `&self`) sets the font too, so it is kept in a cell.
+    font: RefCell<Option<String>>,
     anchor: Option<(&'static str, &'static str)>,
 }
 
 impl MeasuredCanvas {
     pub fn new(canvas: HtmlCanvasElement) -> Option<MeasuredCanvas> {
         let context = canvas.get_context("2d").ok()??.dyn_into::<CanvasRenderingContext2d>().ok()?;
-        Some(MeasuredCanvas { canvas, context, stroke: None, fill: None, font: None, anchor: None })
+        Some(MeasuredCanvas { canvas, context, stroke: None, fill: None, font: RefCell::new(None), anchor: None })
     }
 
     fn set_stroke<S: BackendStyle>(&mut self, style: &S) {
@@ -103,10 +104,12 @@ impl MeasuredCanvas {
         }
     }
 
-    fn set_font(&mut self, font: String) {
-        if self.font.as_deref() != Some(font.as_str()) {
-            self.context.set_font(&font);
-            self.font = Some(font);
+    /// Sets the context's font unless it is the one set last: parsing a font is not cheap.
+    fn set_font(&self, font: &str) {
+        let mut current = self.font.borrow_mut();
+        if current.as_deref() != Some(font) {
+            self.context.set_font(font);
+            *current = Some(font.to_owned());
         }
     }
 
@@ -282,12 +285,13 @@ impl DrawingBackend for MeasuredCanvas {
             self.anchor = Some((baseline, align));
         }
         self.set_fill(color);
-        self.set_font(font_of(style));
+        self.set_font(&font_of(style));
         let drawn = self.context.fill_text(text, x, y).map_err(canvas_error);
         if degrees != 0.0 {
             // The saved state comes back: what was set since is no longer known.
             self.context.restore();
-            (self.stroke, self.fill, self.font, self.anchor) = (None, None, None, None);
+            (self.stroke, self.fill, self.anchor) = (None, None, None);
+            *self.font.borrow_mut() = None;
         }
         drawn
     }
@@ -303,15 +307,9 @@ impl DrawingBackend for MeasuredCanvas {
         if let Some(width) = MEASURED.with(|m| m.borrow().get(&key).copied()) {
             return Ok((width, height));
         }
-        // Measuring sets the font outside the remembered state (estimates take `&self`), so it
-        // is put back to what drawing last set.
-        self.context.set_font(&key.0);
+        // The font stays set: the text measured is usually drawn next.
+        self.set_font(&key.0);
         let width = self.context.measure_text(text).map(|m| m.width()).unwrap_or(0.0).ceil() as u32;
-        if let Some(font) = &self.font {
-            if *font != key.0 {
-                self.context.set_font(font);
-            }
-        }
         MEASURED.with(|m| {
             let mut m = m.borrow_mut();
             if m.len() >= MAX_MEASURED {

@@ -138,6 +138,47 @@ impl KeyIndex {
         Survey { duplicate_rows, keys, newest }
     }
 
+    /// Calls `each(i, duplicates, keys)` for every row of `rows` (one of the indexed tables), in
+    /// write order, with the duplicate rows and the distinct keys among the first i + 1 rows.
+    /// Returns false, calling nothing, when the counts are too large for bitsets (see
+    /// [`KeyIndex::survey`]).
+    pub fn running_counts(&self, rows: &[Row], mut each: impl FnMut(usize, u32, u32)) -> bool {
+        let FirstPass { seen, .. } = self.first_pass(rows, false);
+        // Only keys whose counts do not only grow can repeat one: a bitset of counts for each.
+        let mut offsets = vec![u64::MAX; self.slots()];
+        let mut bits = 0u64;
+        for (offset, key) in offsets.iter_mut().zip(&seen) {
+            if key.repeats {
+                *offset = bits;
+                bits += key.top;
+            }
+        }
+        if bits > (rows.len() as u64).saturating_mul(64) {
+            return false;
+        }
+        let mut marked = vec![0u64; bits.div_ceil(64) as usize];
+        let mut known = vec![false; self.slots()];
+        let (mut duplicates, mut keys) = (0u32, 0u32);
+        let mut finder = self.finder();
+        for (i, row) in rows.iter().enumerate() {
+            let slot = finder.slot(row);
+            if !known[slot] {
+                known[slot] = true;
+                keys += 1;
+            }
+            let offset = offsets[slot];
+            if offset != u64::MAX {
+                let bit = offset + u64::from(row.order_count);
+                let word = &mut marked[(bit / 64) as usize];
+                let mask = 1u64 << (bit % 64);
+                duplicates += u32::from(*word & mask != 0);
+                *word |= mask;
+            }
+            each(i, duplicates, keys);
+        }
+        true
+    }
+
     /// The content of `rows` grouped by slot, each as (slot << 32 | order_count), ascending: two
     /// tables hold the same (product, window, count) rows in some order exactly when their
     /// grouped contents are equal. Rows of one key come in a few ascending runs (one per attempt
