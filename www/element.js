@@ -1125,7 +1125,10 @@ class LabView {
       this.firstPicture();
       this.settleDrawn();
     };
-    yieldToPage().then(next);
+    // After the frame: the browser first lays out what the run changed on the page, in its own
+    // task, rather than inside the first chart's drawing (a canvas resolves its font against the
+    // page's styles).
+    nextFrameThen(next);
   }
 
   /// Marks the first picture (figures and charts drawn) once the styles are in: the element is

@@ -219,8 +219,17 @@ fn draw_source<DB: DrawingBackend>(pen: &Pen<'_, DB>, report: &Report, world: &W
     let pal = pen.pal;
     let config = &report.config;
     let partitions = world.offsets.len().max(1);
+    let legend_h = pen.px(30.0);
+    let top = r.y0 + pen.px(18.0);
+    let bottom = r.y1 - legend_h;
+    // A row is at least 3 px tall: with more partitions than fit, every k-th one is drawn (the
+    // source spreads events evenly, so they look alike), which also keeps the drawing short.
+    let fit = usize::try_from((bottom - top) / pen.px(3.0).max(1)).unwrap_or(1).max(1);
+    let every = partitions.div_ceil(fit);
+    let drawn = partitions.div_ceil(every);
+    let sampled = if every > 1 { format!(" (one in {every} drawn)") } else { String::new() };
     pen.text(
-        &format!("source log: {} partitions, {} events/s", partitions, format_count(config.rate_per_s)),
+        &format!("source log: {} partitions{sampled}, {} events/s", partitions, format_count(config.rate_per_s)),
         r.x0,
         r.y0,
         12.0,
@@ -228,10 +237,7 @@ fn draw_source<DB: DrawingBackend>(pen: &Pen<'_, DB>, report: &Report, world: &W
         r.w(),
         HPos::Left,
     )?;
-    let legend_h = pen.px(30.0);
-    let top = r.y0 + pen.px(18.0);
-    let bottom = r.y1 - legend_h;
-    let row = ((bottom - top) / partitions as i32).max(2);
+    let row = ((bottom - top) / drawn as i32).max(2);
     let bar_h = (row * 7 / 10).max(1).min(pen.px(14.0));
     let label_w = pen.px(26.0);
     let (bx0, bx1) = (r.x0 + label_w, r.x1);
@@ -260,8 +266,8 @@ fn draw_source<DB: DrawingBackend>(pen: &Pen<'_, DB>, report: &Report, world: &W
         .map(|e| &e.end_offsets);
     let completed = report.checkpoints.iter().rev().find(|c| Some(&c.id) == world.completed.last());
     let crash_offsets = world.crash.as_ref().filter(|_| !world.caught_up()).and(report.crash.as_ref());
-    for p in 0..partitions {
-        let y = top + row * p as i32;
+    for (i, p) in (0..partitions).step_by(every).enumerate() {
+        let y = top + row * i as i32;
         let (yb0, yb1) = (y, y + bar_h);
         if row >= pen.px(9.0) {
             pen.text(

@@ -261,11 +261,13 @@ impl Prefix {
     }
 }
 
-#[derive(Clone, Debug)]
+/// The sink tables' prefix counts, each built on the first question that needs it or ahead of
+/// it by [`WorldIndex::index_next_table`].
+#[derive(Debug, Default)]
 struct SinkIndex {
-    append_only: Prefix,
+    append_only: OnceLock<Prefix>,
     /// Committed rows, visible at their commit.
-    committed: Prefix,
+    committed: OnceLock<Prefix>,
 }
 
 /// What a run recorded, indexed to answer "what is the world at time t" quickly.
@@ -281,7 +283,7 @@ pub struct WorldIndex {
     committed: Arc<Vec<Row>>,
     commits: Arc<[(u64, u64, usize)]>,
     /// Built on the first question about the sinks.
-    sinks: Arc<OnceLock<SinkIndex>>,
+    sinks: Arc<SinkIndex>,
 }
 
 impl PartialEq for WorldIndex {
@@ -335,7 +337,7 @@ impl WorldIndex {
             append_only,
             committed,
             commits,
-            sinks: Arc::new(OnceLock::new()),
+            sinks: Arc::new(SinkIndex::default()),
         }
     }
 
@@ -344,22 +346,34 @@ impl WorldIndex {
         (self.config.start_time_ms, self.config.end_ms())
     }
 
-    fn sink_index(&self) -> &SinkIndex {
-        self.sinks.get_or_init(|| {
-            let commits = &self.commits;
+    fn append_only_index(&self) -> &Prefix {
+        self.sinks.append_only.get_or_init(|| Prefix::new(&self.append_only, |_, r| r.emitted_at_ms))
+    }
+
+    fn committed_index(&self) -> &Prefix {
+        self.sinks.committed.get_or_init(|| {
             let mut visible = vec![0u64; self.committed.len()];
             let mut from = 0;
-            for &(_, at, upto) in commits.iter() {
+            for &(_, at, upto) in self.commits.iter() {
                 for v in &mut visible[from..upto] {
                     *v = at;
                 }
                 from = upto;
             }
-            SinkIndex {
-                append_only: Prefix::new(&self.append_only, |_, r| r.emitted_at_ms),
-                committed: Prefix::new(&self.committed, |i, _| visible[i]),
-            }
+            Prefix::new(&self.committed, |i, _| visible[i])
         })
+    }
+
+    /// Indexes the next sink table not indexed yet, ahead of the first question about the sinks
+    /// (each is one pass over a table: a page spreads them over its slices); returns true once
+    /// both are.
+    pub fn index_next_table(&self) -> bool {
+        if self.sinks.append_only.get().is_none() {
+            self.append_only_index();
+        } else {
+            self.committed_index();
+        }
+        self.sinks.committed.get().is_some() && self.sinks.append_only.get().is_some()
     }
 
     /// The events at or before `t_ms`.
@@ -770,9 +784,8 @@ impl WorldIndex {
 
     /// What each sink holds at `t`.
     fn sinks_at(&self, t: u64) -> SinksSoFar {
-        let index = self.sink_index();
-        let (rows, duplicates, keys) = index.append_only.at(t);
-        let (committed, committed_duplicates, _) = index.committed.at(t);
+        let (rows, duplicates, keys) = self.append_only_index().at(t);
+        let (committed, committed_duplicates, _) = self.committed_index().at(t);
         SinksSoFar {
             append_only: SinkSoFar { rows, duplicate_rows: duplicates },
             upsert: SinkSoFar { rows: keys, duplicate_rows: 0 },

@@ -14,7 +14,7 @@ use web_sys::HtmlCanvasElement;
 use crate::charts::{self, Chart, Focus, Theme, View};
 use crate::engine::clock::ClockTime;
 use crate::engine::config::FieldValue;
-use crate::engine::report::{Figures, FiguresBuilder};
+use crate::engine::report::FiguresBuilder;
 use crate::engine::{self, Config, Outcome, SinkDesign};
 use crate::lesson::exercise::{Exercise, Response};
 use crate::lesson::{self, Report};
@@ -284,6 +284,9 @@ pub struct Lab {
     step_ms: u64,
     /// A finished run whose figures `advance` is building, a pass at a time.
     building: Option<(Outcome, FiguresBuilder)>,
+    /// A finished run and its report whose world `advance` is still indexing, before they
+    /// become the lab's current run.
+    finished: Option<(Outcome, Report)>,
     report: Option<Report>,
     /// Setting A of a comparison: the report pinned by `pin`, drawn under the current one.
     pinned: Option<Report>,
@@ -306,6 +309,7 @@ impl Lab {
             pending: None,
             step_ms: MAX_STEP_MS,
             building: None,
+            finished: None,
             report: None,
             pinned: None,
             focus: Focus::default(),
@@ -342,13 +346,12 @@ impl Lab {
 
     /// Builds the finished run's report and keeps both as the lab's current run.
     fn keep(&mut self, outcome: Outcome) -> crate::lesson::Summary {
-        let figures = outcome.figures();
-        self.keep_with(outcome, figures)
+        let report = lesson::report(outcome.figures());
+        self.keep_with(outcome, report)
     }
 
-    /// Keeps a finished run and the report of its `figures` as the lab's current run.
-    fn keep_with(&mut self, outcome: Outcome, figures: Figures) -> crate::lesson::Summary {
-        let report = lesson::report(figures);
+    /// Keeps a finished run and its report as the lab's current run.
+    fn keep_with(&mut self, outcome: Outcome, report: Report) -> crate::lesson::Summary {
         let summary = report.summary();
         self.outcome = Some(outcome);
         self.report = Some(report);
@@ -364,6 +367,7 @@ impl Lab {
         let events = runner.events_to_hash() as f64;
         self.pending = Some(runner);
         self.building = None;
+        self.finished = None;
         let events_per_ms = (config.rate_per_s.max(config.capacity_per_s) / 1_000).max(1);
         self.step_ms = (EVENTS_PER_STEP / events_per_ms).clamp(1, MAX_STEP_MS);
         Ok(events)
@@ -374,7 +378,7 @@ impl Lab {
     /// simulated its report is built a pass over a table at a time, within the same budget, so
     /// no call runs much past it.
     pub fn advance(&mut self, budget_ms: f64) -> Result<JsValue, JsError> {
-        if self.pending.is_none() && self.building.is_none() {
+        if self.pending.is_none() && self.building.is_none() && self.finished.is_none() {
             return Err(JsError::new("begin a run first"));
         }
         let clock = web_sys::window().and_then(|w| w.performance());
@@ -385,8 +389,15 @@ impl Lab {
             if let Some((outcome, builder)) = self.building.as_mut() {
                 if builder.step(outcome) {
                     let (outcome, builder) = self.building.take().expect("building");
-                    let figures = builder.finish(&outcome);
-                    let summary = self.keep_with(outcome, figures);
+                    let report = lesson::report(builder.finish(&outcome));
+                    self.finished = Some((outcome, report));
+                }
+            } else if let Some((_, report)) = self.finished.as_ref() {
+                // The pipeline view's first question indexes the sink tables: a table per step
+                // here, before the run becomes the lab's current one.
+                if report.world.index_next_table() {
+                    let (outcome, report) = self.finished.take().expect("finished");
+                    let summary = self.keep_with(outcome, report);
                     return to_js(&Progress { done: true, progress: 1.0, summary: Some(summary) });
                 }
             } else if let Some(runner) = self.pending.as_mut() {
@@ -406,6 +417,7 @@ impl Lab {
     pub fn cancel(&mut self) {
         self.pending = None;
         self.building = None;
+        self.finished = None;
     }
 
     fn current(&self) -> Result<&Report, JsError> {

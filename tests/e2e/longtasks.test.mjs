@@ -20,31 +20,49 @@ after(async () => {
   server?.close();
 });
 
+/// Opens `url` and installs `window.watch()` there: from the call on, it counts frames and records
+/// every main-thread task over 50 ms; `stop(from, to)` ends the watch (after the tasks in flight
+/// are reported) and gives the frames and the tasks that began between `from` and `to`.
+async function openWatched(url) {
+  const opened = await open(browser, url);
+  await settled(opened.page);
+  await opened.page.evaluate(() => {
+    window.watch = () => {
+      const tasks = [];
+      const observer = new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) tasks.push({ at: e.startTime, ms: Math.round(e.duration) });
+      });
+      observer.observe({ type: "longtask" });
+      let frames = 0, done = false;
+      const frame = () => { frames++; if (!done) requestAnimationFrame(frame); };
+      requestAnimationFrame(frame);
+      return {
+        async stop(from, to) {
+          done = true;
+          await new Promise((r) => setTimeout(r, 200));
+          observer.disconnect();
+          return { frames, during: tasks.filter((t) => t.at >= from && t.at < to) };
+        },
+      };
+    };
+  });
+  return opened;
+}
+
 /// The heaviest scenario the tests run: a million events per second for ten minutes (6 × 10^8
 /// events). Heavier valid scenarios run longer in the same slices.
 const HEAVY = { rate_per_s: 1_000_000, horizon_ms: 600_000 };
 
 test("simulate() with a million events per second runs in slices, reports progress and can be cancelled", async () => {
-  const { page, errors } = await open(browser, `${base}/index.html`);
-  await settled(page);
+  const { page, errors } = await openWatched(`${base}/index.html`);
   const result = await page.evaluate(async (heavy) => {
     const engine = await import("/pkg/checkpoint-lab.js");
-    const tasks = [];
-    const observer = new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) tasks.push({ at: e.startTime, ms: Math.round(e.duration) });
-    });
-    observer.observe({ type: "longtask" });
-    let frames = 0;
-    const frame = () => { frames++; if (!done) requestAnimationFrame(frame); };
-    let done = false;
-    requestAnimationFrame(frame);
+    const watch = window.watch();
     const progress = [];
     const started = performance.now();
     const report = await engine.simulate(heavy, { onProgress: (f) => progress.push(f) });
     const ended = performance.now();
-    done = true;
-    await new Promise((r) => setTimeout(r, 200));
-    observer.disconnect();
+    const { frames, during } = await watch.stop(started, ended);
     const controller = new AbortController();
     const running = engine.simulate(heavy, { signal: controller.signal });
     setTimeout(() => controller.abort(), 100);
@@ -56,7 +74,7 @@ test("simulate() with a million events per second runs in slices, reports progre
       slices: progress.length,
       rising: progress.every((f, i) => i === 0 || f >= progress[i - 1]),
       events: report.config.rate_per_s * report.config.horizon_ms / 1000,
-      during: tasks.filter((t) => t.at >= started && t.at < ended),
+      during,
       cancelled,
     };
   }, HEAVY);
@@ -72,29 +90,19 @@ test("simulate() with a million events per second runs in slices, reports progre
 });
 
 test("mount() with heavy options runs its first run in slices over frames", async () => {
-  const { page, errors } = await open(browser, `${base}/index.html`);
-  await settled(page);
+  const { page, errors } = await openWatched(`${base}/index.html`);
   const result = await page.evaluate(async (heavy) => {
     const { mount } = await import("/pkg/checkpoint-lab.js");
-    const tasks = [];
-    const observer = new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) tasks.push({ at: e.startTime, ms: Math.round(e.duration) });
-    });
-    observer.observe({ type: "longtask" });
-    let frames = 0, done = false;
-    const frame = () => { frames++; if (!done) requestAnimationFrame(frame); };
-    requestAnimationFrame(frame);
+    const watch = window.watch();
     const target = document.createElement("div");
     document.body.append(target);
     const started = performance.now();
     const handle = await mount(target, heavy);
     const ended = performance.now();
-    done = true;
-    await new Promise((r) => setTimeout(r, 200));
-    observer.disconnect();
+    const { frames, during } = await watch.stop(started, ended);
     const rate = handle.report().config.rate_per_s;
     handle.destroy();
-    return { total: Math.round(ended - started), frames, during: tasks.filter((t) => t.at >= started && t.at < ended), rate };
+    return { total: Math.round(ended - started), frames, during, rate };
   }, HEAVY);
   console.log(`# mount(${JSON.stringify(HEAVY)}): ${result.total} ms, ${result.frames} frames; tasks over 50 ms: ${JSON.stringify(result.during.map((t) => t.ms))}`);
   assert.equal(result.rate, HEAVY.rate_per_s, "the first run used the options");
@@ -118,21 +126,13 @@ const HEAVIEST = {
 };
 
 test("set() checks its options at once, then runs them in slices over frames; a newer set() replaces the run", async () => {
-  const { page, errors } = await open(browser, `${base}/blank.html`);
-  await settled(page);
+  const { page, errors } = await openWatched(`${base}/blank.html`);
   const result = await page.evaluate(async (heavy) => {
     const { mount } = await import("/pkg/checkpoint-lab.js");
     const target = document.createElement("div");
     document.body.append(target);
     const handle = await mount(target, { interval_ms: 10_000 });
-    const tasks = [];
-    const observer = new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) tasks.push({ at: e.startTime, ms: Math.round(e.duration) });
-    });
-    observer.observe({ type: "longtask" });
-    let frames = 0, done = false;
-    const frame = () => { frames++; if (!done) requestAnimationFrame(frame); };
-    requestAnimationFrame(frame);
+    const watch = window.watch();
     // A bad option throws at once, naming it, and changes nothing.
     let refused;
     try { handle.set({ ...heavy, interval_ms: 0 }); } catch (e) { refused = e.message; }
@@ -147,9 +147,7 @@ test("set() checks its options at once, then runs them in slices over frames; a 
     const second = handle.set({ ...heavy, interval_ms: 20_000 });
     const [a, b] = await Promise.all([first, second]);
     const ended = performance.now();
-    done = true;
-    await new Promise((r) => setTimeout(r, 200));
-    observer.disconnect();
+    const { frames, during } = await watch.stop(started, ended);
     const drawn = { same: a === handle && b === handle, interval: handle.report().config.interval_ms, rate: handle.report().config.rate_per_s, products: handle.report().config.products, busy: handle.element.busy };
     // Usable afterwards: a light set() is drawn, the cursor moves, and chaining still works.
     const light = await handle.set({ rate_per_s: 2000, capacity_per_s: 4000, partitions: 12, products: 100, state_bytes: 2e9, record_bytes: 1000, store_write_bytes_per_s: 1e9, store_read_bytes_per_s: 2e8, interval_ms: 10_000 });
@@ -161,7 +159,7 @@ test("set() checks its options at once, then runs them in slices over frames; a 
     handle.set({ interval_ms: 30_000 }).destroy();
     return {
       refused, cursorRefused, returnedAfter: Math.round(returnedAfter), busyAtOnce, stillOld, drawn, replay, cursor, progressShown,
-      total: Math.round(ended - started), frames, during: tasks.filter((t) => t.at >= started && t.at < ended), left: target.children.length,
+      total: Math.round(ended - started), frames, during, left: target.children.length,
     };
   }, HEAVIEST);
   const longest = Math.max(0, ...result.during.map((t) => t.ms));

@@ -46,9 +46,6 @@ impl AppendOnlySink {
     /// Copies up to `max_rows` more of `from`'s rows, which begin with this table's; returns
     /// how many it copied.
     pub(crate) fn copy_part(&mut self, from: &[Row], max_rows: usize) -> usize {
-        let have = self.rows.len();
-        let more = from.len().saturating_sub(have).min(max_rows);
-        Arc::make_mut(&mut self.rows).extend_from_slice(&from[have..have + more]);
-        more
+        super::copy_more(Arc::make_mut(&mut self.rows), from, max_rows)
     }
 }

@@ -54,6 +54,15 @@ impl Row {
 
 pub const CSV_HEADER: &str = "product_id,window_start,order_count,emitted_at";
 
+/// Appends to `to` up to `max_rows` more of `from`'s rows, which begin with `to`'s; returns how
+/// many it appended.
+fn copy_more(to: &mut Vec<Row>, from: &[Row], max_rows: usize) -> usize {
+    let have = to.len();
+    let more = from.len().saturating_sub(have).min(max_rows);
+    to.extend_from_slice(&from[have..have + more]);
+    more
+}
+
 /// The four designs, by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]

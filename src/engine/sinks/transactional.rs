@@ -64,10 +64,7 @@ impl TransactionalSink {
     /// Copies up to `max_rows` more of `from`'s committed rows, which begin with this sink's;
     /// returns how many it copied.
     pub(crate) fn copy_committed_part(&mut self, from: &[Row], max_rows: usize) -> usize {
-        let have = self.committed.len();
-        let more = from.len().saturating_sub(have).min(max_rows);
-        Arc::make_mut(&mut self.committed).extend_from_slice(&from[have..have + more]);
-        more
+        super::copy_more(Arc::make_mut(&mut self.committed), from, max_rows)
     }
 
     /// Writes `rows`, in order, into the open transaction.
