@@ -2,7 +2,7 @@
 // one setting as A and comparing it with B on the charts and the figures, and copying the export.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { serve, launch, open, settled, shotPath } from "./harness.mjs";
+import { serve, launch, open, settled, shotPath, fullScreenshot } from "./harness.mjs";
 
 let server, base, browser;
 before(async () => {
@@ -88,7 +88,7 @@ test("pinning A and changing to B overlays the charts and shows both figures", a
   assert.equal(pinned["append_only.duplicate_rows"].startsWith("A "), true);
   // The overlay is drawn: the same B without A looks different on each compared chart.
   const withA = { replay: await chartHash(page, "replay"), latency: await chartHash(page, "latency"), tradeoff: await chartHash(page, "tradeoff") };
-  await page.screenshot({ path: shotPath("compare-1280-light.png"), fullPage: true });
+  await fullScreenshot(page, { path: shotPath("compare-1280-light.png") });
   await page.click("[data-action=unpin]");
   await settled(page);
   const withoutA = { replay: await chartHash(page, "replay"), latency: await chartHash(page, "latency"), tradeoff: await chartHash(page, "tradeoff") };
@@ -141,6 +141,6 @@ test("screenshots: micro-batches at 360 px, dark", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`, { width: 360, height: 800, colorScheme: "dark" });
   await page.selectOption("[data-control=mode]", "micro_batch");
   await settled(page);
-  await page.screenshot({ path: shotPath("micro-batch-360-dark.png"), fullPage: true });
+  await fullScreenshot(page, { path: shotPath("micro-batch-360-dark.png") });
   assert.deepEqual(errors, []);
 });

@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { serve, launch, open, settled, shotPath, ROOT } from "./harness.mjs";
+import { serve, launch, open, settled, shotPath, ROOT, fullScreenshot } from "./harness.mjs";
 
 /// The first ```html block of the README section "Embed it in a lesson page".
 function readmeExample() {
@@ -79,7 +79,7 @@ test("two instances render under a hostile stylesheet and a strict CSP, and chan
   // The controls attribute: the first shows only interval and crash time.
   const shown = await page.evaluate(() => [...document.getElementById("first").shadowRoot.querySelectorAll(".control")].filter((c) => c.offsetParent && !c.closest("[hidden]")).map((c) => c.querySelector("label").textContent));
   assert.deepEqual(shown, ["Checkpoint interval", "Crash time"]);
-  await page.screenshot({ path: shotPath("fixture-hostile.png"), fullPage: true });
+  await fullScreenshot(page, { path: shotPath("fixture-hostile.png") });
   assert.deepEqual(await page.evaluate(() => window.__violations), []);
   assert.deepEqual(errors, []);
 });

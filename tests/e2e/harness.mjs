@@ -81,6 +81,24 @@ export function shotPath(name) {
   return path.join(SHOTS, name);
 }
 
+/// A screenshot of the whole page with every chart painted: charts out of view skip rendering
+/// (`content-visibility: auto`), which a capture of the whole document would show as blank, so
+/// for the capture each lab's charts are made visible, then left as they were.
+export async function fullScreenshot(page, options) {
+  const toggle = (on) => page.evaluate((on) => {
+    window.__allCharts ??= new CSSStyleSheet();
+    window.__allCharts.replaceSync(".chart-figure { content-visibility: visible !important; }");
+    for (const lab of document.querySelectorAll("checkpoint-lab")) {
+      const sheets = lab.shadowRoot.adoptedStyleSheets.filter((s) => s !== window.__allCharts);
+      lab.shadowRoot.adoptedStyleSheets = on ? [...sheets, window.__allCharts] : sheets;
+    }
+  }, on);
+  await toggle(true);
+  await settled(page);
+  await page.screenshot({ ...options, fullPage: true });
+  await toggle(false);
+}
+
 /// Waits until every lab on the page has finished its run and painted a frame.
 export async function settled(page) {
   const frames = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));

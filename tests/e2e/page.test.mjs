@@ -3,7 +3,7 @@
 // page reads at 1280 and 360 px wide without console errors.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { serve, launch, open, settled, shotPath } from "./harness.mjs";
+import { serve, launch, open, settled, shotPath, fullScreenshot } from "./harness.mjs";
 
 let server, base, browser;
 before(async () => {
@@ -186,7 +186,7 @@ test("screenshots at 1280 and 360 px, light and dark", async () => {
     const { page, errors } = await open(browser, `${base}/index.html`, { width, colorScheme: scheme });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `no horizontal scrolling at ${width} px (${overflow})`);
-    await page.screenshot({ path: shotPath(`page-${width}-${scheme}.png`), fullPage: true });
+    await fullScreenshot(page, { path: shotPath(`page-${width}-${scheme}.png`) });
     assert.deepEqual(errors, []);
   }
 });

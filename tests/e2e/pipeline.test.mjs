@@ -8,7 +8,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { serve, launch, open, settled, shotPath, ROOT } from "./harness.mjs";
+import { serve, launch, open, settled, shotPath, ROOT, fullScreenshot } from "./harness.mjs";
 
 const INSTANTS = ["10:00:20", "10:00:31", "10:00:46", "10:00:58", "10:01:08", "10:01:45"];
 /// The timeline kinds the event buttons step between.
@@ -294,7 +294,7 @@ test("the first screen: sliders, headline figures and the pipeline at 1280×900;
     const { page, errors } = await open(browser, `${base}/index.html`, { width: 360, height: 740 });
     const box = await (await page.$("checkpoint-lab >> [data-chart=pipeline]")).boundingBox();
     assert.ok(box.y < 1.5 * 740, `the pipeline starts at ${box.y} px, within a screen and a half`);
-    await page.screenshot({ path: shotPath("first-screens-360x740.png"), fullPage: true, clip: { x: 0, y: 0, width: 360, height: 1110 } });
+    await fullScreenshot(page, { path: shotPath("first-screens-360x740.png"), clip: { x: 0, y: 0, width: 360, height: 1110 } });
     assert.deepEqual(errors, []);
   }
 });
@@ -371,7 +371,7 @@ test("the README's lesson page: two inline figures and one full component", asyn
   assert.deepEqual(views[1].controls, ["interval"]);
   for (const inline of views.slice(0, 2)) assert.ok(inline.height < 600, `an inline figure is ${inline.height} px tall`);
   assert.equal(views[2].charts.length, 6, "the full component shows every chart");
-  await page.screenshot({ path: shotPath("readme-inline-page.png"), fullPage: true });
+  await fullScreenshot(page, { path: shotPath("readme-inline-page.png") });
   assert.deepEqual(errors, []);
 });
 
