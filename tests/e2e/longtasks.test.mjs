@@ -87,6 +87,8 @@ test("simulate() with a million events per second runs in slices, reports progre
   assert.ok(result.frames >= result.slices / 2, `${result.frames} frames while ${result.slices} slices ran`);
   assert.deepEqual(result.during, [], `tasks over 50 ms while simulate() ran (longest ${longest} ms)`);
   assert.deepEqual(errors, []);
+  // The heavy run's memory goes with its page, so it weighs on no later test.
+  await page.close();
 });
 
 test("mount() with heavy options runs its first run in slices over frames", async () => {
@@ -109,6 +111,8 @@ test("mount() with heavy options runs its first run in slices over frames", asyn
   assert.ok(result.frames >= 10, `${result.frames} frames while the first run went on`);
   assert.deepEqual(result.during, [], "tasks over 50 ms while mount() ran");
   assert.deepEqual(errors, []);
+  // The heavy run's memory goes with its page, so it weighs on no later test.
+  await page.close();
 });
 
 /// The heaviest settings set() is tested with: every setting that adds work at its validator's
@@ -178,4 +182,6 @@ test("set() checks its options at once, then runs them in slices over frames; a 
   assert.ok(result.frames >= result.total / 100, `${result.frames} frames in ${result.total} ms`);
   assert.deepEqual(result.during, [], `tasks over 50 ms while set() ran (longest ${longest} ms)`);
   assert.deepEqual(errors, []);
+  // The heavy run's memory goes with its page, so it weighs on no later test.
+  await page.close();
 });
