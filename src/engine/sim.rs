@@ -105,7 +105,10 @@ impl Sim {
         let offsets = log.partition_offsets(config.start_offset);
         let initial = Protocol::initial_restore_point(config, offsets.clone());
         let mut job = Job::new(config, log, offsets.clone());
-        job.reserve_rows(config.start_time_ms, config.end_ms());
+        // Room for the horizon's rows and, when a crash is scheduled, for those its replay writes
+        // again (at most the rows since the start), so no table grows by copying itself.
+        let replayed_ms = config.crash_at_ms.map_or(0, |crash_ms| crash_ms.saturating_sub(config.start_time_ms));
+        job.reserve_rows(config.start_time_ms, config.end_ms().saturating_add(replayed_ms));
         let snapshot = Box::new(job.snapshot(offsets, Vec::new()));
         Ok(Sim {
             now_ms: config.start_time_ms,
