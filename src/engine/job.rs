@@ -51,6 +51,9 @@ pub struct Job {
     pub(crate) sinks: Sinks,
     /// The orders per emit period, counted once for the source and window settings.
     pub(crate) data_plane: Option<Arc<DataPlane>>,
+    /// The rows of the emission being made, kept between emissions so the list is not grown
+    /// again each time.
+    emitting: Vec<Row>,
 }
 
 impl Job {
@@ -78,6 +81,7 @@ impl Job {
             read_uncommitted: config.reads_uncommitted(),
             sinks: Sinks::default(),
             data_plane: None,
+            emitting: Vec::new(),
         }
     }
 
@@ -278,7 +282,8 @@ impl Job {
     pub fn emit(&mut self, now_ms: u64, watermark_log_number: u64, epoch: u64, trace: &mut Trace) {
         let attempt = self.attempt;
         // The rows go to the sinks together, once all are made.
-        let mut rows = Vec::new();
+        let mut rows = std::mem::take(&mut self.emitting);
+        rows.clear();
         // (boundary, rows) of the boundary being emitted: its trace event is pushed once its
         // rows are all written.
         let mut open: Option<(u64, u64)> = None;
@@ -294,6 +299,7 @@ impl Job {
             rows.push(row(e, now_ms, attempt, epoch));
         });
         self.sinks.write_all(&rows);
+        self.emitting = rows;
         if let Some((boundary_ms, rows)) = open {
             trace.push(now_ms, Event::Emitted { boundary_ms, rows });
         }
