@@ -116,3 +116,27 @@ fn slow_capacity_state_sizes_and_no_crash() {
     same_both_ways(&Config { crash_at_ms: Some(at("10:03:17")), ..Config::default() }, Some(&previous));
     same_both_ways(&Config { crash_at_ms: None, ..Config::default() }, Some(&previous));
 }
+
+/// Moving only the crash resumes the run from the failure-free run's latest keyframe at or before
+/// the new crash, whichever way the crash moves, and gives what a run from the start gives.
+#[test]
+fn a_crash_time_change_resumes_from_the_latest_keyframe_before_the_crash() {
+    let unaligned = Config { alignment: Alignment::Unaligned, ..Config::default() };
+    let micro_batch = Config { mode: Mode::MicroBatch, ..Config::default() };
+    for base in [Config::default(), unaligned, micro_batch] {
+        let mut previous = same_both_ways(&base, None);
+        assert!(previous.keyframes.len() >= 10, "{} keyframes", previous.keyframes.len());
+        for crash in ["10:09:30", "10:00:20", "10:05:00", "10:05:00", "10:01:07", "10:00:01"] {
+            let config = Config { crash_at_ms: Some(at(crash)), ..base };
+            let latest = previous.keyframes.iter().map(|k| k.at_ms()).filter(|&t| t <= at(crash)).max();
+            // Keyframes come every 37.5 s: only a crash in the first ones has none before it.
+            assert_eq!(latest.is_none(), crash == "10:00:20" || crash == "10:00:01", "{crash}");
+            assert_eq!(Runner::new(&config, Some(&previous)).unwrap().resumed_at_ms(), latest, "{crash}");
+            previous = same_both_ways(&config, Some(&previous));
+        }
+    }
+    // Another setting than the crash starts from the start again.
+    let previous = same_both_ways(&Config::default(), None);
+    let interval = Config { interval_ms: 40_000, ..Config::default() };
+    assert_eq!(Runner::new(&interval, Some(&previous)).unwrap().resumed_at_ms(), None);
+}

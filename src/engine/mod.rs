@@ -27,7 +27,7 @@ pub use sinks::SinkDesign;
 use std::sync::Arc;
 
 use data_plane::DataPlane;
-use sim::Execution;
+use sim::{Execution, Keyframe};
 
 /// A run that can be advanced a slice of virtual time at a time, so a page can spread a long
 /// simulation over several frames and drop it when a newer setting arrives. First the data plane
@@ -43,6 +43,60 @@ pub struct Runner {
     counting: Option<(DataPlane, Stage)>,
     /// The share of the progress that counting the data plane takes (0 when it was reused).
     plane_share: f64,
+    /// Keyframes of the failure-free run: taken while it runs, or reused with it.
+    keyframes: Keyframes,
+    /// The instant the run resumed at, from a keyframe, when it did not start at the start.
+    resumed_at_ms: Option<u64>,
+}
+
+/// The keyframes a run takes of its failure-free part, or those it reuses.
+#[derive(Clone, Debug)]
+enum Keyframes {
+    Taking { taken: Vec<Keyframe>, next_at_ms: u64, every_ms: u64, bytes: usize },
+    Reused(Arc<Vec<Keyframe>>),
+}
+
+/// Keyframes a run takes at most, evenly over its horizon.
+const KEYFRAMES: u64 = 16;
+/// Memory the keyframes of one run may keep, about: later keyframes are not taken.
+const KEYFRAMES_BUDGET_BYTES: usize = 8 << 20;
+
+impl Keyframes {
+    /// Keyframes to take over a run of `config`: none with producer retries, whose seen order
+    /// ids are kept as one bit per event, too many to copy into each keyframe.
+    fn taking(config: &Config) -> Keyframes {
+        if config.retry_rate > 0.0 {
+            return Keyframes::Reused(Arc::default());
+        }
+        let every_ms = (config.horizon_ms / KEYFRAMES).max(1_000);
+        Keyframes::Taking { taken: Vec::new(), next_at_ms: config.start_time_ms + every_ms, every_ms, bytes: 0 }
+    }
+
+    /// Runs `sim`, failure-free up to `until_ms`, to `until_ms`, taking the keyframes due
+    /// on the way.
+    fn run_until(&mut self, sim: &mut Sim, until_ms: u64) {
+        if let Keyframes::Taking { taken, next_at_ms, every_ms, bytes } = self {
+            while *next_at_ms <= until_ms {
+                sim.run_until(*next_at_ms);
+                let more_bytes = sim.keyframe_bytes();
+                if *bytes + more_bytes <= KEYFRAMES_BUDGET_BYTES {
+                    if let Some(keyframe) = sim.keyframe() {
+                        taken.push(keyframe);
+                        *bytes += more_bytes;
+                    }
+                }
+                *next_at_ms += *every_ms;
+            }
+        }
+        sim.run_until(until_ms);
+    }
+
+    fn finish(self) -> Arc<Vec<Keyframe>> {
+        match self {
+            Keyframes::Taking { taken, .. } => Arc::new(taken),
+            Keyframes::Reused(keyframes) => keyframes,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,11 +146,31 @@ impl Runner {
             let same = Config { crash_at_ms: config.crash_at_ms, ..p.run.config.clone() };
             same == *config && config.crash_at_ms.is_some()
         });
-        let mut runner = Runner { run, failure_free: None, stage: Stage::Run, counting: None, plane_share: 0.0 };
+        let keyframes = match (execution, reusable) {
+            (Execution::Fast, Some(previous)) => Keyframes::Reused(Arc::clone(&previous.keyframes)),
+            (Execution::Fast, None) => Keyframes::taking(config),
+            (Execution::PerEvent, _) => Keyframes::Reused(Arc::default()),
+        };
+        let mut runner = Runner {
+            run,
+            failure_free: None,
+            stage: Stage::Run,
+            counting: None,
+            plane_share: 0.0,
+            keyframes,
+            resumed_at_ms: None,
+        };
         match (reusable, config.crash_at_ms) {
-            (Some(previous), _) => {
+            (Some(previous), crash_at) => {
                 let mut truth = previous.truth().clone();
                 truth.config.crash_at_ms = config.crash_at_ms;
+                // The run is the failure-free run up to its crash: it starts from the failure-free
+                // run's latest keyframe before the crash.
+                let latest = previous.keyframes.iter().rev().find(|k| crash_at.is_some_and(|c| k.at_ms() <= c));
+                if let Some(keyframe) = latest {
+                    runner.run = Sim::resume(keyframe, config, &truth);
+                    runner.resumed_at_ms = Some(keyframe.at_ms());
+                }
                 runner.failure_free = Some(truth);
             }
             (None, Some(crash_at)) => runner.stage = Stage::UpToCrash(crash_at),
@@ -133,7 +207,8 @@ impl Runner {
                 }
             }
             Stage::UpToCrash(crash_at) => {
-                self.run.run_until(crash_at.min(self.run.now_ms().saturating_add(slice_ms)));
+                let until_ms = crash_at.min(self.run.now_ms().saturating_add(slice_ms));
+                self.keyframes.run_until(&mut self.run, until_ms);
                 if self.run.now_ms() >= crash_at {
                     self.failure_free = Some(self.run.fork_failure_free());
                     self.stage = Stage::Forking;
@@ -148,14 +223,21 @@ impl Runner {
             }
             Stage::FailureFree => {
                 let truth = self.failure_free.as_mut().expect("forked at the crash");
-                truth.run_until(end.min(truth.now_ms().saturating_add(slice_ms)));
+                let until_ms = end.min(truth.now_ms().saturating_add(slice_ms));
+                self.keyframes.run_until(truth, until_ms);
                 if truth.now_ms() >= end {
                     truth.run_to_end();
                     self.stage = Stage::Run;
                 }
             }
             Stage::Run => {
-                self.run.run_until(end.min(self.run.now_ms().saturating_add(slice_ms)));
+                let until_ms = end.min(self.run.now_ms().saturating_add(slice_ms));
+                if self.run.config.crash_at_ms.is_none() {
+                    // A run without a crash is its own failure-free run.
+                    self.keyframes.run_until(&mut self.run, until_ms);
+                } else {
+                    self.run.run_until(until_ms);
+                }
                 if self.run.now_ms() >= end {
                     self.run.run_to_end();
                     self.stage = Stage::Done;
@@ -164,6 +246,12 @@ impl Runner {
             Stage::Done => {}
         }
         self.stage == Stage::Done
+    }
+
+    /// The instant the run resumed at, when it started from a keyframe of an earlier run's
+    /// failure-free run rather than from the scenario start (only the crash time moved).
+    pub fn resumed_at_ms(&self) -> Option<u64> {
+        self.resumed_at_ms
     }
 
     /// About how many events this run hashes: the events its data plane counts, or, without one,
@@ -210,7 +298,7 @@ impl Runner {
     /// The finished outcome (advance until it returns true first).
     pub fn finish(mut self) -> Outcome {
         while !self.advance(u64::MAX) {}
-        Outcome { run: self.run, failure_free: self.failure_free }
+        Outcome { run: self.run, failure_free: self.failure_free, keyframes: self.keyframes.finish() }
     }
 }
 

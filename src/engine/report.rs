@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::config::{Config, Failure, Mode, RestartStrategy};
 use super::model::{steady_state, tradeoff, SteadyState, Tradeoff};
 use super::protocol::{OffsetLogEntry, RestorePoint};
-use super::sim::{Recovery, Sim};
+use super::sim::{Keyframe, Recovery, Sim};
 use super::sinks::keys::{FirstPass, KeyIndex, Survey};
 use super::sinks::{dedupe_view, duplicates_and_keys, same_contents, Row, SinkDesign};
 use super::trace::Trace;
@@ -355,6 +355,8 @@ pub struct Figures {
 pub struct Outcome {
     pub run: Sim,
     pub failure_free: Option<Sim>,
+    /// Keyframes of the failure-free run, for a later run that moves only the crash time.
+    pub keyframes: Arc<Vec<Keyframe>>,
 }
 
 impl Outcome {

@@ -75,6 +75,37 @@ enum JobPhase {
     },
 }
 
+/// The end of the time a run's sink tables get room for: the horizon and, when a crash is
+/// scheduled, as long again as its replay can write (at most the rows since the start), so no
+/// table grows by copying itself.
+fn rows_until_ms(config: &Config) -> u64 {
+    let replayed_ms = config.crash_at_ms.map_or(0, |crash_ms| crash_ms.saturating_sub(config.start_time_ms));
+    config.end_ms().saturating_add(replayed_ms)
+}
+
+/// A failure-free run's state at one instant, without its growing tables, the rows of its
+/// transactions not yet committed and its trace: the run's final append-only table, committed
+/// rows and trace begin with those, so only their lengths are kept. A later run of the
+/// same settings whose crash comes at or after this instant starts here ([`Sim::resume`])
+/// instead of from the scenario start: a crash-time change simulates only what it changes.
+#[derive(Clone, Debug)]
+pub struct Keyframe {
+    sim: Sim,
+    appended_rows: usize,
+    committed_rows: usize,
+    /// Rows of each transaction not yet committed (pre-committed ones, then the open one).
+    pending_rows: Vec<usize>,
+    trace_events: usize,
+    trace_samples: usize,
+}
+
+impl Keyframe {
+    /// The instant the keyframe was taken.
+    pub fn at_ms(&self) -> u64 {
+        self.sim.now_ms
+    }
+}
+
 /// A running simulation.
 #[derive(Clone, Debug)]
 pub struct Sim {
@@ -105,10 +136,7 @@ impl Sim {
         let offsets = log.partition_offsets(config.start_offset);
         let initial = Protocol::initial_restore_point(config, offsets.clone());
         let mut job = Job::new(config, log, offsets.clone());
-        // Room for the horizon's rows and, when a crash is scheduled, for those its replay writes
-        // again (at most the rows since the start), so no table grows by copying itself.
-        let replayed_ms = config.crash_at_ms.map_or(0, |crash_ms| crash_ms.saturating_sub(config.start_time_ms));
-        job.reserve_rows(config.start_time_ms, config.end_ms().saturating_add(replayed_ms));
+        job.reserve_rows(config.start_time_ms, rows_until_ms(config));
         let snapshot = Box::new(job.snapshot(offsets, Vec::new()));
         Ok(Sim {
             now_ms: config.start_time_ms,
@@ -221,6 +249,84 @@ impl Sim {
         truth.job.sinks.transactional.reserve(tables.1.len() + to_come);
         self.job.sinks.put_tables(tables);
         truth
+    }
+
+    /// A keyframe of this run now, which must be failure-free up to now (see [`Keyframe`]).
+    /// None when the transactions not yet committed are not the last rows appended, as in a
+    /// failure-free run they are.
+    pub fn keyframe(&mut self) -> Option<Keyframe> {
+        let pending = self.job.sinks.transactional.take_pending();
+        let appended = self.job.sinks.append_only.rows();
+        let pending_rows: usize = pending.iter().map(Vec::len).sum();
+        let suffix = appended.len().checked_sub(pending_rows).map(|from| &appended[from..]);
+        let is_suffix = suffix.is_some_and(|rows| rows.iter().eq(pending.iter().flatten()));
+        let keyframe = is_suffix.then(|| {
+            let tables = self.job.sinks.take_tables();
+            let trace = std::mem::take(&mut self.trace);
+            let keyframe = Keyframe {
+                appended_rows: tables.0.len(),
+                committed_rows: tables.1.len(),
+                pending_rows: pending.iter().map(Vec::len).collect(),
+                trace_events: trace.events.len(),
+                trace_samples: trace.samples.len(),
+                sim: self.clone(),
+            };
+            self.job.sinks.put_tables(tables);
+            self.trace = trace;
+            keyframe
+        });
+        self.job.sinks.transactional.put_pending(pending);
+        keyframe
+    }
+
+    /// About the bytes a keyframe of this run now would keep: its state and snapshot, upsert
+    /// table, restore points and (micro-batch mode) offset log.
+    pub fn keyframe_bytes(&self) -> usize {
+        let offsets = self.job.read_offsets.len() * std::mem::size_of::<u64>();
+        let restore_points = self.restore_points.len() * (std::mem::size_of::<RestorePoint>() + 2 * offsets);
+        let offset_log = match &self.protocol {
+            Protocol::MicroBatch(batches) => {
+                batches.offset_log.len() * (std::mem::size_of::<OffsetLogEntry>() + offsets)
+            }
+            Protocol::Barrier(_) => 0,
+        };
+        std::mem::size_of::<Sim>()
+            + self.job.state.heap_bytes()
+            + self.snapshot.state.heap_bytes()
+            + self.job.sinks.upsert.heap_bytes()
+            + restore_points
+            + offset_log
+    }
+
+    /// The run of `config` resumed at `keyframe`, taken from a failure-free run of the same
+    /// settings but the crash time, which comes at or after the keyframe; `whole` is that
+    /// failure-free run, finished, whose tables and trace begin with what the keyframe left out.
+    /// Moving only the crash time later than a keyframe so skips simulating up to it again.
+    pub fn resume(keyframe: &Keyframe, config: &Config, whole: &Sim) -> Sim {
+        let mut sim = keyframe.sim.clone();
+        sim.config = config.clone();
+        sim.crashes = config.crash_at_ms.into_iter().collect();
+        let to_come = sim.job.rows_to_come(sim.now_ms, rows_until_ms(config));
+        let appended = &whole.job.sinks.append_only.rows()[..keyframe.appended_rows];
+        let sinks = &mut sim.job.sinks;
+        sinks.append_only.reserve(keyframe.appended_rows + to_come);
+        sinks.append_only.copy_part(appended, keyframe.appended_rows);
+        sinks.transactional.reserve(keyframe.committed_rows + to_come);
+        sinks
+            .transactional
+            .copy_committed_part(whole.job.sinks.transactional.committed_rows(), keyframe.committed_rows);
+        // The transactions not yet committed hold the last rows appended.
+        let mut from = keyframe.appended_rows - keyframe.pending_rows.iter().sum::<usize>();
+        let pending = keyframe.pending_rows.iter().map(|&len| {
+            from += len;
+            appended[from - len..from].to_vec()
+        });
+        sinks.transactional.put_pending(pending.collect());
+        let to_end_s = config.end_ms().saturating_sub(sim.now_ms) / 1000 + 1;
+        sim.trace.events = whole.trace.events[..keyframe.trace_events].to_vec();
+        sim.trace.samples = Vec::with_capacity(keyframe.trace_samples + to_end_s as usize);
+        sim.trace.samples.extend_from_slice(&whole.trace.samples[..keyframe.trace_samples]);
+        sim
     }
 
     /// Copies up to `max_rows` more rows of the run this one was forked from (see

@@ -110,6 +110,8 @@ test("the export panel follows the settings and copies them", async () => {
   await page.waitForSelector("body[data-ready=true]", { state: "attached" });
   await settled(page);
   await page.click("[data-panel=export] summary");
+  // The panel is written on its toggle event, a task after the click.
+  await page.waitForSelector("[data-export=flink]:not(:empty)");
   const flink = await page.textContent("[data-export=flink]");
   assert.match(flink, /^execution\.checkpointing\.interval: 30 s$/m);
   assert.match(flink, /^execution\.checkpointing\.unaligned\.enabled: false$/m);

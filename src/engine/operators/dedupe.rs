@@ -18,6 +18,11 @@ pub struct SeenIds {
 }
 
 impl SeenIds {
+    /// The bytes its bits take (none while the set is one range).
+    pub fn heap_bytes(&self) -> usize {
+        self.bits.capacity() * std::mem::size_of::<u64>()
+    }
+
     /// An empty set for the first sends with log numbers in `[first, end)`.
     pub fn new(first: u64, end: u64) -> Self {
         SeenIds { first, end, dense_end: first, bits: Vec::new(), len: 0 }

@@ -39,6 +39,15 @@ pub struct JobState {
 }
 
 impl JobState {
+    /// About the bytes the state takes beyond its own size: totals, bucket counts, seen ids.
+    pub fn heap_bytes(&self) -> usize {
+        let u32s = |v: &Vec<u32>| v.capacity() * std::mem::size_of::<u32>();
+        let windows: usize = self.windows.windows.iter().map(|w| u32s(&w.totals) + w.seen.heap_bytes()).sum();
+        let buckets: usize = self.windows.buckets.iter().map(|b| u32s(&b.counts) + u32s(&b.changed)).sum();
+        let spare: usize = self.spare.iter().chain(&self.spare_changed).map(u32s).sum();
+        windows + buckets + spare
+    }
+
     pub fn new(config: &Config) -> Self {
         JobState {
             windows: WindowState::new(config.start_time_ms, config.emit_every_ms),

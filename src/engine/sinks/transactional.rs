@@ -141,6 +141,21 @@ impl TransactionalSink {
         self.open_since_ms = None;
     }
 
+    /// The rows of the pre-committed transactions, oldest first, then the open one's, taken out.
+    pub(crate) fn take_pending(&mut self) -> Vec<Vec<Row>> {
+        let mut pending: Vec<Vec<Row>> = self.pre_committed.iter_mut().map(|t| std::mem::take(&mut t.rows)).collect();
+        pending.push(std::mem::take(&mut self.open));
+        pending
+    }
+
+    /// Puts back what [`TransactionalSink::take_pending`] took.
+    pub(crate) fn put_pending(&mut self, mut pending: Vec<Vec<Row>>) {
+        self.open = pending.pop().unwrap_or_default();
+        for (t, rows) in self.pre_committed.iter_mut().zip(pending) {
+            t.rows = rows;
+        }
+    }
+
     /// Transactions the broker aborted while still open (their timeout ran out before the
     /// barrier): a real writer is fenced and the job fails on its next send.
     pub fn fenced_transactions(&self) -> u64 {

@@ -50,6 +50,12 @@ impl UpsertSink {
         rows
     }
 
+    /// About the bytes the table takes: a slot per product in each window.
+    pub fn heap_bytes(&self) -> usize {
+        let slots: usize = self.windows.iter().map(|(_, slots)| slots.capacity()).sum();
+        slots * std::mem::size_of::<Option<Row>>()
+    }
+
     /// Keys (rows) in the table.
     pub fn len(&self) -> u64 {
         self.keys
