@@ -103,9 +103,11 @@ for (const slider of ["interval", "state-size", "crash-at"]) {
       const t = performance.now();
       try { return finishRun.apply(this, args); } finally { pageMs += performance.now() - t; }
     };
+    // Sweep back and forth across the slider's whole range, as a drag does: a slider with more
+    // steps than half the inputs moves several steps per input.
+    const stride = Math.max(1, Math.round((2 * max) / inputs));
     for (let i = 0; i < inputs; i++) {
-      // Sweep back and forth across the slider's range, as a drag does.
-      const phase = i % (2 * max);
+      const phase = (i * stride) % (2 * max);
       input.value = String(phase <= max ? phase : 2 * max - phase);
       const before = timings.length;
       engineMs = 0;
