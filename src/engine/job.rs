@@ -283,7 +283,6 @@ impl Job {
         let attempt = self.attempt;
         // The rows go to the sinks together, once all are made.
         let mut rows = std::mem::take(&mut self.emitting);
-        rows.clear();
         // (boundary, rows) of the boundary being emitted: its trace event is pushed once its
         // rows are all written.
         let mut open: Option<(u64, u64)> = None;
@@ -299,6 +298,8 @@ impl Job {
             rows.push(row(e, now_ms, attempt, epoch));
         });
         self.sinks.write_all(&rows);
+        // Kept empty, so a clone of the job (a fork, a keyframe) copies none of them.
+        rows.clear();
         self.emitting = rows;
         if let Some((boundary_ms, rows)) = open {
             trace.push(now_ms, Event::Emitted { boundary_ms, rows });

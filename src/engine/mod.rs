@@ -76,7 +76,8 @@ impl Keyframes {
     /// on the way.
     fn run_until(&mut self, sim: &mut Sim, until_ms: u64) {
         if let Keyframes::Taking { taken, next_at_ms, every_ms, bytes } = self {
-            while *next_at_ms <= until_ms {
+            // A keyframe at the end would serve no crash: crashes fall inside the horizon.
+            while *next_at_ms <= until_ms && *next_at_ms < sim.config.end_ms() {
                 sim.run_until(*next_at_ms);
                 let more_bytes = sim.keyframe_bytes();
                 if *bytes + more_bytes <= KEYFRAMES_BUDGET_BYTES {
@@ -107,6 +108,9 @@ enum Stage {
     UpToCrash(u64),
     /// Copying the run's tables into the failure-free companion, a part at a time.
     Forking,
+    /// Copying into the run, resumed at a keyframe, the rows the failure-free companion's two
+    /// growing tables held then (appended, committed), a part at a time.
+    Resuming(usize, usize),
     /// The failure-free companion, to the end.
     FailureFree,
     /// The run, to the end.
@@ -117,6 +121,11 @@ enum Stage {
 /// Rows copied into the forked failure-free run per millisecond of a slice: about what a
 /// millisecond of simulating costs, so copying a long run's tables never makes one long step.
 const ROWS_PER_MS: u64 = 4_000;
+
+/// Rows copied in a step of a slice of `slice_ms` (see [`ROWS_PER_MS`]).
+fn rows_per_slice(slice_ms: u64) -> usize {
+    slice_ms.saturating_mul(ROWS_PER_MS).clamp(1, usize::MAX as u64) as usize
+}
 
 /// About the share of a run's work that counting its data plane takes, for progress.
 const DATA_PLANE_SHARE: f64 = 0.3;
@@ -137,10 +146,7 @@ impl Runner {
     }
 
     fn start(config: &Config, previous: Option<&Outcome>, execution: Execution) -> Result<Runner, ConfigError> {
-        let run = match execution {
-            Execution::Fast => Sim::new(config)?,
-            Execution::PerEvent => Sim::per_event(config)?,
-        };
+        config.validate()?;
         let previous = previous.filter(|p| p.run.execution() == execution);
         let reusable = previous.filter(|p| {
             let same = Config { crash_at_ms: config.crash_at_ms, ..p.run.config.clone() };
@@ -151,31 +157,33 @@ impl Runner {
             (Execution::Fast, None) => Keyframes::taking(config),
             (Execution::PerEvent, _) => Keyframes::Reused(Arc::default()),
         };
+        // Moving only the crash: the failure-free run is reused, and the run is that run up to
+        // its crash, so it starts from the latest keyframe at or before the crash.
+        let truth = reusable.map(|previous| {
+            let mut truth = previous.truth().clone();
+            truth.config.crash_at_ms = config.crash_at_ms;
+            truth
+        });
+        let latest = reusable
+            .zip(config.crash_at_ms)
+            .and_then(|(previous, crash_at)| previous.keyframes.iter().rev().find(|k| k.at_ms() <= crash_at));
+        let (run, stage) = match (latest, &truth, config.crash_at_ms) {
+            (Some(keyframe), Some(truth), _) => {
+                let (appended, committed) = keyframe.table_rows();
+                (Sim::resume(keyframe, config, truth), Stage::Resuming(appended, committed))
+            }
+            (_, Some(_), _) | (_, None, None) => (Sim::of(config, execution)?, Stage::Run),
+            (_, None, Some(crash_at)) => (Sim::of(config, execution)?, Stage::UpToCrash(crash_at)),
+        };
         let mut runner = Runner {
+            resumed_at_ms: latest.map(Keyframe::at_ms),
             run,
-            failure_free: None,
-            stage: Stage::Run,
+            failure_free: truth,
+            stage,
             counting: None,
             plane_share: 0.0,
             keyframes,
-            resumed_at_ms: None,
         };
-        match (reusable, config.crash_at_ms) {
-            (Some(previous), crash_at) => {
-                let mut truth = previous.truth().clone();
-                truth.config.crash_at_ms = config.crash_at_ms;
-                // The run is the failure-free run up to its crash: it starts from the failure-free
-                // run's latest keyframe before the crash.
-                let latest = previous.keyframes.iter().rev().find(|k| crash_at.is_some_and(|c| k.at_ms() <= c));
-                if let Some(keyframe) = latest {
-                    runner.run = Sim::resume(keyframe, config, &truth);
-                    runner.resumed_at_ms = Some(keyframe.at_ms());
-                }
-                runner.failure_free = Some(truth);
-            }
-            (None, Some(crash_at)) => runner.stage = Stage::UpToCrash(crash_at),
-            (None, None) => {}
-        }
         if execution == Execution::Fast {
             let key = data_plane::DataPlaneKey::of(config);
             match previous.and_then(|p| p.run.data_plane()).filter(|plane| Some(&plane.key) == key.as_ref()) {
@@ -216,9 +224,14 @@ impl Runner {
             }
             Stage::Forking => {
                 let truth = self.failure_free.as_mut().expect("forked at the crash");
-                let rows = (slice_ms.saturating_mul(ROWS_PER_MS)).clamp(1, usize::MAX as u64) as usize;
-                if truth.copy_rows_part(&self.run, rows) {
+                if truth.copy_rows_part(&self.run, rows_per_slice(slice_ms)) {
                     self.stage = Stage::FailureFree;
+                }
+            }
+            Stage::Resuming(appended, committed) => {
+                let truth = self.failure_free.as_ref().expect("reused");
+                if self.run.copy_prefix_rows_part(truth, (appended, committed), rows_per_slice(slice_ms)) {
+                    self.stage = Stage::Run;
                 }
             }
             Stage::FailureFree => {
@@ -284,6 +297,7 @@ impl Runner {
                 return plane.built_fraction(self.run.log()) * self.plane_share;
             }
             Stage::UpToCrash(_) | Stage::Forking => done(&self.run),
+            Stage::Resuming(..) => crash_part,
             Stage::FailureFree => {
                 let truth = self.failure_free.as_ref().expect("forked");
                 done(&self.run) + done(truth) - (horizon - crash_part)

@@ -104,6 +104,11 @@ impl Keyframe {
     pub fn at_ms(&self) -> u64 {
         self.sim.now_ms
     }
+
+    /// Rows of the append-only and the committed table then.
+    pub fn table_rows(&self) -> (usize, usize) {
+        (self.appended_rows, self.committed_rows)
+    }
 }
 
 /// A running simulation.
@@ -158,6 +163,14 @@ impl Sim {
     /// A simulation computed the reference way (see [`Execution::PerEvent`]).
     pub fn per_event(config: &Config) -> Result<Sim, ConfigError> {
         Ok(Sim { execution: Execution::PerEvent, ..Sim::new(config)? })
+    }
+
+    /// A simulation at the scenario start, computed `execution`'s way.
+    pub fn of(config: &Config, execution: Execution) -> Result<Sim, ConfigError> {
+        match execution {
+            Execution::Fast => Sim::new(config),
+            Execution::PerEvent => Sim::per_event(config),
+        }
     }
 
     pub fn execution(&self) -> Execution {
@@ -279,8 +292,9 @@ impl Sim {
         keyframe
     }
 
-    /// About the bytes a keyframe of this run now would keep: its state and snapshot, upsert
-    /// table, restore points and (micro-batch mode) offset log.
+    /// About the bytes a keyframe of this run now would keep: its state, the restore point's
+    /// snapshot and one in flight (counted as large as the state), upsert table, restore points
+    /// and (micro-batch mode) offset log.
     pub fn keyframe_bytes(&self) -> usize {
         let offsets = self.job.read_offsets.len() * std::mem::size_of::<u64>();
         let restore_points = self.restore_points.len() * (std::mem::size_of::<RestorePoint>() + 2 * offsets);
@@ -291,7 +305,7 @@ impl Sim {
             Protocol::Barrier(_) => 0,
         };
         std::mem::size_of::<Sim>()
-            + self.job.state.heap_bytes()
+            + 2 * self.job.state.heap_bytes()
             + self.snapshot.state.heap_bytes()
             + self.job.sinks.upsert.heap_bytes()
             + restore_points
@@ -301,7 +315,8 @@ impl Sim {
     /// The run of `config` resumed at `keyframe`, taken from a failure-free run of the same
     /// settings but the crash time, which comes at or after the keyframe; `whole` is that
     /// failure-free run, finished, whose tables and trace begin with what the keyframe left out.
-    /// Moving only the crash time later than a keyframe so skips simulating up to it again.
+    /// Moving only the crash time later than a keyframe so skips simulating up to it again. The
+    /// two growing tables start empty: [`Sim::copy_resumed_rows_part`] copies them in parts.
     pub fn resume(keyframe: &Keyframe, config: &Config, whole: &Sim) -> Sim {
         let mut sim = keyframe.sim.clone();
         sim.config = config.clone();
@@ -310,11 +325,7 @@ impl Sim {
         let appended = &whole.job.sinks.append_only.rows()[..keyframe.appended_rows];
         let sinks = &mut sim.job.sinks;
         sinks.append_only.reserve(keyframe.appended_rows + to_come);
-        sinks.append_only.copy_part(appended, keyframe.appended_rows);
         sinks.transactional.reserve(keyframe.committed_rows + to_come);
-        sinks
-            .transactional
-            .copy_committed_part(whole.job.sinks.transactional.committed_rows(), keyframe.committed_rows);
         // The transactions not yet committed hold the last rows appended.
         let mut from = keyframe.appended_rows - keyframe.pending_rows.iter().sum::<usize>();
         let pending = keyframe.pending_rows.iter().map(|&len| {
@@ -332,7 +343,24 @@ impl Sim {
     /// Copies up to `max_rows` more rows of the run this one was forked from (see
     /// [`Sim::fork_failure_free`]); returns true once it holds them all.
     pub fn copy_rows_part(&mut self, from: &Sim, max_rows: usize) -> bool {
-        self.job.sinks.copy_tables_part(&from.job.sinks, max_rows)
+        let sinks = &from.job.sinks;
+        self.job.sinks.copy_tables_part(sinks.append_only.rows(), sinks.transactional.committed_rows(), max_rows)
+    }
+
+    /// Copies up to `max_rows` more of the first (appended, committed) rows of `whole`'s two
+    /// growing tables: those a keyframe left out, which this run, resumed at it, starts with
+    /// (see [`Sim::resume`]). Returns true once this run holds them all.
+    pub fn copy_prefix_rows_part(
+        &mut self,
+        whole: &Sim,
+        (appended, committed): (usize, usize),
+        max_rows: usize,
+    ) -> bool {
+        let (all_appended, all_committed) =
+            (whole.job.sinks.append_only.rows(), whole.job.sinks.transactional.committed_rows());
+        let appended = &all_appended[..appended.min(all_appended.len())];
+        let committed = &all_committed[..committed.min(all_committed.len())];
+        self.job.sinks.copy_tables_part(appended, committed, max_rows)
     }
 
     /// Changes the checkpoint interval from now on: the next trigger comes one new interval from now.

@@ -171,14 +171,14 @@ impl Sinks {
         self.transactional.put_committed(committed);
     }
 
-    /// Copies up to `max_rows` more rows of `from`'s two growing tables, which begin with these
-    /// sinks' (see [`Sinks::take_tables`]); returns true once both hold all of them.
-    pub(crate) fn copy_tables_part(&mut self, from: &Sinks, max_rows: usize) -> bool {
-        let copied = self.append_only.copy_part(from.append_only.rows(), max_rows);
+    /// Copies up to `max_rows` more rows of `appended` and `committed`, which begin with these
+    /// sinks' two growing tables (see [`Sinks::take_tables`]); returns true once both hold all
+    /// of them.
+    pub(crate) fn copy_tables_part(&mut self, appended: &[Row], committed: &[Row], max_rows: usize) -> bool {
+        let copied = self.append_only.copy_part(appended, max_rows);
         let left = max_rows - copied;
-        self.transactional.copy_committed_part(from.transactional.committed_rows(), left);
-        self.append_only.rows().len() == from.append_only.rows().len()
-            && self.transactional.committed_rows().len() == from.transactional.committed_rows().len()
+        self.transactional.copy_committed_part(committed, left);
+        self.append_only.rows().len() == appended.len() && self.transactional.committed_rows().len() == committed.len()
     }
 
     /// Writes `rows`, in order, to every sink.
