@@ -89,18 +89,22 @@ impl Job {
         &self.log
     }
 
-    /// Room in the sinks for the rows still to come by `end_ms`, about one per product and emit
-    /// period (capped), so the tables do not grow by copying themselves.
+    /// Room in the sinks for the rows still to come by `end_ms`, so the tables do not grow by
+    /// copying themselves (a copy of the largest tables would be one long step).
     pub fn reserve_rows(&mut self, now_ms: u64, end_ms: u64) {
         self.sinks.reserve(self.rows_to_come(now_ms, end_ms));
     }
 
-    /// About how many rows the sinks get by `end_ms`, capped: what [`Job::reserve_rows`] makes
-    /// room for.
+    /// At most how many rows the sinks get by `end_ms`: one per product and emit period, and no
+    /// more than one per event besides one per period. What [`Job::reserve_rows`] makes room for.
     pub fn rows_to_come(&self, now_ms: u64, end_ms: u64) -> usize {
-        const MAX_RESERVED_ROWS: u64 = 250_000;
+        // The memory budget (Config::estimated_memory_bytes) admits about 2.2 million rows a run;
+        // this only keeps the arithmetic in bounds.
+        const MAX_RESERVED_ROWS: u64 = 4_000_000;
         let periods = end_ms.saturating_sub(now_ms) / self.shape.emit_every_ms + 1;
-        periods.saturating_mul(u64::from(self.shape.products)).min(MAX_RESERVED_ROWS) as usize
+        let events = self.log.log_end_at(end_ms).saturating_sub(self.log.log_end_at(now_ms));
+        let rows = periods.saturating_mul(u64::from(self.shape.products)).min(events.saturating_add(periods));
+        rows.min(MAX_RESERVED_ROWS) as usize
     }
 
     /// Events in the log at `t_ms` (fewer than the source would hold once the input is closed).

@@ -76,10 +76,13 @@ enum JobPhase {
 }
 
 /// The end of the time a run's sink tables get room for: the horizon and, when a crash is
-/// scheduled, as long again as its replay can write (at most the rows since the start), so no
-/// table grows by copying itself.
+/// scheduled, the rows its replay writes again: those since the restored checkpoint, counted as
+/// at most four intervals (and no more than since the start). A replay from further back grows
+/// the tables once.
 fn rows_until_ms(config: &Config) -> u64 {
-    let replayed_ms = config.crash_at_ms.map_or(0, |crash_ms| crash_ms.saturating_sub(config.start_time_ms));
+    let replayed_ms = config
+        .crash_at_ms
+        .map_or(0, |crash_ms| crash_ms.saturating_sub(config.start_time_ms).min(config.interval_ms.saturating_mul(4)));
     config.end_ms().saturating_add(replayed_ms)
 }
 
