@@ -261,8 +261,7 @@ impl Sim {
         // Room for the rows to copy and for those still to come, so neither table grows by
         // copying itself.
         let to_come = truth.job.rows_to_come(truth.now_ms, truth.config.end_ms());
-        truth.job.sinks.append_only.reserve(tables.0.len() + to_come);
-        truth.job.sinks.transactional.reserve(tables.1.len() + to_come);
+        truth.job.sinks.reserve_tables((tables.0.rows().len(), tables.1.rows().len()), to_come);
         self.job.sinks.put_tables(tables);
         truth
     }
@@ -280,8 +279,8 @@ impl Sim {
             let tables = self.job.sinks.take_tables();
             let trace = std::mem::take(&mut self.trace);
             let keyframe = Keyframe {
-                appended_rows: tables.0.len(),
-                committed_rows: tables.1.len(),
+                appended_rows: tables.0.rows().len(),
+                committed_rows: tables.1.rows().len(),
                 pending_rows: pending.iter().map(Vec::len).collect(),
                 trace_events: trace.events.len(),
                 trace_samples: trace.samples.len(),
@@ -327,8 +326,7 @@ impl Sim {
         let to_come = sim.job.rows_to_come(sim.now_ms, rows_until_ms(config));
         let appended = &whole.job.sinks.append_only.rows()[..keyframe.appended_rows];
         let sinks = &mut sim.job.sinks;
-        sinks.append_only.reserve(keyframe.appended_rows + to_come);
-        sinks.transactional.reserve(keyframe.committed_rows + to_come);
+        sinks.reserve_tables(keyframe.table_rows(), to_come);
         // The transactions not yet committed hold the last rows appended.
         let mut from = keyframe.appended_rows - keyframe.pending_rows.iter().sum::<usize>();
         let pending = keyframe.pending_rows.iter().map(|&len| {

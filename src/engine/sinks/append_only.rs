@@ -4,48 +4,26 @@
 
 use std::sync::Arc;
 
-use super::Row;
+use super::{Row, SharedRows};
 
 #[derive(Clone, Debug, Default)]
 pub struct AppendOnlySink {
-    /// Shared with the report, which keeps the rows without copying them.
-    rows: Arc<Vec<Row>>,
+    pub(super) rows: SharedRows,
 }
 
 impl AppendOnlySink {
     /// Appends `rows`, in order.
     pub fn write_all(&mut self, rows: &[Row]) {
-        if !rows.is_empty() {
-            Arc::make_mut(&mut self.rows).extend_from_slice(rows);
-        }
+        self.rows.extend(rows);
     }
 
-    /// Room for `rows` more rows, so the table does not grow by copying itself.
-    pub fn reserve(&mut self, rows: usize) {
-        Arc::make_mut(&mut self.rows).reserve(rows);
-    }
-
-    /// The rows, shared.
+    /// The rows, shared with the report, which keeps them without copying.
     pub fn shared(&self) -> Arc<Vec<Row>> {
-        Arc::clone(&self.rows)
+        self.rows.shared()
     }
 
     /// Every row, in write order.
     pub fn rows(&self) -> &[Row] {
-        &self.rows
-    }
-
-    pub(crate) fn take_rows(&mut self) -> Arc<Vec<Row>> {
-        std::mem::take(&mut self.rows)
-    }
-
-    pub(crate) fn put_rows(&mut self, rows: Arc<Vec<Row>>) {
-        self.rows = rows;
-    }
-
-    /// Copies up to `max_rows` more of `from`'s rows, which begin with this table's; returns
-    /// how many it copied.
-    pub(crate) fn copy_part(&mut self, from: &[Row], max_rows: usize) -> usize {
-        super::copy_more(Arc::make_mut(&mut self.rows), from, max_rows)
+        self.rows.rows()
     }
 }

@@ -54,13 +54,42 @@ impl Row {
 
 pub const CSV_HEADER: &str = "product_id,window_start,order_count,emitted_at";
 
-/// Appends to `to` up to `max_rows` more of `from`'s rows, which begin with `to`'s; returns how
-/// many it appended.
-fn copy_more(to: &mut Vec<Row>, from: &[Row], max_rows: usize) -> usize {
-    let have = to.len();
-    let more = from.len().saturating_sub(have).min(max_rows);
-    to.extend_from_slice(&from[have..have + more]);
-    more
+/// A table that only grows (the append-only rows, the committed rows), shared with the report,
+/// which keeps it without copying: a write after a clone copies it once.
+#[derive(Clone, Debug, Default)]
+pub struct SharedRows(Arc<Vec<Row>>);
+
+impl SharedRows {
+    /// Appends `rows`, in order.
+    pub fn extend(&mut self, rows: &[Row]) {
+        if !rows.is_empty() {
+            Arc::make_mut(&mut self.0).extend_from_slice(rows);
+        }
+    }
+
+    /// Room for `rows` more rows, so the table does not grow by copying itself.
+    pub fn reserve(&mut self, rows: usize) {
+        Arc::make_mut(&mut self.0).reserve(rows);
+    }
+
+    /// Every row, in write order.
+    pub fn rows(&self) -> &[Row] {
+        &self.0
+    }
+
+    /// The rows, shared.
+    pub fn shared(&self) -> Arc<Vec<Row>> {
+        Arc::clone(&self.0)
+    }
+
+    /// Appends up to `max_rows` more of `from`'s rows, which begin with this table's; returns
+    /// how many it appended.
+    fn copy_part(&mut self, from: &[Row], max_rows: usize) -> usize {
+        let have = self.0.len();
+        let more = from.len().saturating_sub(have).min(max_rows);
+        self.extend(&from[have..have + more]);
+        more
+    }
 }
 
 /// The four designs, by name.
@@ -154,31 +183,42 @@ pub struct Sinks {
 }
 
 impl Sinks {
+    /// The two tables that grow with the run: the append-only rows and the committed rows.
+    fn tables(&mut self) -> (&mut SharedRows, &mut SharedRows) {
+        (&mut self.append_only.rows, &mut self.transactional.committed)
+    }
+
     /// Room for about `rows` more rows in the tables that keep every row.
     pub fn reserve(&mut self, rows: usize) {
-        self.append_only.reserve(rows);
-        self.transactional.reserve(rows);
+        self.reserve_tables((0, 0), rows);
     }
 
-    /// The two tables that grow with the run, the append-only rows and the committed rows, taken
-    /// out: what is left is cheap to clone.
-    pub(crate) fn take_tables(&mut self) -> (Arc<Vec<Row>>, Arc<Vec<Row>>) {
-        (self.append_only.take_rows(), self.transactional.take_committed())
+    /// Room in the two growing tables for (appended, committed) rows still to copy into them and
+    /// `to_come` more each.
+    pub(crate) fn reserve_tables(&mut self, (appended, committed): (usize, usize), to_come: usize) {
+        let (appended_table, committed_table) = self.tables();
+        appended_table.reserve(appended + to_come);
+        committed_table.reserve(committed + to_come);
     }
 
-    pub(crate) fn put_tables(&mut self, (appended, committed): (Arc<Vec<Row>>, Arc<Vec<Row>>)) {
-        self.append_only.put_rows(appended);
-        self.transactional.put_committed(committed);
+    /// The two growing tables taken out: what is left is cheap to clone.
+    pub(crate) fn take_tables(&mut self) -> (SharedRows, SharedRows) {
+        let (appended, committed) = self.tables();
+        (std::mem::take(appended), std::mem::take(committed))
+    }
+
+    pub(crate) fn put_tables(&mut self, tables: (SharedRows, SharedRows)) {
+        (self.append_only.rows, self.transactional.committed) = tables;
     }
 
     /// Copies up to `max_rows` more rows of `appended` and `committed`, which begin with these
     /// sinks' two growing tables (see [`Sinks::take_tables`]); returns true once both hold all
     /// of them.
     pub(crate) fn copy_tables_part(&mut self, appended: &[Row], committed: &[Row], max_rows: usize) -> bool {
-        let copied = self.append_only.copy_part(appended, max_rows);
-        let left = max_rows - copied;
-        self.transactional.copy_committed_part(committed, left);
-        self.append_only.rows().len() == appended.len() && self.transactional.committed_rows().len() == committed.len()
+        let (appended_table, committed_table) = self.tables();
+        let copied = appended_table.copy_part(appended, max_rows);
+        committed_table.copy_part(committed, max_rows - copied);
+        appended_table.rows().len() == appended.len() && committed_table.rows().len() == committed.len()
     }
 
     /// Writes `rows`, in order, to every sink.

@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 
-use super::Row;
+use super::{Row, SharedRows};
 
 /// A transaction pre-committed at its checkpoint's barrier, waiting for the commit.
 #[derive(Clone, Debug)]
@@ -34,9 +34,7 @@ pub struct TransactionalSink {
     pre_committed: Vec<PreCommitted>,
     /// Transactions whose timeout ran out while they were still open, before their barrier.
     fenced_transactions: u64,
-    /// Shared with the report, which keeps the committed rows without copying them; a commit
-    /// after a clone of the sink copies them once.
-    committed: Arc<Vec<Row>>,
+    pub(super) committed: SharedRows,
     /// For each commit: (checkpoint id, commit time, rows committed so far).
     commits: Vec<(u64, u64, usize)>,
     aborted_rows: u64,
@@ -48,25 +46,6 @@ pub struct TransactionalSink {
 }
 
 impl TransactionalSink {
-    /// Room for `rows` more committed rows.
-    pub fn reserve(&mut self, rows: usize) {
-        Arc::make_mut(&mut self.committed).reserve(rows);
-    }
-
-    pub(crate) fn take_committed(&mut self) -> Arc<Vec<Row>> {
-        std::mem::take(&mut self.committed)
-    }
-
-    pub(crate) fn put_committed(&mut self, committed: Arc<Vec<Row>>) {
-        self.committed = committed;
-    }
-
-    /// Copies up to `max_rows` more of `from`'s committed rows, which begin with this sink's;
-    /// returns how many it copied.
-    pub(crate) fn copy_committed_part(&mut self, from: &[Row], max_rows: usize) -> usize {
-        super::copy_more(Arc::make_mut(&mut self.committed), from, max_rows)
-    }
-
     /// Writes `rows`, in order, into the open transaction.
     pub fn write_all(&mut self, rows: &[Row]) {
         if let Some(first) = rows.first() {
@@ -102,16 +81,15 @@ impl TransactionalSink {
             return 0;
         }
         let mut lost = 0;
-        let committed = Arc::make_mut(&mut self.committed);
         for t in ready {
             if at_ms > t.began_at_ms + timeout_ms && !t.fenced {
                 lost += t.rows.len() as u64;
             } else {
-                committed.extend(t.rows);
+                self.committed.extend(&t.rows);
             }
         }
         self.timed_out_rows += lost;
-        self.commits.push((id, at_ms, self.committed.len()));
+        self.commits.push((id, at_ms, self.committed.rows().len()));
         lost
     }
 
@@ -123,8 +101,8 @@ impl TransactionalSink {
             return false;
         }
         self.last_batch_id = Some(batch_id);
-        Arc::make_mut(&mut self.committed).extend_from_slice(rows);
-        self.commits.push((batch_id, at_ms, self.committed.len()));
+        self.committed.extend(rows);
+        self.commits.push((batch_id, at_ms, self.committed.rows().len()));
         true
     }
 
@@ -164,12 +142,12 @@ impl TransactionalSink {
 
     /// Rows readers can see: those of committed transactions, in commit order.
     pub fn committed_rows(&self) -> &[Row] {
-        &self.committed
+        self.committed.rows()
     }
 
-    /// The committed rows, shared rather than copied.
+    /// The committed rows, shared with the report, which keeps them without copying.
     pub fn committed_shared(&self) -> Arc<Vec<Row>> {
-        Arc::clone(&self.committed)
+        self.committed.shared()
     }
 
     /// Rows written but never committed because a crash aborted their transaction.
