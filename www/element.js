@@ -187,7 +187,6 @@ export async function wasmMemoryBytes() {
   return (glue.initSync() ?? wasm).memory.buffer.byteLength;
 }
 
-/// Resolves after the page has had its turn (input, rendering), without setTimeout's 4 ms clamp.
 /// Calls `work` once the next frame has been rendered, in a task of its own: a slice of engine
 /// work never shares a task with the frame's rendering (style, layout, paint and the compositor's
 /// commit), so neither makes the other's task long.
@@ -195,6 +194,7 @@ function nextFrameThen(work) {
   requestAnimationFrame(() => yieldToPage().then(work));
 }
 
+/// Resolves after the page has had its turn (input, rendering), without setTimeout's 4 ms clamp.
 function yieldToPage() {
   return new Promise((resolve) => {
     const channel = new MessageChannel();
