@@ -106,34 +106,14 @@ impl KeyIndex {
     /// The second of [`KeyIndex::survey`]'s passes: the duplicates, over the same `rows`.
     pub fn finish_survey(&self, first: FirstPass, rows: &[Row]) -> Survey {
         let FirstPass { seen, keys, newest } = first;
-        // Bit offsets of the repeating keys' bitsets: one bit per count up to the largest.
-        let mut offsets = vec![u64::MAX; self.slots()];
-        let mut bits = 0u64;
-        for (offset, key) in offsets.iter_mut().zip(&seen) {
-            if key.repeats {
-                *offset = bits;
-                bits += key.top;
-            }
-        }
-        let duplicate_rows = if bits == 0 {
+        let mut repeats = RepeatBits::new(&seen);
+        let duplicate_rows = if repeats.bits == 0 {
             0
-        } else if bits > (rows.len() as u64).saturating_mul(64) {
+        } else if !repeats.fit(rows) {
             count_grouped(&self.grouped_contents(rows)).0
         } else {
             let mut finder = self.finder();
-            let mut marked = vec![0u64; bits.div_ceil(64) as usize];
-            let mut duplicates = 0;
-            for row in rows {
-                let offset = offsets[finder.slot(row)];
-                if offset != u64::MAX {
-                    let bit = offset + u64::from(row.order_count);
-                    let word = &mut marked[(bit / 64) as usize];
-                    let mask = 1u64 << (bit % 64);
-                    duplicates += u64::from(*word & mask != 0);
-                    *word |= mask;
-                }
-            }
-            duplicates
+            rows.iter().map(|row| u64::from(repeats.seen_again(finder.slot(row), row))).sum()
         };
         Survey { duplicate_rows, keys, newest }
     }
@@ -144,19 +124,10 @@ impl KeyIndex {
     /// [`KeyIndex::survey`]).
     pub fn running_counts(&self, rows: &[Row], mut each: impl FnMut(usize, u32, u32)) -> bool {
         let FirstPass { seen, .. } = self.first_pass(rows, false);
-        // Only keys whose counts do not only grow can repeat one: a bitset of counts for each.
-        let mut offsets = vec![u64::MAX; self.slots()];
-        let mut bits = 0u64;
-        for (offset, key) in offsets.iter_mut().zip(&seen) {
-            if key.repeats {
-                *offset = bits;
-                bits += key.top;
-            }
-        }
-        if bits > (rows.len() as u64).saturating_mul(64) {
+        let mut repeats = RepeatBits::new(&seen);
+        if !repeats.fit(rows) {
             return false;
         }
-        let mut marked = vec![0u64; bits.div_ceil(64) as usize];
         let mut known = vec![false; self.slots()];
         let (mut duplicates, mut keys) = (0u32, 0u32);
         let mut finder = self.finder();
@@ -166,14 +137,7 @@ impl KeyIndex {
                 known[slot] = true;
                 keys += 1;
             }
-            let offset = offsets[slot];
-            if offset != u64::MAX {
-                let bit = offset + u64::from(row.order_count);
-                let word = &mut marked[(bit / 64) as usize];
-                let mask = 1u64 << (bit % 64);
-                duplicates += u32::from(*word & mask != 0);
-                *word |= mask;
-            }
+            duplicates += u32::from(repeats.seen_again(slot, row));
             each(i, duplicates, keys);
         }
         true
@@ -255,6 +219,53 @@ pub struct Survey {
 fn note_window(windows: &mut Vec<u64>, start_ms: u64) {
     if let Err(i) = windows.binary_search(&start_ms) {
         windows.insert(i, start_ms);
+    }
+}
+
+/// A bitset of counts for each key whose counts do not only grow in write order (only those can
+/// repeat one): one bit per count up to the key's largest, marked as rows go by.
+struct RepeatBits {
+    /// Each slot's first bit, or u64::MAX for a key whose counts only grow.
+    offsets: Vec<u64>,
+    bits: u64,
+    marked: Vec<u64>,
+}
+
+impl RepeatBits {
+    fn new(seen: &[KeySeen]) -> RepeatBits {
+        let mut offsets = vec![u64::MAX; seen.len()];
+        let mut bits = 0u64;
+        for (offset, key) in offsets.iter_mut().zip(seen) {
+            if key.repeats {
+                *offset = bits;
+                bits += key.top;
+            }
+        }
+        RepeatBits { offsets, bits, marked: Vec::new() }
+    }
+
+    /// Whether the bitsets are small enough for `rows` (at most 64 bits a row); they are then
+    /// made, all clear.
+    fn fit(&mut self, rows: &[Row]) -> bool {
+        let fits = self.bits <= (rows.len() as u64).saturating_mul(64);
+        if fits {
+            self.marked = vec![0u64; self.bits.div_ceil(64) as usize];
+        }
+        fits
+    }
+
+    /// Marks `row`'s count in its key's (`slot`'s) bitset; true when it was marked already.
+    fn seen_again(&mut self, slot: usize, row: &Row) -> bool {
+        let offset = self.offsets[slot];
+        if offset == u64::MAX {
+            return false;
+        }
+        let bit = offset + u64::from(row.order_count);
+        let word = &mut self.marked[(bit / 64) as usize];
+        let mask = 1u64 << (bit % 64);
+        let again = *word & mask != 0;
+        *word |= mask;
+        again
     }
 }
 
