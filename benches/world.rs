@@ -1,6 +1,6 @@
 //! The world at an instant: how long the pipeline view waits for "what is the world at time t"
 //! on the lesson's run, at instants spread over the horizon (the cursor can stand anywhere), and
-//! the one-off cost of indexing a run's sink tables on the first question.
+//! the cost of the first question after a run, which counts the sink tables up to its instant.
 
 use std::hint::black_box;
 
@@ -30,7 +30,7 @@ fn benches(c: &mut Criterion) {
                 black_box(index.at(black_box(instants[i])))
             })
         });
-        group.bench_function(format!("{name}: first question (indexing the sinks)"), |b| {
+        group.bench_function(format!("{name}: first question (counting the sinks up to it)"), |b| {
             b.iter(|| {
                 let fresh = WorldIndex::new(&figures);
                 black_box(fresh.at(start + 45_500))

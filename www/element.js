@@ -1000,7 +1000,7 @@ class LabView {
       let result;
       slices++;
       try {
-        result = this.lab.advance(FRAME_BUDGET_MS);
+        result = this.lab.advance(FRAME_BUDGET_MS, this.cursorS);
       } catch (e) {
         this.error.textContent = String(e.message || e);
         this.busy = false;

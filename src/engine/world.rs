@@ -12,7 +12,7 @@
 //! inputs the readers leave log order, and between samples each partition is interpolated.
 
 use std::collections::HashSet;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::config::{Config, Mode};
 use super::protocol::{OffsetLogEntry, RestorePoint};
@@ -261,13 +261,77 @@ impl Prefix {
     }
 }
 
-/// The sink tables' prefix counts, each built on the first question that needs it or ahead of
-/// it by [`WorldIndex::index_next_table`].
+/// The sink tables' counts, made as the questions need them. Before a table's first row of a
+/// later attempt no row repeats another (running totals only grow within an attempt), so a
+/// question about that part counts the distinct keys up to the instant asked, and only that far;
+/// the per-row prefix counts of a whole table are built on the first question past a restart.
 #[derive(Debug, Default)]
 struct SinkIndex {
+    first_attempt: Mutex<FirstAttempt>,
     append_only: OnceLock<Prefix>,
     /// Committed rows, visible at their commit.
     committed: OnceLock<Prefix>,
+}
+
+/// The first attempt's part of the two tables, counted as far as asked.
+#[derive(Debug, Default)]
+struct FirstAttempt {
+    /// Distinct keys among the append-only table's first i + 1 rows, for the rows counted.
+    keys: Vec<u32>,
+    seen: HashSet<u128, Mix>,
+    /// The append-only table's first row of a later attempt, once met.
+    appended_end: Option<usize>,
+    /// Committed rows checked to be of the first attempt, and the first that is not, once met.
+    committed_checked: usize,
+    committed_end: Option<usize>,
+}
+
+/// Rows a step of [`WorldIndex::prepare_sinks_at`] counts at most.
+const PREPARE_ROWS: usize = 65_536;
+
+impl FirstAttempt {
+    /// Counts the keys of up to `max_rows` more of `rows`, toward the first `n`; returns the
+    /// distinct keys among the first `n` once they are all counted and of the first attempt.
+    fn keys_among(&mut self, rows: &[Row], n: usize, max_rows: usize) -> Option<u32> {
+        let Some(first) = rows.first() else { return Some(0) };
+        let stop = n.min(self.appended_end.unwrap_or(usize::MAX)).min(self.keys.len().saturating_add(max_rows));
+        while self.keys.len() < stop {
+            let row = &rows[self.keys.len()];
+            if row.attempt != first.attempt {
+                self.appended_end = Some(self.keys.len());
+                break;
+            }
+            let key = (u128::from(row.product_id) << 64) | u128::from(row.window_start_ms);
+            let counted = self.keys.last().copied().unwrap_or(0) + u32::from(self.seen.insert(key));
+            self.keys.push(counted);
+        }
+        match n {
+            0 => Some(0),
+            n if n <= self.keys.len() => Some(self.keys[n - 1]),
+            _ => None,
+        }
+    }
+
+    /// Whether the first `n` committed rows are all of the first attempt (checking up to
+    /// `max_rows` more of them): `None` until checked that far.
+    fn committed_first_attempt(&mut self, rows: &[Row], n: usize, max_rows: usize) -> Option<bool> {
+        let Some(first) = rows.first() else { return Some(true) };
+        if let Some(end) = self.committed_end {
+            return Some(n <= end);
+        }
+        if n <= self.committed_checked {
+            return Some(true);
+        }
+        let stop = n.min(self.committed_checked.saturating_add(max_rows));
+        match rows[self.committed_checked..stop].iter().position(|r| r.attempt != first.attempt) {
+            Some(i) => {
+                self.committed_end = Some(self.committed_checked + i);
+                return Some(n <= self.committed_checked + i);
+            }
+            None => self.committed_checked = self.committed_checked.max(stop),
+        }
+        (self.committed_checked >= n).then_some(true)
+    }
 }
 
 /// What a run recorded, indexed to answer "what is the world at time t" quickly.
@@ -364,16 +428,36 @@ impl WorldIndex {
         })
     }
 
-    /// Indexes the next sink table not indexed yet, ahead of the first question about the sinks
-    /// (each is one pass over a table: a page spreads them over its slices); returns true once
-    /// both are.
-    pub fn index_next_table(&self) -> bool {
-        if self.sinks.append_only.get().is_none() {
+    /// Rows of the append-only and committed tables visible at `t`: written by then, and
+    /// committed by then.
+    fn rows_visible_at(&self, t: u64) -> (usize, usize) {
+        let appended = self.append_only.partition_point(|r| r.emitted_at_ms <= t);
+        let commits = self.commits.partition_point(|&(_, at, _)| at <= t);
+        let committed = commits.checked_sub(1).map_or(0, |i| self.commits[i].2);
+        (appended, committed)
+    }
+
+    /// Makes a bounded step of the work the question "what do the sinks hold at `t_ms`" needs
+    /// (a page spreads it over its slices, ahead of the pipeline view's first question at the
+    /// cursor); returns true once that question is quick.
+    pub fn prepare_sinks_at(&self, t_ms: u64) -> bool {
+        let (appended, committed) = self.rows_visible_at(t_ms);
+        let mut first = self.sinks.first_attempt.lock().unwrap_or_else(|e| e.into_inner());
+        let keys = first.keys_among(&self.append_only, appended, PREPARE_ROWS);
+        let first_attempt = first.committed_first_attempt(&self.committed, committed, PREPARE_ROWS);
+        let (keys_done, committed_done) = (keys.is_some() || first.appended_end.is_some(), first_attempt.is_some());
+        drop(first);
+        if !keys_done || !committed_done {
+            return false;
+        }
+        if keys.is_none() && self.sinks.append_only.get().is_none() {
             self.append_only_index();
-        } else {
+            return false;
+        }
+        if first_attempt == Some(false) {
             self.committed_index();
         }
-        self.sinks.committed.get().is_some() && self.sinks.append_only.get().is_some()
+        true
     }
 
     /// The events at or before `t_ms`.
@@ -784,8 +868,22 @@ impl WorldIndex {
 
     /// What each sink holds at `t`.
     fn sinks_at(&self, t: u64) -> SinksSoFar {
-        let (rows, duplicates, keys) = self.append_only_index().at(t);
-        let (committed, committed_duplicates, _) = self.committed_index().at(t);
+        let (appended, committed) = self.rows_visible_at(t);
+        let mut first = self.sinks.first_attempt.lock().unwrap_or_else(|e| e.into_inner());
+        let first_keys = first.keys_among(&self.append_only, appended, usize::MAX);
+        let committed_first_attempt = first.committed_first_attempt(&self.committed, committed, usize::MAX);
+        drop(first);
+        let (rows, duplicates, keys) = match first_keys {
+            Some(keys) => (appended as u64, 0, u64::from(keys)),
+            None => self.append_only_index().at(t),
+        };
+        let (committed, committed_duplicates) = match committed_first_attempt {
+            Some(true) => (committed as u64, 0),
+            _ => {
+                let (rows, duplicates, _) = self.committed_index().at(t);
+                (rows, duplicates)
+            }
+        };
         SinksSoFar {
             append_only: SinkSoFar { rows, duplicate_rows: duplicates },
             upsert: SinkSoFar { rows: keys, duplicate_rows: 0 },
@@ -914,6 +1012,60 @@ mod tests {
             for rows in [outcome.run.sinks().append_only.rows(), outcome.run.sinks().transactional.committed_rows()] {
                 let slots = Prefix::new(rows, |i, _| i as u64);
                 assert_eq!(slots, Prefix::hashed(rows, |i, _| i as u64), "{config:?}");
+            }
+        }
+    }
+
+    /// The sinks at `t` read from the whole tables' per-row prefix counts.
+    fn sinks_by_prefix(index: &WorldIndex, t: u64) -> SinksSoFar {
+        let (rows, duplicates, keys) = index.append_only_index().at(t);
+        let (committed, committed_duplicates, _) = index.committed_index().at(t);
+        SinksSoFar {
+            append_only: SinkSoFar { rows, duplicate_rows: duplicates },
+            upsert: SinkSoFar { rows: keys, duplicate_rows: 0 },
+            transactional: SinkSoFar { rows: committed, duplicate_rows: committed_duplicates },
+            dedupe_view: SinkSoFar { rows: keys, duplicate_rows: 0 },
+            transactional_pending: index.pending_rows(t, rows as usize),
+        }
+    }
+
+    #[test]
+    fn the_sinks_counted_up_to_the_cursor_read_as_the_whole_tables_prefix_counts() {
+        let crash = 36_000_000 + 197_000;
+        for config in [
+            Config::default(),
+            Config { crash_at_ms: Some(crash), interval_ms: 10_000, ..Config::default() },
+            Config { crash_at_ms: None, ..Config::default() },
+            Config { mode: Mode::MicroBatch, ..Config::default() },
+            Config { retry_rate: 0.05, ..Config::default() },
+            Config {
+                interval_ms: 120_000,
+                transaction_timeout_ms: 60_000,
+                crash_at_ms: Some(crash),
+                ..Config::default()
+            },
+        ] {
+            let figures = crate::engine::run(&config).expect("valid").figures();
+            let (start, end) = (config.start_time_ms, config.end_ms());
+            let mut instants: Vec<u64> = (start..=end).step_by(997).collect();
+            // Backwards, then forwards: counted as far as asked, then further.
+            instants.reverse();
+            instants.extend((start..=end).step_by(4_999));
+            let reference = WorldIndex::new(&figures);
+            // Questions only, and a page's bounded preparation before the first one.
+            let asked = WorldIndex::new(&figures);
+            let prepared = WorldIndex::new(&figures);
+            let cursor = crate::lesson::pipeline::default_cursor_ms(&config);
+            let mut steps = 0;
+            while !prepared.prepare_sinks_at(cursor) {
+                steps += 1;
+                assert!(steps < 100, "preparing ends");
+            }
+            assert_eq!(prepared.sinks_at(cursor), sinks_by_prefix(&reference, cursor), "{config:?}");
+            for &t in instants.iter().rev().take(40).chain(&instants) {
+                let expected = sinks_by_prefix(&reference, t);
+                assert_eq!(asked.sinks_at(t), expected, "{config:?} at {t}");
+                assert_eq!(prepared.sinks_at(t), expected, "{config:?} at {t}");
             }
         }
     }

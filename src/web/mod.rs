@@ -376,8 +376,9 @@ impl Lab {
     /// Advances the run started by `begin` for about `budget_ms` of real time. Returns
     /// `{ done: false, progress }` or, once finished, `{ done: true, summary }`. Once the run is
     /// simulated its report is built a pass over a table at a time, within the same budget, so
-    /// no call runs much past it.
-    pub fn advance(&mut self, budget_ms: f64) -> Result<JsValue, JsError> {
+    /// no call runs much past it; then what the pipeline view needs at the cursor (`cursor_s`
+    /// seconds after the start, or the default cursor) is counted.
+    pub fn advance(&mut self, budget_ms: f64, cursor_s: Option<f64>) -> Result<JsValue, JsError> {
         if self.pending.is_none() && self.building.is_none() && self.finished.is_none() {
             return Err(JsError::new("begin a run first"));
         }
@@ -393,9 +394,14 @@ impl Lab {
                     self.finished = Some((outcome, report));
                 }
             } else if let Some((_, report)) = self.finished.as_ref() {
-                // The pipeline view's first question indexes the sink tables: a table per step
-                // here, before the run becomes the lab's current one.
-                if report.world.index_next_table() {
+                // The pipeline view's first question, at the cursor, counts the sink tables up to
+                // it: a bounded step at a time here, before the run becomes the lab's current one.
+                let config = &report.config;
+                let cursor_ms = match cursor_s.filter(|s| s.is_finite() && *s >= 0.0) {
+                    Some(s) => config.start_time_ms.saturating_add((s * 1_000.0) as u64).min(config.end_ms()),
+                    None => lesson::pipeline::default_cursor_ms(config),
+                };
+                if report.world.prepare_sinks_at(cursor_ms) {
                     let (outcome, report) = self.finished.take().expect("finished");
                     let summary = self.keep_with(outcome, report);
                     return to_js(&Progress { done: true, progress: 1.0, summary: Some(summary) });
