@@ -51,9 +51,6 @@ pub struct Job {
     pub(crate) sinks: Sinks,
     /// The orders per emit period, counted once for the source and window settings.
     pub(crate) data_plane: Option<Arc<DataPlane>>,
-    /// The rows of the emission being made, kept between emissions so the list is not grown
-    /// again each time.
-    emitting: Vec<Row>,
 }
 
 impl Job {
@@ -81,7 +78,6 @@ impl Job {
             read_uncommitted: config.reads_uncommitted(),
             sinks: Sinks::default(),
             data_plane: None,
-            emitting: Vec::new(),
         }
     }
 
@@ -285,26 +281,23 @@ impl Job {
     /// belonging to `epoch`: one trace event per boundary that changed keys.
     pub fn emit(&mut self, now_ms: u64, watermark_log_number: u64, epoch: u64, trace: &mut Trace) {
         let attempt = self.attempt;
-        // The rows go to the sinks together, once all are made.
-        let mut rows = std::mem::take(&mut self.emitting);
         // (boundary, rows) of the boundary being emitted: its trace event is pushed once its
         // rows are all written.
         let mut open: Option<(u64, u64)> = None;
-        self.state.emit_ready(watermark_log_number, now_ms, &self.log, &self.shape, |e| {
-            match &mut open {
-                Some((boundary_ms, rows)) if *boundary_ms == e.boundary_ms => *rows += 1,
-                _ => {
-                    if let Some((boundary_ms, rows)) = open.replace((e.boundary_ms, 1)) {
-                        trace.push(now_ms, Event::Emitted { boundary_ms, rows });
+        let Job { state, sinks, log, shape, .. } = self;
+        sinks.write_emitted(|table| {
+            state.emit_ready(watermark_log_number, now_ms, log, shape, |e| {
+                match &mut open {
+                    Some((boundary_ms, rows)) if *boundary_ms == e.boundary_ms => *rows += 1,
+                    _ => {
+                        if let Some((boundary_ms, rows)) = open.replace((e.boundary_ms, 1)) {
+                            trace.push(now_ms, Event::Emitted { boundary_ms, rows });
+                        }
                     }
                 }
-            }
-            rows.push(row(e, now_ms, attempt, epoch));
+                table.push(row(e, now_ms, attempt, epoch));
+            });
         });
-        self.sinks.write_all(&rows);
-        // Kept empty, so a clone of the job (a fork, a keyframe) copies none of them.
-        rows.clear();
-        self.emitting = rows;
         if let Some((boundary_ms, rows)) = open {
             trace.push(now_ms, Event::Emitted { boundary_ms, rows });
         }
@@ -336,7 +329,7 @@ impl Job {
     /// a transaction older than `timeout_ms` was aborted by the broker. Returns the rows lost so.
     pub fn commit_sinks(&mut self, epoch: u64, now_ms: u64, timeout_ms: u64) -> u64 {
         let before = self.sinks.transactional.committed_rows().len();
-        let lost = self.sinks.transactional.commit(epoch, now_ms, timeout_ms);
+        let lost = self.sinks.commit(epoch, now_ms, timeout_ms);
         if let Some(newest) = self.sinks.transactional.committed_rows()[before..].iter().map(|r| r.boundary_ms).max() {
             self.newest_committed_boundary_ms = self.newest_committed_boundary_ms.max(newest);
         }

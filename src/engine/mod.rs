@@ -81,10 +81,8 @@ impl Keyframes {
                 sim.run_until(*next_at_ms);
                 let more_bytes = sim.keyframe_bytes();
                 if *bytes + more_bytes <= KEYFRAMES_BUDGET_BYTES {
-                    if let Some(keyframe) = sim.keyframe() {
-                        taken.push(keyframe);
-                        *bytes += more_bytes;
-                    }
+                    taken.push(sim.keyframe());
+                    *bytes += more_bytes;
                 }
                 *next_at_ms += *every_ms;
             }

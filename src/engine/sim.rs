@@ -86,9 +86,9 @@ fn rows_until_ms(config: &Config) -> u64 {
     config.end_ms().saturating_add(replayed_ms)
 }
 
-/// A failure-free run's state at one instant, without its growing tables, the rows of its
-/// transactions not yet committed and its trace: the run's final append-only table, committed
-/// rows and trace begin with those, so only their lengths are kept. A later run of the
+/// A failure-free run's state at one instant, without its growing tables and its trace: the
+/// run's final append-only table, committed rows and trace begin with those, so only their
+/// lengths are kept (the transactions not yet committed are ranges of the append-only table). A later run of the
 /// same settings whose crash comes at or after this instant starts here ([`Sim::resume`])
 /// instead of from the scenario start: a crash-time change simulates only what it changes.
 #[derive(Clone, Debug)]
@@ -96,8 +96,6 @@ pub struct Keyframe {
     sim: Sim,
     appended_rows: usize,
     committed_rows: usize,
-    /// Rows of each transaction not yet committed (pre-committed ones, then the open one).
-    pending_rows: Vec<usize>,
     trace_events: usize,
     trace_samples: usize,
 }
@@ -267,30 +265,18 @@ impl Sim {
     }
 
     /// A keyframe of this run now, which must be failure-free up to now (see [`Keyframe`]).
-    /// None when the transactions not yet committed are not the last rows appended, as in a
-    /// failure-free run they are.
-    pub fn keyframe(&mut self) -> Option<Keyframe> {
-        let pending = self.job.sinks.transactional.take_pending();
-        let appended = self.job.sinks.append_only.rows();
-        let pending_rows: usize = pending.iter().map(Vec::len).sum();
-        let suffix = appended.len().checked_sub(pending_rows).map(|from| &appended[from..]);
-        let is_suffix = suffix.is_some_and(|rows| rows.iter().eq(pending.iter().flatten()));
-        let keyframe = is_suffix.then(|| {
-            let tables = self.job.sinks.take_tables();
-            let trace = std::mem::take(&mut self.trace);
-            let keyframe = Keyframe {
-                appended_rows: tables.0.rows().len(),
-                committed_rows: tables.1.rows().len(),
-                pending_rows: pending.iter().map(Vec::len).collect(),
-                trace_events: trace.events.len(),
-                trace_samples: trace.samples.len(),
-                sim: self.clone(),
-            };
-            self.job.sinks.put_tables(tables);
-            self.trace = trace;
-            keyframe
-        });
-        self.job.sinks.transactional.put_pending(pending);
+    pub fn keyframe(&mut self) -> Keyframe {
+        let tables = self.job.sinks.take_tables();
+        let trace = std::mem::take(&mut self.trace);
+        let keyframe = Keyframe {
+            appended_rows: tables.0.rows().len(),
+            committed_rows: tables.1.rows().len(),
+            trace_events: trace.events.len(),
+            trace_samples: trace.samples.len(),
+            sim: self.clone(),
+        };
+        self.job.sinks.put_tables(tables);
+        self.trace = trace;
         keyframe
     }
 
@@ -324,16 +310,7 @@ impl Sim {
         sim.config = config.clone();
         sim.crashes = config.crash_at_ms.into_iter().collect();
         let to_come = sim.job.rows_to_come(sim.now_ms, rows_until_ms(config));
-        let appended = &whole.job.sinks.append_only.rows()[..keyframe.appended_rows];
-        let sinks = &mut sim.job.sinks;
-        sinks.reserve_tables(keyframe.table_rows(), to_come);
-        // The transactions not yet committed hold the last rows appended.
-        let mut from = keyframe.appended_rows - keyframe.pending_rows.iter().sum::<usize>();
-        let pending = keyframe.pending_rows.iter().map(|&len| {
-            from += len;
-            appended[from - len..from].to_vec()
-        });
-        sinks.transactional.put_pending(pending.collect());
+        sim.job.sinks.reserve_tables(keyframe.table_rows(), to_come);
         let to_end_s = config.end_ms().saturating_sub(sim.now_ms) / 1000 + 1;
         sim.trace.events = whole.trace.events[..keyframe.trace_events].to_vec();
         sim.trace.samples = Vec::with_capacity(keyframe.trace_samples + to_end_s as usize);

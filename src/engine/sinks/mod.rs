@@ -67,6 +67,11 @@ impl SharedRows {
         }
     }
 
+    /// Appends the rows `append` pushes onto the table, in order.
+    pub fn append_with(&mut self, append: impl FnOnce(&mut Vec<Row>)) {
+        append(Arc::make_mut(&mut self.0));
+    }
+
     /// Room for `rows` more rows, so the table does not grow by copying itself.
     pub fn reserve(&mut self, rows: usize) {
         Arc::make_mut(&mut self.0).reserve(rows);
@@ -221,13 +226,29 @@ impl Sinks {
         appended_table.rows().len() == appended.len() && committed_table.rows().len() == committed.len()
     }
 
+    /// Writes the rows `emit` appends, in order, to every sink: into the append-only table first
+    /// (the transactional sink's open transaction is a range of it), then the upsert table.
+    pub fn write_emitted(&mut self, emit: impl FnOnce(&mut Vec<Row>)) {
+        let from = self.append_only.rows().len();
+        self.append_only.rows.append_with(emit);
+        let appended = self.append_only.rows();
+        if let Some(first) = appended.get(from) {
+            self.transactional.write_appended(appended.len(), first.emitted_at_ms);
+            for &row in &appended[from..] {
+                self.upsert.write(row);
+            }
+        }
+    }
+
     /// Writes `rows`, in order, to every sink.
     pub fn write_all(&mut self, rows: &[Row]) {
-        self.append_only.write_all(rows);
-        for &row in rows {
-            self.upsert.write(row);
-        }
-        self.transactional.write_all(rows);
+        self.write_emitted(|table| table.extend_from_slice(rows));
+    }
+
+    /// The transactional sink commits epoch `epoch` (and any older pre-committed one) at `at_ms`
+    /// (see [`transactional::TransactionalSink::commit`]).
+    pub fn commit(&mut self, epoch: u64, at_ms: u64, timeout_ms: u64) -> u64 {
+        self.transactional.commit(epoch, at_ms, timeout_ms, self.append_only.rows.rows())
     }
 
     /// Micro-batch mode: batch `batch_id`'s rows through `foreachBatch` at `at_ms`, appended, merged

@@ -7,10 +7,15 @@
 //! committed `transaction.timeout.ms` after it began: if that happens to a pre-committed one, its
 //! rows are lost, since the completed checkpoint's offsets are already past them.
 //!
+//! Every row a transaction holds was also appended, in the same order, to the run's append-only
+//! table, so an open or pre-committed transaction is kept as a range of that table's rows, and a
+//! commit copies the range into the committed rows.
+//!
 //! In micro-batch mode there is no such transaction (Spark's `foreachBatch` is at-least-once): the
 //! design becomes an idempotent write keyed by the batch id. Batch N's rows are visible as soon as
 //! they are written; a re-run of batch N finds N already written and skips it.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use super::{Row, SharedRows};
@@ -23,12 +28,14 @@ struct PreCommitted {
     began_at_ms: u64,
     /// Its timeout ran out before the barrier: the broker aborted it while it was still open.
     fenced: bool,
-    rows: Vec<Row>,
+    /// Its rows, in the append-only table.
+    rows: Range<usize>,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct TransactionalSink {
-    open: Vec<Row>,
+    /// The open transaction's rows, in the append-only table.
+    open: Range<usize>,
     /// When the open transaction began: its first row.
     open_since_ms: Option<u64>,
     pre_committed: Vec<PreCommitted>,
@@ -46,11 +53,14 @@ pub struct TransactionalSink {
 }
 
 impl TransactionalSink {
-    /// Writes `rows`, in order, into the open transaction.
-    pub fn write_all(&mut self, rows: &[Row]) {
-        if let Some(first) = rows.first() {
-            self.open_since_ms.get_or_insert(first.emitted_at_ms);
-            self.open.extend_from_slice(rows);
+    /// The append-only table grew to `appended` rows, the last written into the open
+    /// transaction; the first of them was written at `at_ms`.
+    pub fn write_appended(&mut self, appended: usize, at_ms: u64) {
+        if appended > self.open.end {
+            if self.open.is_empty() {
+                self.open_since_ms.get_or_insert(at_ms);
+            }
+            self.open.end = appended;
         }
     }
 
@@ -59,9 +69,8 @@ impl TransactionalSink {
     /// then, and its producer fenced: a real writer fails on its next send and the job restarts.
     /// The model counts it (the page warns) and carries on.
     pub fn pre_commit(&mut self, id: u64, at_ms: u64, timeout_ms: u64) {
-        // The next transaction is sized like this one: transactions of one run are alike.
-        let next = Vec::with_capacity(self.open.len());
-        let rows = std::mem::replace(&mut self.open, next);
+        let end = self.open.end;
+        let rows = std::mem::replace(&mut self.open, end..end);
         let began_at_ms = self.open_since_ms.take().unwrap_or(at_ms);
         let fenced = !rows.is_empty() && at_ms - began_at_ms >= timeout_ms;
         self.fenced_transactions += u64::from(fenced);
@@ -69,11 +78,12 @@ impl TransactionalSink {
     }
 
     /// The sink commits checkpoint `id`'s transaction and any older pre-committed one at `at_ms`,
-    /// after the checkpoint completed or when a restored job commits it again. A transaction
-    /// whose timeout ran out after its pre-commit was aborted by the broker in the meantime: its
-    /// checkpoint's offsets are already past its rows, so they are lost. (One that timed out while
-    /// still open is counted at its pre-commit instead.) Returns the rows lost this way.
-    pub fn commit(&mut self, id: u64, at_ms: u64, timeout_ms: u64) -> u64 {
+    /// after the checkpoint completed or when a restored job commits it again; `appended` is the
+    /// append-only table, which holds their rows. A transaction whose timeout ran out after its
+    /// pre-commit was aborted by the broker in the meantime: its checkpoint's offsets are already
+    /// past its rows, so they are lost. (One that timed out while still open is counted at its
+    /// pre-commit instead.) Returns the rows lost this way.
+    pub fn commit(&mut self, id: u64, at_ms: u64, timeout_ms: u64, appended: &[Row]) -> u64 {
         let (ready, waiting): (Vec<_>, Vec<_>) =
             std::mem::take(&mut self.pre_committed).into_iter().partition(|t| t.epoch <= id);
         self.pre_committed = waiting;
@@ -85,7 +95,7 @@ impl TransactionalSink {
             if at_ms > t.began_at_ms + timeout_ms && !t.fenced {
                 lost += t.rows.len() as u64;
             } else {
-                self.committed.extend(&t.rows);
+                self.committed.extend(&appended[t.rows]);
             }
         }
         self.timed_out_rows += lost;
@@ -115,23 +125,8 @@ impl TransactionalSink {
             std::mem::take(&mut self.pre_committed).into_iter().partition(|t| t.epoch <= completed_id);
         self.aborted_rows += aborted.iter().map(|t| t.rows.len() as u64).sum::<u64>();
         self.pre_committed = kept;
-        self.open.clear();
+        self.open = self.open.end..self.open.end;
         self.open_since_ms = None;
-    }
-
-    /// The rows of the pre-committed transactions, oldest first, then the open one's, taken out.
-    pub(crate) fn take_pending(&mut self) -> Vec<Vec<Row>> {
-        let mut pending: Vec<Vec<Row>> = self.pre_committed.iter_mut().map(|t| std::mem::take(&mut t.rows)).collect();
-        pending.push(std::mem::take(&mut self.open));
-        pending
-    }
-
-    /// Puts back what [`TransactionalSink::take_pending`] took.
-    pub(crate) fn put_pending(&mut self, mut pending: Vec<Vec<Row>>) {
-        self.open = pending.pop().unwrap_or_default();
-        for (t, rows) in self.pre_committed.iter_mut().zip(pending) {
-            t.rows = rows;
-        }
     }
 
     /// Transactions the broker aborted while still open (their timeout ran out before the
