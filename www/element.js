@@ -257,6 +257,13 @@ const bytes = (b) => formatValue("bytes", b);
 const clock = (ms) => formatValue("clock_ms", ms);
 const nearest = (list, v) => list.reduce((best, x, i) => (Math.abs(x - v) < Math.abs(list[best] - v) ? i : best), 0);
 
+/// Sets a node's text only when it changes: a write of the same text still replaces the node's
+/// child and makes the browser recompute styles, which a canvas then waits for when it sets its
+/// font.
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
@@ -301,15 +308,17 @@ class LabView {
       steps: (next) => { control.values = next; input.max = String(next.length - 1); control.set(control.exact); },
       show: () => {
         const text = this.readout(setting, control.exact);
+        if (out.textContent === text) return;
         out.textContent = text;
         input.setAttribute("aria-valuetext", text);
       },
     };
+    // The readout follows when the run starts (see startRun), after the charts when they are
+    // drawn in the input's own task.
     input.addEventListener("input", () => {
       control.exact = control.values[Number(input.value)];
       // Moving the crash slider brings back a crash that was set to none.
       if (setting.key === "crash_at_ms") this.crashNone = false;
-      control.show();
     });
     return control;
   }
@@ -841,9 +850,9 @@ class LabView {
   showMode() {
     const batches = this.c.mode.get() === "micro_batch";
     for (const setting of CONTROLLED) {
-      if (setting.label_micro_batch) this.c[setting.key].labelEl.textContent = batches ? setting.label_micro_batch : setting.label;
+      if (setting.label_micro_batch) setText(this.c[setting.key].labelEl, batches ? setting.label_micro_batch : setting.label);
     }
-    this.figureLabels.interval_replay_events.textContent = batches ? "replay per batch" : "replay per interval";
+    setText(this.figureLabels.interval_replay_events, batches ? "replay per batch" : "replay per interval");
     this.c.alignment.input.disabled = batches;
     this.c.backpressure_ms.input.disabled = batches;
     // Spark's state stores write what changed in each batch, whichever provider; its sinks have no
@@ -851,7 +860,7 @@ class LabView {
     const providers = { full: "HDFS-backed (delta files)", incremental: "RocksDB (changelog)" };
     for (const option of this.c.snapshots.input.options) {
       const choice = SETTINGS_BY_KEY.snapshots.unit.choices.find((c) => c.value === option.value);
-      option.textContent = batches ? providers[option.value] : choice.label;
+      setText(option, batches ? providers[option.value] : choice.label);
     }
     this.c.isolation_level.input.disabled = batches;
     this.c.transaction_timeout_ms.input.disabled = batches;
@@ -861,21 +870,23 @@ class LabView {
     this.c.restart_strategy.input.disabled = batches;
     this.c.heartbeat_timeout_ms.input.disabled = batches || this.c.failure.get() === "task";
     const transactional = batches ? "idempotent by batch id" : "transactional";
-    this.figureLabels["transactional.duplicate_rows"].textContent = `duplicate rows, ${transactional}`;
+    setText(this.figureLabels["transactional.duplicate_rows"], `duplicate rows, ${transactional}`);
     const option = this.c.sink.input.querySelector('option[value="transactional"]');
-    if (option) option.textContent = transactional;
+    if (option) setText(option, transactional);
   }
 
   showFigures(s) {
     const { f, dupes } = this;
-    f.replayed_events.textContent = count(s.replayed_events);
-    f.interval_replay_events.textContent = count(s.interval_replay_events);
-    f.worst_case_replay_events.textContent = count(s.worst_case_replay_events);
-    f.recovery_s.textContent = s.recovery_s == null ? "never" : `${Math.round(s.recovery_s)} s`;
-    f.store_write_bytes_per_min.textContent = `${bytes(s.store_write_bytes_per_min)}/min`;
-    f.pause_overhead.textContent = `${(s.pause_overhead * 100).toFixed(2)}%`;
-    for (const key of Object.keys(dupes)) dupes[key].textContent = count(s.duplicate_rows[key]);
-    this.warnings.replaceChildren(...s.warnings.map((w) => el("p", { class: "warning" }, w)));
+    setText(f.replayed_events, count(s.replayed_events));
+    setText(f.interval_replay_events, count(s.interval_replay_events));
+    setText(f.worst_case_replay_events, count(s.worst_case_replay_events));
+    setText(f.recovery_s, s.recovery_s == null ? "never" : `${Math.round(s.recovery_s)} s`);
+    setText(f.store_write_bytes_per_min, `${bytes(s.store_write_bytes_per_min)}/min`);
+    setText(f.pause_overhead, `${(s.pause_overhead * 100).toFixed(2)}%`);
+    for (const key of Object.keys(dupes)) setText(dupes[key], count(s.duplicate_rows[key]));
+    if (this.warnings.textContent !== s.warnings.join("")) {
+      this.warnings.replaceChildren(...s.warnings.map((w) => el("p", { class: "warning" }, w)));
+    }
     this.showComparison(s);
   }
 
@@ -987,8 +998,6 @@ class LabView {
   /// Runs `config` in slices of at most FRAME_BUDGET_MS per frame, so no task blocks the page;
   /// a newer run drops this one. Throws on bad input before anything changes.
   startRun(config, cause, started = performance.now()) {
-    for (const control of Object.values(this.c)) control.show?.();
-    this.showMode();
     this.lab.select(this.c.sink.get(), Number(this.c.window.get()), Number(this.c.product.get()));
     const heavy = this.lab.begin(config) > EVENTS_PER_FRAME;
     const replacing = this.busy;
@@ -1002,12 +1011,14 @@ class LabView {
       try {
         result = this.lab.advance(FRAME_BUDGET_MS, this.cursorS);
       } catch (e) {
+        this.showReadouts();
         this.error.textContent = String(e.message || e);
         this.busy = false;
         this.settleDrawn(e);
         return;
       }
       if (!result.done) {
+        this.showReadouts();
         this.showProgress(result.progress);
         this.lastSliceEndAt = performance.now();
         // Before the first picture there is no frame to keep smooth: the next slice follows as
@@ -1032,6 +1043,9 @@ class LabView {
     // has built itself.
     const now = this.firstSliceNow || !(replacing || heavy);
     this.firstSliceNow = false;
+    // A run finished in this task shows the controls after its charts (see finishRun): written
+    // before, they would make the first chart wait for the styles they change.
+    if (!(this.summary && now)) this.showReadouts();
     if (!this.summary) yieldToPage().then(step);
     else if (now) step();
     else {
@@ -1040,9 +1054,15 @@ class LabView {
     }
   }
 
+  /// The readouts and the labels of the restart design chosen.
+  showReadouts() {
+    for (const control of Object.values(this.c)) control.show?.();
+    this.showMode();
+  }
+
   showProgress(fraction) {
     if (fraction == null) {
-      this.progressBar.setAttribute("hidden", "");
+      if (!this.progressBar.hasAttribute("hidden")) this.progressBar.setAttribute("hidden", "");
     } else {
       this.progressBar.removeAttribute("hidden");
       this.progressBar.setAttribute("aria-valuenow", String(Math.round(fraction * 100)));
@@ -1076,7 +1096,7 @@ class LabView {
     if (sliced) this.drawChartsInTasks();
     else this.drawCharts();
     this.showCursor();
-    this.showMode();
+    this.showReadouts();
     this.showFigures(summary);
     this.showCrashTable();
     this.showExport();
