@@ -27,6 +27,7 @@ pub use sinks::SinkDesign;
 use std::sync::Arc;
 
 use data_plane::DataPlane;
+use report::TruthTables;
 use sim::{Execution, Keyframe};
 
 /// A run that can be advanced a slice of virtual time at a time, so a page can spread a long
@@ -47,6 +48,8 @@ pub struct Runner {
     keyframes: Keyframes,
     /// The instant the run resumed at, from a keyframe, when it did not start at the start.
     resumed_at_ms: Option<u64>,
+    /// What the report reads of the failure-free run's rows: reused with that run.
+    truth_tables: Arc<TruthTables>,
 }
 
 /// The keyframes a run takes of its failure-free part, or those it reuses.
@@ -174,6 +177,7 @@ impl Runner {
             (_, None, Some(crash_at)) => (Sim::of(config, execution)?, Stage::UpToCrash(crash_at)),
         };
         let mut runner = Runner {
+            truth_tables: reusable.map(|p| Arc::clone(&p.truth_tables)).unwrap_or_default(),
             resumed_at_ms: latest.map(Keyframe::at_ms),
             run,
             failure_free: truth,
@@ -310,7 +314,12 @@ impl Runner {
     /// The finished outcome (advance until it returns true first).
     pub fn finish(mut self) -> Outcome {
         while !self.advance(u64::MAX) {}
-        Outcome { run: self.run, failure_free: self.failure_free, keyframes: self.keyframes.finish() }
+        Outcome {
+            run: self.run,
+            failure_free: self.failure_free,
+            keyframes: self.keyframes.finish(),
+            truth_tables: self.truth_tables,
+        }
     }
 }
 

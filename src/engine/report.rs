@@ -4,7 +4,7 @@
 //! report the command line and the page hand out.
 
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::config::{Config, Failure, Mode, RestartStrategy};
 use super::model::{steady_state, tradeoff, SteadyState, Tradeoff};
@@ -357,6 +357,21 @@ pub struct Outcome {
     pub failure_free: Option<Sim>,
     /// Keyframes of the failure-free run, for a later run that moves only the crash time.
     pub keyframes: Arc<Vec<Keyframe>>,
+    /// What the report reads of the failure-free run's rows, shared with later runs that reuse it.
+    pub truth_tables: Arc<TruthTables>,
+}
+
+/// What the report reads of the failure-free run's append-only table, worked out on first use
+/// and kept with the failure-free run: a run that moves only the crash time reuses that run, and
+/// these with it, so its report goes over its own rows only.
+#[derive(Debug, Default)]
+pub struct TruthTables {
+    /// Whether the rows come in boundary order (a failure-free run's emissions do).
+    in_boundary_order: OnceLock<bool>,
+    /// The windows and products of the rows (`None`: too thin to number densely).
+    keys: OnceLock<Option<KeyIndex>>,
+    /// The dedupe view of the rows.
+    view: OnceLock<Vec<Row>>,
 }
 
 impl Outcome {
@@ -540,10 +555,17 @@ impl FiguresBuilder {
                 self.delayed = freshness(start, end, commit_visibility.into_iter());
             }
             2 => {
+                let newest_ms = self.newest_committed_ms;
                 self.truth_committed = Some(if micro_batch {
                     TruthCommitted::Committed
+                } else if *outcome
+                    .truth_tables
+                    .in_boundary_order
+                    .get_or_init(|| truth_appended.windows(2).all(|w| w[0].boundary_ms <= w[1].boundary_ms))
+                {
+                    TruthCommitted::Prefix(truth_appended.partition_point(|r| r.boundary_ms <= newest_ms))
                 } else {
-                    match rows_up_to(truth_appended, self.newest_committed_ms) {
+                    match rows_up_to(truth_appended, newest_ms) {
                         Cow::Borrowed(prefix) => TruthCommitted::Prefix(prefix.len()),
                         Cow::Owned(rows) => TruthCommitted::Copied(rows),
                     }
@@ -552,7 +574,13 @@ impl FiguresBuilder {
             // Every row a sink holds was also appended to the same run's append-only table
             // (committed rows, the upsert table and the view are drawn from the same writes), so
             // those two tables' keys are all the keys.
-            3 => self.keys = Some(Keys(KeyIndex::of(&[appended, truth_appended]))),
+            3 => {
+                let truth_keys = outcome.truth_tables.keys.get_or_init(|| KeyIndex::of(&[truth_appended]));
+                self.keys = Some(Keys(match truth_keys {
+                    Some(known) => KeyIndex::joined(&[appended], known, truth_appended.len()),
+                    None => KeyIndex::of(&[appended, truth_appended]),
+                }));
+            }
             4 => self.upsert_rows = run.sinks().read(SinkDesign::Upsert),
             5 => self.appended_part = Some(self.keys().start_survey(appended)),
             6 => {
@@ -569,7 +597,8 @@ impl FiguresBuilder {
             12 => self.matches[2] = self.keys().same(micro_batch, committed, self.truth_committed(truth)),
             13 => {
                 let keys = self.keys();
-                self.matches[3] = keys.same_contents(self.view_rows(), &keys.view(truth_appended));
+                let truth_view = outcome.truth_tables.view.get_or_init(|| keys.view(truth_appended));
+                self.matches[3] = keys.same_contents(self.view_rows(), truth_view);
             }
             14 => self.window_total_before_crash = window_total_before_crash(run),
             _ => {}

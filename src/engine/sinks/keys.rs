@@ -12,7 +12,7 @@ const MAX_SLOTS_PER_ROW: usize = 4;
 const MIN_SLOTS: usize = 4096;
 
 /// The windows and products of some tables: slot = window index × products + product id.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KeyIndex {
     /// Distinct window starts, ascending.
     windows: Vec<u64>,
@@ -24,9 +24,16 @@ impl KeyIndex {
     /// The keys of every table in `tables`, or `None` when numbering them densely would take
     /// far more slots than the tables have rows (product ids or windows spread very thin).
     pub fn of(tables: &[&[Row]]) -> Option<KeyIndex> {
-        let mut windows: Vec<u64> = Vec::new();
-        let mut products = 0;
-        let mut rows = 0;
+        KeyIndex::joined(tables, &KeyIndex::default(), 0)
+    }
+
+    /// The keys of every table in `tables` and of `known_rows` rows indexed by `known`: what
+    /// [`KeyIndex::of`] gives for all those tables together, without going over the known ones
+    /// again.
+    pub fn joined(tables: &[&[Row]], known: &KeyIndex, known_rows: usize) -> Option<KeyIndex> {
+        let mut windows: Vec<u64> = known.windows.clone();
+        let mut products = known.products;
+        let mut rows = known_rows;
         for table in tables {
             rows += table.len();
             let Some(first) = table.first() else { continue };
@@ -381,6 +388,20 @@ mod tests {
             assert_eq!(both.same_contents(&rows, &other), sorted(&rows) == sorted(&other), "seed {seed}");
         }
         assert!(with_duplicates > 100, "the tables exercise repeated counts: {with_duplicates}");
+    }
+
+    #[test]
+    fn a_table_joined_to_a_known_index_is_indexed_as_both_together() {
+        for seed in 0..100 {
+            let (a, b) = (table(seed), table(seed + 500));
+            let known = KeyIndex::of(&[&b]).expect("dense enough");
+            assert_eq!(KeyIndex::joined(&[&a], &known, b.len()), KeyIndex::of(&[&a, &b]), "seed {seed}");
+        }
+        // The rows of the known tables count toward how densely keys may be numbered.
+        let thin = [row(0, 0, 1, 0), row(3_000, 300_000, 1, 0)];
+        let many: Vec<Row> = (0..2_000).map(|i| row(i % 3_000, 0, i + 1, 0)).collect();
+        let known = KeyIndex::of(&[&many]).expect("dense");
+        assert_eq!(KeyIndex::joined(&[&thin], &known, many.len()), KeyIndex::of(&[&thin, &many]));
     }
 
     #[test]
