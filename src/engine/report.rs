@@ -206,6 +206,8 @@ pub struct SinkTables {
     /// Barrier mode with `read_uncommitted` readers: the transactional sink's readers see every
     /// row as it is written, aborted ones included.
     pub read_uncommitted: bool,
+    /// The keys of the append-only (and so of every) table, numbered densely, when they can be.
+    pub keys: Option<Arc<KeyIndex>>,
 }
 
 impl std::fmt::Debug for SinkTables {
@@ -682,6 +684,7 @@ impl FiguresBuilder {
             commits: run.sinks().transactional.commits().into(),
             dedupe_view: view_rows.into(),
             read_uncommitted,
+            keys: self.keys.and_then(|keys| keys.0).map(Arc::new),
             recoveries: run
                 .recoveries
                 .iter()
@@ -702,14 +705,14 @@ impl FiguresBuilder {
 fn window_total_before_crash(run: &Sim) -> Option<WindowTotal> {
     let r = run.recoveries.first()?;
     let rows = run.sinks().append_only.rows();
-    // The last row written before the crash; none after it was.
-    let last_before = rows.iter().rposition(|row| row.emitted_at_ms < r.crashed_at_ms)?;
+    // Rows are appended as the clock moves, so those written before the crash come first.
+    debug_assert!(rows.is_sorted_by_key(|row| row.emitted_at_ms));
+    let last_before = rows.partition_point(|row| row.emitted_at_ms < r.crashed_at_ms).checked_sub(1)?;
     let last = &rows[last_before];
     let window = last.window_start_ms;
     // The latest running total per product of that window.
     let mut latest: Vec<Option<u32>> = vec![None; run.config.products as usize];
-    let before = rows[..last_before].iter().filter(|row| row.emitted_at_ms < r.crashed_at_ms);
-    for row in before.chain([last]).filter(|row| row.window_start_ms == window) {
+    for row in rows[..=last_before].iter().filter(|row| row.window_start_ms == window) {
         let i = row.product_id as usize;
         if latest.len() <= i {
             latest.resize(i + 1, None);

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::config::{Config, Mode};
 use super::protocol::{OffsetLogEntry, RestorePoint};
-use super::report::Figures;
+use super::report::{Figures, SinkTables};
 use super::sinks::keys::KeyIndex;
 use super::sinks::Row;
 use super::source::SourceLog;
@@ -278,6 +278,8 @@ struct SinkIndex {
 struct FirstAttempt {
     /// Distinct keys among the append-only table's first i + 1 rows, for the rows counted.
     keys: Vec<u32>,
+    /// The keys seen: a bit per slot of the report's key index, or (without one) a hash set.
+    seen_slots: Vec<u64>,
     seen: HashSet<u128, Mix>,
     /// The append-only table's first row of a later attempt, once met.
     appended_end: Option<usize>,
@@ -292,17 +294,30 @@ const PREPARE_ROWS: usize = 65_536;
 impl FirstAttempt {
     /// Counts the keys of up to `max_rows` more of `rows`, toward the first `n`; returns the
     /// distinct keys among the first `n` once they are all counted and of the first attempt.
-    fn keys_among(&mut self, rows: &[Row], n: usize, max_rows: usize) -> Option<u32> {
+    fn keys_among(&mut self, rows: &[Row], index: Option<&KeyIndex>, n: usize, max_rows: usize) -> Option<u32> {
         let Some(first) = rows.first() else { return Some(0) };
         let stop = n.min(self.appended_end.unwrap_or(usize::MAX)).min(self.keys.len().saturating_add(max_rows));
+        let mut finder = index.map(KeyIndex::finder);
+        if let Some(index) = index {
+            self.seen_slots.resize(index.slots().div_ceil(64), 0);
+        }
         while self.keys.len() < stop {
             let row = &rows[self.keys.len()];
             if row.attempt != first.attempt {
                 self.appended_end = Some(self.keys.len());
                 break;
             }
-            let key = (u128::from(row.product_id) << 64) | u128::from(row.window_start_ms);
-            let counted = self.keys.last().copied().unwrap_or(0) + u32::from(self.seen.insert(key));
+            let new = match finder.as_mut() {
+                Some(finder) => {
+                    let slot = finder.slot(row);
+                    let (word, bit) = (&mut self.seen_slots[slot / 64], 1u64 << (slot % 64));
+                    let new = *word & bit == 0;
+                    *word |= bit;
+                    new
+                }
+                None => self.seen.insert((u128::from(row.product_id) << 64) | u128::from(row.window_start_ms)),
+            };
+            let counted = self.keys.last().copied().unwrap_or(0) + u32::from(new);
             self.keys.push(counted);
         }
         match n {
@@ -346,6 +361,8 @@ pub struct WorldIndex {
     append_only: Arc<Vec<Row>>,
     committed: Arc<Vec<Row>>,
     commits: Arc<[(u64, u64, usize)]>,
+    /// The report's dense numbering of the tables' keys, when it has one.
+    keys: Option<Arc<KeyIndex>>,
     /// Built on the first question about the sinks.
     sinks: Arc<SinkIndex>,
 }
@@ -374,22 +391,17 @@ impl WorldIndex {
             &figures.checkpoints,
             &figures.offset_log,
             figures.crash.as_ref().map(|c| c.offsets.clone()),
-            figures.tables.append_only.clone(),
-            figures.tables.transactional.clone(),
-            figures.tables.commits.clone(),
+            &figures.tables,
         )
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn from_parts(
         config: &Config,
         trace: Arc<Trace>,
         restore_points: &[RestorePoint],
         offset_log: &[OffsetLogEntry],
         crash_offsets: Option<Vec<u64>>,
-        append_only: Arc<Vec<Row>>,
-        committed: Arc<Vec<Row>>,
-        commits: Arc<[(u64, u64, usize)]>,
+        tables: &SinkTables,
     ) -> WorldIndex {
         WorldIndex {
             config: config.clone(),
@@ -398,9 +410,10 @@ impl WorldIndex {
             restore_points: restore_points.to_vec(),
             offset_log: offset_log.to_vec(),
             crash_offsets,
-            append_only,
-            committed,
-            commits,
+            append_only: Arc::clone(&tables.append_only),
+            committed: Arc::clone(&tables.transactional),
+            commits: Arc::clone(&tables.commits),
+            keys: tables.keys.clone(),
             sinks: Arc::new(SinkIndex::default()),
         }
     }
@@ -443,7 +456,7 @@ impl WorldIndex {
     pub fn prepare_sinks_at(&self, t_ms: u64) -> bool {
         let (appended, committed) = self.rows_visible_at(t_ms);
         let mut first = self.sinks.first_attempt.lock().unwrap_or_else(|e| e.into_inner());
-        let keys = first.keys_among(&self.append_only, appended, PREPARE_ROWS);
+        let keys = first.keys_among(&self.append_only, self.keys.as_deref(), appended, PREPARE_ROWS);
         let first_attempt = first.committed_first_attempt(&self.committed, committed, PREPARE_ROWS);
         let (keys_done, committed_done) = (keys.is_some() || first.appended_end.is_some(), first_attempt.is_some());
         drop(first);
@@ -870,7 +883,7 @@ impl WorldIndex {
     fn sinks_at(&self, t: u64) -> SinksSoFar {
         let (appended, committed) = self.rows_visible_at(t);
         let mut first = self.sinks.first_attempt.lock().unwrap_or_else(|e| e.into_inner());
-        let first_keys = first.keys_among(&self.append_only, appended, usize::MAX);
+        let first_keys = first.keys_among(&self.append_only, self.keys.as_deref(), appended, usize::MAX);
         let committed_first_attempt = first.committed_first_attempt(&self.committed, committed, usize::MAX);
         drop(first);
         let (rows, duplicates, keys) = match first_keys {
@@ -1044,8 +1057,11 @@ mod tests {
                 crash_at_ms: Some(crash),
                 ..Config::default()
             },
+            // Keys too thin to number densely: counted through a hash set.
+            Config { products: 50_000, rate_per_s: 20, capacity_per_s: 40, ..Config::default() },
         ] {
             let figures = crate::engine::run(&config).expect("valid").figures();
+            assert_eq!(figures.tables.keys.is_some(), config.products < 50_000, "{config:?}");
             let (start, end) = (config.start_time_ms, config.end_ms());
             let mut instants: Vec<u64> = (start..=end).step_by(997).collect();
             // Backwards, then forwards: counted as far as asked, then further.
