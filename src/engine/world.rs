@@ -897,10 +897,16 @@ impl WorldIndex {
                 (rows, duplicates)
             }
         };
+        self.sinks_from(t, (rows, duplicates, keys), (committed, committed_duplicates))
+    }
+
+    /// What each sink holds at `t`, from the (rows, duplicates, keys) appended and the (rows,
+    /// duplicates) committed by then: the upsert table and the dedupe view hold a row per key.
+    fn sinks_from(&self, t: u64, (rows, duplicates, keys): (u64, u64, u64), committed: (u64, u64)) -> SinksSoFar {
         SinksSoFar {
             append_only: SinkSoFar { rows, duplicate_rows: duplicates },
             upsert: SinkSoFar { rows: keys, duplicate_rows: 0 },
-            transactional: SinkSoFar { rows: committed, duplicate_rows: committed_duplicates },
+            transactional: SinkSoFar { rows: committed.0, duplicate_rows: committed.1 },
             dedupe_view: SinkSoFar { rows: keys, duplicate_rows: 0 },
             transactional_pending: self.pending_rows(t, rows as usize),
         }
@@ -1031,15 +1037,8 @@ mod tests {
 
     /// The sinks at `t` read from the whole tables' per-row prefix counts.
     fn sinks_by_prefix(index: &WorldIndex, t: u64) -> SinksSoFar {
-        let (rows, duplicates, keys) = index.append_only_index().at(t);
         let (committed, committed_duplicates, _) = index.committed_index().at(t);
-        SinksSoFar {
-            append_only: SinkSoFar { rows, duplicate_rows: duplicates },
-            upsert: SinkSoFar { rows: keys, duplicate_rows: 0 },
-            transactional: SinkSoFar { rows: committed, duplicate_rows: committed_duplicates },
-            dedupe_view: SinkSoFar { rows: keys, duplicate_rows: 0 },
-            transactional_pending: index.pending_rows(t, rows as usize),
-        }
+        index.sinks_from(t, index.append_only_index().at(t), (committed, committed_duplicates))
     }
 
     #[test]
