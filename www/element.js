@@ -1197,6 +1197,9 @@ class LabView {
     try {
       this.startRun(this.config(), cause, started);
     } catch (e) {
+      // A setting refused (or a run that failed in this task): the controls still show what
+      // the student chose.
+      this.showReadouts();
       this.error.textContent = String(e.message || e);
     }
   }

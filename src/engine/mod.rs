@@ -50,6 +50,9 @@ pub struct Runner {
     resumed_at_ms: Option<u64>,
     /// What the report reads of the failure-free run's rows: reused with that run.
     truth_tables: Arc<TruthTables>,
+    /// Rows the run's two growing tables (appended, committed) start with that are copies of the
+    /// failure-free run's: copied at the fork, or from it when resumed at a keyframe.
+    shared_rows: (usize, usize),
 }
 
 /// The keyframes a run takes of its failure-free part, or those it reuses.
@@ -178,6 +181,7 @@ impl Runner {
         };
         let mut runner = Runner {
             truth_tables: reusable.map(|p| Arc::clone(&p.truth_tables)).unwrap_or_default(),
+            shared_rows: latest.map_or((0, 0), Keyframe::table_rows),
             resumed_at_ms: latest.map(Keyframe::at_ms),
             run,
             failure_free: truth,
@@ -220,6 +224,8 @@ impl Runner {
                 let until_ms = crash_at.min(self.run.now_ms().saturating_add(slice_ms));
                 self.keyframes.run_until(&mut self.run, until_ms);
                 if self.run.now_ms() >= crash_at {
+                    let sinks = self.run.sinks();
+                    self.shared_rows = (sinks.append_only.rows().len(), sinks.transactional.committed_rows().len());
                     self.failure_free = Some(self.run.fork_failure_free());
                     self.stage = Stage::Forking;
                 }
@@ -319,6 +325,7 @@ impl Runner {
             failure_free: self.failure_free,
             keyframes: self.keyframes.finish(),
             truth_tables: self.truth_tables,
+            shared_rows: self.shared_rows,
         }
     }
 }

@@ -4,7 +4,7 @@
 //! report the command line and the page hand out.
 
 use std::borrow::Cow;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::config::{Config, Failure, Mode, RestartStrategy};
 use super::model::{steady_state, tradeoff, SteadyState, Tradeoff};
@@ -361,6 +361,9 @@ pub struct Outcome {
     pub keyframes: Arc<Vec<Keyframe>>,
     /// What the report reads of the failure-free run's rows, shared with later runs that reuse it.
     pub truth_tables: Arc<TruthTables>,
+    /// Rows the run's (appended, committed) tables start with that are copies of the failure-free
+    /// run's, copied at the fork or when resumed at a keyframe: the report compares only the rest.
+    pub shared_rows: (usize, usize),
 }
 
 /// What the report reads of the failure-free run's append-only table, worked out on first use
@@ -374,6 +377,32 @@ pub struct TruthTables {
     keys: OnceLock<Option<KeyIndex>>,
     /// The dedupe view of the rows.
     view: OnceLock<Vec<Row>>,
+    /// How many of the committed rows are checked to hold, in order, the contents of the
+    /// append-only table's first rows, and whether one did not.
+    committed_checked: Mutex<(usize, bool)>,
+}
+
+impl TruthTables {
+    /// Whether the failure-free run's first `n` committed rows hold, in order, the contents of its
+    /// first `n` appended rows (checked as far as asked, and kept).
+    fn committed_starts_as_appended(&self, committed: &[Row], appended: &[Row], n: usize) -> bool {
+        let mut checked = self.committed_checked.lock().unwrap_or_else(|e| e.into_inner());
+        let (done, differs) = *checked;
+        if n <= done {
+            return true;
+        }
+        if differs || n > committed.len() || n > appended.len() {
+            return false;
+        }
+        let same = same_in_order(&committed[done..n], &appended[done..n]);
+        *checked = if same { (n, false) } else { (done, true) };
+        same
+    }
+}
+
+/// Whether two tables hold the same contents (product, window, count) in the same order.
+fn same_in_order(a: &[Row], b: &[Row]) -> bool {
+    a.len() == b.len() && a.iter().map(Row::content).eq(b.iter().map(Row::content))
 }
 
 impl Outcome {
@@ -578,8 +607,10 @@ impl FiguresBuilder {
             // those two tables' keys are all the keys.
             3 => {
                 let truth_keys = outcome.truth_tables.keys.get_or_init(|| KeyIndex::of(&[truth_appended]));
+                // The rows the run shares with the failure-free run are already indexed there.
+                let shared = outcome.shared_rows.0.min(appended.len());
                 self.keys = Some(Keys(match truth_keys {
-                    Some(known) => KeyIndex::joined(&[appended], known, truth_appended.len()),
+                    Some(known) => KeyIndex::joined(&[&appended[shared..]], known, truth_appended.len() + shared),
                     None => KeyIndex::of(&[appended, truth_appended]),
                 }));
             }
@@ -596,7 +627,22 @@ impl FiguresBuilder {
             11 => {
                 self.matches[1] = self.keys().same_contents(&self.upsert_rows, &truth.sinks().read(SinkDesign::Upsert))
             }
-            12 => self.matches[2] = self.keys().same(micro_batch, committed, self.truth_committed(truth)),
+            12 => {
+                let truth_committed = self.truth_committed(truth);
+                // The committed rows the run shares with the failure-free run are its committed
+                // rows; where those hold its appended rows in order, only the rest is compared.
+                let shared = outcome.shared_rows.1;
+                let same_prefix = matches!(self.truth_committed, Some(TruthCommitted::Prefix(_)))
+                    && committed.len() == truth_committed.len()
+                    && shared <= committed.len()
+                    && outcome.truth_tables.committed_starts_as_appended(
+                        truth.sinks().transactional.committed_rows(),
+                        truth_appended,
+                        shared,
+                    );
+                self.matches[2] = (same_prefix && same_in_order(&committed[shared..], &truth_committed[shared..]))
+                    || self.keys().same(micro_batch, committed, truth_committed);
+            }
             13 => {
                 let keys = self.keys();
                 let truth_view = outcome.truth_tables.view.get_or_init(|| keys.view(truth_appended));

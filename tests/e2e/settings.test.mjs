@@ -100,3 +100,29 @@ test("mount().set() with a value between steps runs it, and moving the slider pi
   assert.notEqual(await p.evaluate(() => window.__handle.report().crash), null, "the slider's time runs again");
   assert.deepEqual(errors, []);
 });
+
+test("a slider moved to a setting the engine refuses shows the value chosen and says why", async () => {
+  const { page: p, errors } = await open(browser, `${base}/settings.html`);
+  await settled(p);
+  await p.evaluate(async () => {
+    await window.__handle.set({ heartbeat_interval_ms: 30_000, heartbeat_timeout_ms: 30_000 });
+    window.__handle.element.id = "handle";
+  });
+  assert.equal((await shown(p, "handle", "heartbeat-timeout")).slider.text, "30 s");
+  // The first step, 10 s, is shorter than the 30 s heartbeat interval: the run is refused.
+  await p.evaluate(() => {
+    const input = window.__handle.element.shadowRoot.querySelector("[data-control=heartbeat-timeout]");
+    input.value = "0";
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+  });
+  await settled(p);
+  const after = await p.evaluate(() => {
+    const root = window.__handle.element.shadowRoot;
+    const input = root.querySelector("[data-control=heartbeat-timeout]");
+    return { text: input.getAttribute("aria-valuetext"), error: root.querySelector(".error").textContent, ran: window.__handle.report().config.heartbeat_timeout_ms };
+  });
+  assert.equal(after.text, "10 s", "the readout shows the value chosen");
+  assert.match(after.error, /heartbeat_timeout_ms/, "the error names the setting");
+  assert.equal(after.ran, 30_000, "the last valid run stays in place");
+  assert.deepEqual(errors, []);
+});
