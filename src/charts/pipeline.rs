@@ -25,11 +25,7 @@ type Result<DB> = std::result::Result<(), DrawingAreaErrorKind<<DB as DrawingBac
 
 /// The instant the view shows: the cursor, or before it moves, the default instant.
 pub fn cursor_ms(report: &Report, view: &View) -> u64 {
-    let config = &report.config;
-    match view.cursor_s {
-        Some(s) if s.is_finite() => config.start_time_ms + (s.max(0.0) * 1000.0).round() as u64,
-        _ => default_cursor_ms(config),
-    }
+    crate::lesson::pipeline::cursor_ms(&report.config, view.cursor_s)
 }
 
 /// A pen for text on one area: sizes in CSS pixels, anchored left and top unless told.

@@ -11,7 +11,7 @@ use super::model::{steady_state, tradeoff, SteadyState, Tradeoff};
 use super::protocol::{OffsetLogEntry, RestorePoint};
 use super::sim::{Keyframe, Recovery, Sim};
 use super::sinks::keys::{FirstPass, KeyIndex, Survey};
-use super::sinks::{dedupe_view, duplicates_and_keys, same_contents, Row, SinkDesign};
+use super::sinks::{dedupe_view, duplicates_and_keys, same_contents, same_in_order, Row, SinkDesign};
 use super::trace::Trace;
 
 /// The crash: when, where the readers were, and the checkpoint it discarded.
@@ -398,11 +398,6 @@ impl TruthTables {
         *checked = if same { (n, false) } else { (done, true) };
         same
     }
-}
-
-/// Whether two tables hold the same contents (product, window, count) in the same order.
-fn same_in_order(a: &[Row], b: &[Row]) -> bool {
-    a.len() == b.len() && a.iter().map(Row::content).eq(b.iter().map(Row::content))
 }
 
 impl Outcome {

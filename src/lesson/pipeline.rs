@@ -174,6 +174,15 @@ pub fn default_cursor_ms(config: &Config) -> u64 {
     at.clamp(config.start_time_ms, config.end_ms())
 }
 
+/// The instant `cursor_s` seconds after the scenario start, or before the cursor moves (`None`),
+/// the default instant.
+pub fn cursor_ms(config: &Config, cursor_s: Option<f64>) -> u64 {
+    match cursor_s {
+        Some(s) if s.is_finite() => config.start_time_ms.saturating_add((s.max(0.0) * 1000.0).round() as u64),
+        _ => default_cursor_ms(config),
+    }
+}
+
 /// Rows and duplicates of one sink so far, as the page reads them.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct SinkCounts {

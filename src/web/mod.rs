@@ -396,12 +396,7 @@ impl Lab {
             } else if let Some((_, report)) = self.finished.as_ref() {
                 // The pipeline view's first question, at the cursor, counts the sink tables up to
                 // it: a bounded step at a time here, before the run becomes the lab's current one.
-                let config = &report.config;
-                let cursor_ms = match cursor_s.filter(|s| s.is_finite() && *s >= 0.0) {
-                    Some(s) => config.start_time_ms.saturating_add((s * 1_000.0) as u64).min(config.end_ms()),
-                    None => lesson::pipeline::default_cursor_ms(config),
-                };
-                if report.world.prepare_sinks_at(cursor_ms) {
+                if report.world.prepare_sinks_at(lesson::pipeline::cursor_ms(&report.config, cursor_s)) {
                     let (outcome, report) = self.finished.take().expect("finished");
                     let summary = self.keep_with(outcome, report);
                     return to_js(&Progress { done: true, progress: 1.0, summary: Some(summary) });

@@ -12,11 +12,6 @@ pub struct AppendOnlySink {
 }
 
 impl AppendOnlySink {
-    /// Appends `rows`, in order.
-    pub fn write_all(&mut self, rows: &[Row]) {
-        self.rows.extend(rows);
-    }
-
     /// The rows, shared with the report, which keeps them without copying.
     pub fn shared(&self) -> Arc<Vec<Row>> {
         self.rows.shared()

@@ -183,9 +183,7 @@ impl KeyIndex {
 
     /// Whether two of the indexed tables hold the same rows (product, window, count), in any order.
     pub fn same_contents(&self, a: &[Row], b: &[Row]) -> bool {
-        a.len() == b.len()
-            && (a.iter().map(Row::content).eq(b.iter().map(Row::content))
-                || self.grouped_contents(a) == self.grouped_contents(b))
+        a.len() == b.len() && (super::same_in_order(a, b) || self.grouped_contents(a) == self.grouped_contents(b))
     }
 }
 

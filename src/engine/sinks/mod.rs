@@ -163,13 +163,18 @@ pub fn same_contents(a: &[Row], b: &[Row]) -> bool {
     if a.len() != b.len() {
         return false;
     }
-    if a.iter().map(Row::content).eq(b.iter().map(Row::content)) {
+    if same_in_order(a, b) {
         return true;
     }
     match keys::KeyIndex::of(&[a, b]) {
         Some(index) => index.same_contents(a, b),
         None => sorted_contents(a) == sorted_contents(b),
     }
+}
+
+/// Whether two tables hold the same contents (product, window, count) in the same order.
+pub fn same_in_order(a: &[Row], b: &[Row]) -> bool {
+    a.len() == b.len() && a.iter().map(Row::content).eq(b.iter().map(Row::content))
 }
 
 /// The packed contents of `rows`, sorted: by product, then window, then count.
@@ -229,20 +234,22 @@ impl Sinks {
     /// Writes the rows `emit` appends, in order, to every sink: into the append-only table first
     /// (the transactional sink's open transaction is a range of it), then the upsert table.
     pub fn write_emitted(&mut self, emit: impl FnOnce(&mut Vec<Row>)) {
-        let from = self.append_only.rows().len();
-        self.append_only.rows.append_with(emit);
+        let from = self.append_and_upsert(emit);
         let appended = self.append_only.rows();
         if let Some(first) = appended.get(from) {
             self.transactional.write_appended(appended.len(), first.emitted_at_ms);
-            for &row in &appended[from..] {
-                self.upsert.write(row);
-            }
         }
     }
 
-    /// Writes `rows`, in order, to every sink.
-    pub fn write_all(&mut self, rows: &[Row]) {
-        self.write_emitted(|table| table.extend_from_slice(rows));
+    /// Appends the rows `emit` pushes to the append-only table and writes them to the upsert
+    /// table; returns where they start in the append-only table.
+    fn append_and_upsert(&mut self, emit: impl FnOnce(&mut Vec<Row>)) -> usize {
+        let from = self.append_only.rows().len();
+        self.append_only.rows.append_with(emit);
+        for &row in &self.append_only.rows()[from..] {
+            self.upsert.write(row);
+        }
+        from
     }
 
     /// The transactional sink commits epoch `epoch` (and any older pre-committed one) at `at_ms`
@@ -256,10 +263,7 @@ impl Sinks {
     /// for a re-run batch it had written already).
     pub fn write_batch(&mut self, batch_id: u64, rows: Vec<Row>, at_ms: u64) -> bool {
         let written = self.transactional.write_batch(batch_id, &rows, at_ms);
-        self.append_only.write_all(&rows);
-        for row in rows {
-            self.upsert.write(row);
-        }
+        self.append_and_upsert(|table| table.extend_from_slice(&rows));
         written
     }
 
