@@ -29,6 +29,7 @@ use std::sync::Arc;
 use data_plane::DataPlane;
 use report::TruthTables;
 use sim::{Execution, Keyframe};
+use sinks::Row;
 
 /// A run that can be advanced a slice of virtual time at a time, so a page can spread a long
 /// simulation over several frames and drop it when a newer setting arrives. First the data plane
@@ -53,6 +54,28 @@ pub struct Runner {
     /// Rows the run's two growing tables (appended, committed) start with that are copies of the
     /// failure-free run's: copied at the fork, or from it when resumed at a keyframe.
     shared_rows: (usize, usize),
+    /// The rows of an earlier failure-free run of the same data: the failure-free companion keeps
+    /// no rows of its own and borrows these.
+    known_rows: Option<KnownRows>,
+}
+
+/// An earlier failure-free run's append-only table, and what its report read of it.
+#[derive(Clone, Debug)]
+struct KnownRows {
+    rows: Arc<Vec<Row>>,
+    /// How many of `rows` that run held, which `tables` were read from.
+    len: usize,
+    tables: Arc<TruthTables>,
+}
+
+/// Whether failure-free runs of `a` and `b` write the same rows: they differ at most in the
+/// checkpoint interval, the state size and the crash time, which move when the rows are written
+/// and in which transaction, not what they hold (each emission's totals depend only on the
+/// events up to its boundary). In barrier mode only: a micro-batch's rows are its trigger's.
+fn same_rows(a: &Config, b: &Config) -> bool {
+    b.mode == Mode::Barrier
+        && Config { interval_ms: b.interval_ms, state_bytes: b.state_bytes, crash_at_ms: b.crash_at_ms, ..a.clone() }
+            == *b
 }
 
 /// The keyframes a run takes of its failure-free part, or those it reuses.
@@ -152,14 +175,34 @@ impl Runner {
     fn start(config: &Config, previous: Option<&Outcome>, execution: Execution) -> Result<Runner, ConfigError> {
         config.validate()?;
         let previous = previous.filter(|p| p.run.execution() == execution);
-        let reusable = previous.filter(|p| {
-            let same = Config { crash_at_ms: config.crash_at_ms, ..p.run.config.clone() };
-            same == *config && config.crash_at_ms.is_some()
-        });
+        let crash_moved = |p: &&Outcome| {
+            config.crash_at_ms.is_some()
+                && Config { crash_at_ms: config.crash_at_ms, ..p.run.config.clone() } == *config
+        };
+        // A failure-free run that borrowed its rows has no keyframes: the first crash move after
+        // it simulates one of its own, with them, for the next to reuse.
+        let reusable = previous.filter(crash_moved).filter(|p| !p.truth_rows_borrowed);
+        // Moving the interval or the state size: the failure-free companion borrows the rows of
+        // the previous one. Its own are not kept, so it leaves no keyframes for a crash move.
+        let known_rows = previous
+            .filter(|p| {
+                execution == Execution::Fast
+                    && config.crash_at_ms.is_some()
+                    && !crash_moved(p)
+                    && same_rows(&p.run.config, config)
+            })
+            .map(|p| {
+                let appended = &p.truth().sinks().append_only;
+                KnownRows {
+                    rows: Arc::clone(appended.whole()),
+                    len: appended.rows().len(),
+                    tables: Arc::clone(&p.truth_tables),
+                }
+            });
         let keyframes = match (execution, reusable) {
             (Execution::Fast, Some(previous)) => Keyframes::Reused(Arc::clone(&previous.keyframes)),
-            (Execution::Fast, None) => Keyframes::taking(config),
-            (Execution::PerEvent, _) => Keyframes::Reused(Arc::default()),
+            (Execution::Fast, None) if known_rows.is_none() => Keyframes::taking(config),
+            (Execution::Fast, None) | (Execution::PerEvent, _) => Keyframes::Reused(Arc::default()),
         };
         // Moving only the crash: the failure-free run is reused, and the run is that run up to
         // its crash, so it starts from the latest keyframe at or before the crash.
@@ -189,6 +232,7 @@ impl Runner {
             counting: None,
             plane_share: 0.0,
             keyframes,
+            known_rows,
         };
         if execution == Execution::Fast {
             let key = data_plane::DataPlaneKey::of(config);
@@ -225,9 +269,19 @@ impl Runner {
                 self.keyframes.run_until(&mut self.run, until_ms);
                 if self.run.now_ms() >= crash_at {
                     let sinks = self.run.sinks();
-                    self.shared_rows = (sinks.append_only.rows().len(), sinks.transactional.committed_rows().len());
-                    self.failure_free = Some(self.run.fork_failure_free());
-                    self.stage = Stage::Forking;
+                    let appended = sinks.append_only.rows().len();
+                    self.shared_rows = (appended, sinks.transactional.committed_rows().len());
+                    // Known rows serve only if they cover what the run wrote up to the crash.
+                    self.known_rows = self.known_rows.take().filter(|known| known.rows.len() >= appended);
+                    if let Some(known) = &self.known_rows {
+                        // The committed rows are compared whole: the companion keeps none.
+                        self.shared_rows.1 = 0;
+                        self.failure_free = Some(self.run.fork_failure_free_discarding(known.rows.len()));
+                        self.stage = Stage::FailureFree;
+                    } else {
+                        self.failure_free = Some(self.run.fork_failure_free());
+                        self.stage = Stage::Forking;
+                    }
                 }
             }
             Stage::Forking => {
@@ -248,6 +302,14 @@ impl Runner {
                 self.keyframes.run_until(truth, until_ms);
                 if truth.now_ms() >= end {
                     truth.run_to_end();
+                    if let Some(known) = &self.known_rows {
+                        truth.borrow_rows(&known.rows);
+                        // The same rows as the previous companion's: what its report read of them holds.
+                        let borrowed = &truth.sinks().append_only;
+                        if Arc::ptr_eq(borrowed.whole(), &known.rows) && borrowed.rows().len() == known.len {
+                            self.truth_tables = Arc::clone(&known.tables);
+                        }
+                    }
                     self.stage = Stage::Run;
                 }
             }
@@ -326,6 +388,7 @@ impl Runner {
             keyframes: self.keyframes.finish(),
             truth_tables: self.truth_tables,
             shared_rows: self.shared_rows,
+            truth_rows_borrowed: self.known_rows.is_some(),
         }
     }
 }

@@ -11,6 +11,7 @@ use super::model::{steady_state, tradeoff, SteadyState, Tradeoff};
 use super::protocol::{OffsetLogEntry, RestorePoint};
 use super::sim::{Keyframe, Recovery, Sim};
 use super::sinks::keys::{FirstPass, KeyIndex, Survey};
+use super::sinks::upsert::UpsertSink;
 use super::sinks::{dedupe_view, duplicates_and_keys, same_contents, same_in_order, Row, SinkDesign};
 use super::trace::Trace;
 
@@ -364,6 +365,11 @@ pub struct Outcome {
     /// Rows the run's (appended, committed) tables start with that are copies of the failure-free
     /// run's, copied at the fork or when resumed at a keyframe: the report compares only the rest.
     pub shared_rows: (usize, usize),
+    /// Whether the failure-free run borrowed its append-only table from an earlier failure-free
+    /// run of the same data (see [`Sinks::discard_rows`](super::sinks::Sinks::discard_rows)):
+    /// its rows' contents are its own, their times and epochs that run's, and it kept no upsert
+    /// or committed table. Its keyframes and trace do not serve a crash move.
+    pub truth_rows_borrowed: bool,
 }
 
 /// What the report reads of the failure-free run's append-only table, worked out on first use
@@ -377,6 +383,8 @@ pub struct TruthTables {
     keys: OnceLock<Option<KeyIndex>>,
     /// The dedupe view of the rows.
     view: OnceLock<Vec<Row>>,
+    /// What an upsert reader sees: the rows applied in order.
+    upsert: OnceLock<Vec<Row>>,
     /// How many of the committed rows are checked to hold, in order, the contents of the
     /// append-only table's first rows, and whether one did not.
     committed_checked: Mutex<(usize, bool)>,
@@ -620,7 +628,16 @@ impl FiguresBuilder {
             9 => self.view_counts = self.keys().duplicates_and_keys(self.view_rows()),
             10 => self.matches[0] = self.keys().same(micro_batch, appended, truth_appended),
             11 => {
-                self.matches[1] = self.keys().same_contents(&self.upsert_rows, &truth.sinks().read(SinkDesign::Upsert))
+                let truth_upsert = outcome.truth_tables.upsert.get_or_init(|| {
+                    if outcome.truth_rows_borrowed {
+                        let mut upsert = UpsertSink::default();
+                        truth_appended.iter().for_each(|&row| upsert.write(row));
+                        upsert.rows()
+                    } else {
+                        truth.sinks().read(SinkDesign::Upsert)
+                    }
+                });
+                self.matches[1] = self.keys().same_contents(&self.upsert_rows, truth_upsert)
             }
             12 => {
                 let truth_committed = self.truth_committed(truth);

@@ -15,7 +15,7 @@ use super::job::Job;
 use super::operators::JobState;
 use super::protocol::{Ctx, Due, OffsetLogEntry, Protocol, RestorePoint};
 use super::restart::{detection_delay_ms, restart_backoff_ms};
-use super::sinks::Sinks;
+use super::sinks::{Row, Sinks};
 use super::source::SourceLog;
 use super::trace::{Event, Trace, WorldSample};
 
@@ -262,6 +262,25 @@ impl Sim {
         truth.job.sinks.reserve_tables((tables.0.rows().len(), tables.1.rows().len()), to_come);
         self.job.sinks.put_tables(tables);
         truth
+    }
+
+    /// The failure-free companion forked off here, keeping no rows: its append-only table is
+    /// known to be the first rows of `known`, the table of an earlier failure-free run of the
+    /// same data (see [`Sinks::discard_rows`]), which it borrows when it is over
+    /// ([`Sim::borrow_rows`]). Its upsert and committed tables stay empty.
+    pub fn fork_failure_free_discarding(&mut self, known: usize) -> Sim {
+        let tables = self.job.sinks.take_tables();
+        let mut truth = self.clone();
+        truth.crashes.clear();
+        truth.job.sinks.discard_rows(tables.0.rows().len(), known);
+        self.job.sinks.put_tables(tables);
+        truth
+    }
+
+    /// Takes the first rows of `known` as this run's append-only table, as many as it wrote
+    /// (see [`Sim::fork_failure_free_discarding`]).
+    pub fn borrow_rows(&mut self, known: &Arc<Vec<Row>>) {
+        self.job.sinks.borrow_rows(known);
     }
 
     /// A keyframe of this run now, which must be failure-free up to now (see [`Keyframe`]).

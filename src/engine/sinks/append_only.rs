@@ -21,4 +21,10 @@ impl AppendOnlySink {
     pub fn rows(&self) -> &[Row] {
         self.rows.rows()
     }
+
+    /// The whole table the rows are the first rows of: a longer one when they are borrowed (see
+    /// [`Sinks::borrow_rows`](super::Sinks::borrow_rows)), else the rows.
+    pub fn whole(&self) -> &Arc<Vec<Row>> {
+        self.rows.whole()
+    }
 }

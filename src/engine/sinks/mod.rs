@@ -55,42 +55,70 @@ impl Row {
 pub const CSV_HEADER: &str = "product_id,window_start,order_count,emitted_at";
 
 /// A table that only grows (the append-only rows, the committed rows), shared with the report,
-/// which keeps it without copying: a write after a clone copies it once.
+/// which keeps it without copying: a write after a clone copies it once. It may show only the
+/// first rows of a longer table it shares (see [`Sinks::borrow_rows`]).
 #[derive(Clone, Debug, Default)]
-pub struct SharedRows(Arc<Vec<Row>>);
+pub struct SharedRows {
+    rows: Arc<Vec<Row>>,
+    /// How many of `rows` this table holds.
+    len: usize,
+}
 
 impl SharedRows {
+    /// The first `len` of `rows`, shared.
+    fn prefix(rows: Arc<Vec<Row>>, len: usize) -> SharedRows {
+        SharedRows { len: len.min(rows.len()), rows }
+    }
+
+    /// The table to write to: copied first if shared, and cut to the rows it holds.
+    fn table(&mut self) -> &mut Vec<Row> {
+        let rows = Arc::make_mut(&mut self.rows);
+        rows.truncate(self.len);
+        rows
+    }
+
     /// Appends `rows`, in order.
     pub fn extend(&mut self, rows: &[Row]) {
         if !rows.is_empty() {
-            Arc::make_mut(&mut self.0).extend_from_slice(rows);
+            self.append_with(|table| table.extend_from_slice(rows));
         }
     }
 
     /// Appends the rows `append` pushes onto the table, in order.
     pub fn append_with(&mut self, append: impl FnOnce(&mut Vec<Row>)) {
-        append(Arc::make_mut(&mut self.0));
+        let table = self.table();
+        append(table);
+        self.len = table.len();
     }
 
     /// Room for `rows` more rows, so the table does not grow by copying itself.
     pub fn reserve(&mut self, rows: usize) {
-        Arc::make_mut(&mut self.0).reserve(rows);
+        self.table().reserve(rows);
     }
 
     /// Every row, in write order.
     pub fn rows(&self) -> &[Row] {
-        &self.0
+        &self.rows[..self.len]
     }
 
     /// The rows, shared.
     pub fn shared(&self) -> Arc<Vec<Row>> {
-        Arc::clone(&self.0)
+        if self.len == self.rows.len() {
+            Arc::clone(&self.rows)
+        } else {
+            Arc::new(self.rows().to_vec())
+        }
+    }
+
+    /// The whole table this one shows the first rows of (itself, unless borrowed).
+    pub fn whole(&self) -> &Arc<Vec<Row>> {
+        &self.rows
     }
 
     /// Appends up to `max_rows` more of `from`'s rows, which begin with this table's; returns
     /// how many it appended.
     fn copy_part(&mut self, from: &[Row], max_rows: usize) -> usize {
-        let have = self.0.len();
+        let have = self.len;
         let more = from.len().saturating_sub(have).min(max_rows);
         self.extend(&from[have..have + more]);
         more
@@ -190,6 +218,22 @@ pub struct Sinks {
     pub append_only: append_only::AppendOnlySink,
     pub upsert: upsert::UpsertSink,
     pub transactional: transactional::TransactionalSink,
+    /// Set while the run keeps no rows (see [`Sinks::discard_rows`]).
+    discarded: Option<Discarded>,
+}
+
+/// What sinks that keep no rows remember of the rows written: how many, and those past the end of
+/// the table they will borrow.
+#[derive(Clone, Debug, Default)]
+struct Discarded {
+    /// The rows of the emission being written.
+    emission: Vec<Row>,
+    /// Rows the append-only table would hold.
+    appended: usize,
+    /// Rows of the table to borrow.
+    known: usize,
+    /// The rows written past them, kept.
+    past_known: Vec<Row>,
 }
 
 impl Sinks {
@@ -231,9 +275,56 @@ impl Sinks {
         appended_table.rows().len() == appended.len() && committed_table.rows().len() == committed.len()
     }
 
+    /// From now on, keeps no rows: the append-only table that would grow from `appended` rows
+    /// is known to be the first rows of a table of `known` rows, which [`Sinks::borrow_rows`]
+    /// takes once the run is over. A failure-free run's rows depend only on its data, so one
+    /// that differs from an earlier failure-free run only in checkpoint timing writes that run's
+    /// rows again and need not keep them. Only how many rows it writes is counted, with the
+    /// transactions' rows (which the transaction timeout may lose), and any rows past the known
+    /// ones are kept. The upsert and committed tables are emptied and stay so: the upsert table
+    /// is the append-only rows applied in order, and the committed rows are counted only.
+    pub fn discard_rows(&mut self, appended: usize, known: usize) {
+        self.upsert = upsert::UpsertSink::default();
+        self.transactional.committed = SharedRows::default();
+        self.discarded = Some(Discarded { appended, known, ..Discarded::default() });
+    }
+
+    /// Whether these sinks keep no rows (see [`Sinks::discard_rows`]).
+    pub fn discards_rows(&self) -> bool {
+        self.discarded.is_some()
+    }
+
+    /// Takes the first rows of `known` as the append-only table, as many as the rows written,
+    /// with any written past them after them (see [`Sinks::discard_rows`]).
+    pub fn borrow_rows(&mut self, known: &Arc<Vec<Row>>) {
+        let Some(discarded) = self.discarded.take() else { return };
+        self.append_only.rows = if discarded.past_known.is_empty() {
+            SharedRows::prefix(Arc::clone(known), discarded.appended)
+        } else {
+            let mut rows = Vec::with_capacity(discarded.appended);
+            rows.extend_from_slice(&known[..discarded.known]);
+            rows.extend_from_slice(&discarded.past_known);
+            SharedRows::prefix(Arc::new(rows), discarded.appended)
+        };
+    }
+
     /// Writes the rows `emit` appends, in order, to every sink: into the append-only table first
     /// (the transactional sink's open transaction is a range of it), then the upsert table.
     pub fn write_emitted(&mut self, emit: impl FnOnce(&mut Vec<Row>)) {
+        if let Some(discarded) = &mut self.discarded {
+            let emission = &mut discarded.emission;
+            emission.clear();
+            emit(emission);
+            let from = discarded.appended;
+            discarded.appended += emission.len();
+            if discarded.appended > discarded.known {
+                discarded.past_known.extend_from_slice(&emission[discarded.known.saturating_sub(from)..]);
+            }
+            if let Some(first) = emission.first() {
+                self.transactional.write_appended(discarded.appended, first.emitted_at_ms);
+            }
+            return;
+        }
         let from = self.append_and_upsert(emit);
         let appended = self.append_only.rows();
         if let Some(first) = appended.get(from) {
@@ -255,13 +346,15 @@ impl Sinks {
     /// The transactional sink commits epoch `epoch` (and any older pre-committed one) at `at_ms`
     /// (see [`transactional::TransactionalSink::commit`]).
     pub fn commit(&mut self, epoch: u64, at_ms: u64, timeout_ms: u64) -> u64 {
-        self.transactional.commit(epoch, at_ms, timeout_ms, self.append_only.rows.rows())
+        let appended = if self.discarded.is_some() { None } else { Some(self.append_only.rows.rows()) };
+        self.transactional.commit(epoch, at_ms, timeout_ms, appended)
     }
 
     /// Micro-batch mode: batch `batch_id`'s rows through `foreachBatch` at `at_ms`, appended, merged
     /// by key and written once by batch id. Returns whether the batch-id writer wrote them (false
     /// for a re-run batch it had written already).
     pub fn write_batch(&mut self, batch_id: u64, rows: Vec<Row>, at_ms: u64) -> bool {
+        debug_assert!(self.discarded.is_none(), "micro-batch runs keep their rows");
         let written = self.transactional.write_batch(batch_id, &rows, at_ms);
         self.append_and_upsert(|table| table.extend_from_slice(&rows));
         written

@@ -79,11 +79,12 @@ impl TransactionalSink {
 
     /// The sink commits checkpoint `id`'s transaction and any older pre-committed one at `at_ms`,
     /// after the checkpoint completed or when a restored job commits it again; `appended` is the
-    /// append-only table, which holds their rows. A transaction whose timeout ran out after its
-    /// pre-commit was aborted by the broker in the meantime: its checkpoint's offsets are already
-    /// past its rows, so they are lost. (One that timed out while still open is counted at its
-    /// pre-commit instead.) Returns the rows lost this way.
-    pub fn commit(&mut self, id: u64, at_ms: u64, timeout_ms: u64, appended: &[Row]) -> u64 {
+    /// append-only table, which holds their rows (`None`: rows are not kept, only counted). A
+    /// transaction whose timeout ran out after its pre-commit was aborted by the broker in the
+    /// meantime: its checkpoint's offsets are already past its rows, so they are lost. (One that
+    /// timed out while still open is counted at its pre-commit instead.) Returns the rows lost
+    /// this way.
+    pub fn commit(&mut self, id: u64, at_ms: u64, timeout_ms: u64, appended: Option<&[Row]>) -> u64 {
         let (ready, waiting): (Vec<_>, Vec<_>) =
             std::mem::take(&mut self.pre_committed).into_iter().partition(|t| t.epoch <= id);
         self.pre_committed = waiting;
@@ -94,7 +95,7 @@ impl TransactionalSink {
         for t in ready {
             if at_ms > t.began_at_ms + timeout_ms && !t.fenced {
                 lost += t.rows.len() as u64;
-            } else {
+            } else if let Some(appended) = appended {
                 self.committed.extend(&appended[t.rows]);
             }
         }
