@@ -96,10 +96,12 @@ fn change(config: &Config, previous: &Outcome) -> Report {
     runner.unwrap().finish().report()
 }
 
-/// The three sliders, each moved one step from the lesson's default scenario.
-fn slider_moves() -> [(&'static str, Config); 3] {
+/// The three sliders, each moved one step from the lesson's default scenario, and the interval
+/// moved to its short end, where the readers pause every second.
+fn slider_moves() -> [(&'static str, Config); 4] {
     [
         ("interval 30 s -> 40 s", Config { interval_ms: 40_000, ..Config::default() }),
+        ("interval 30 s -> 1 s", Config { interval_ms: 1_000, ..Config::default() }),
         ("state size 2 GB -> 3 GB", Config { state_bytes: 3_000_000_000, ..Config::default() }),
         ("crash 10:00:45 -> 10:03:17", Config { crash_at_ms: Some(36_197_000), ..Config::default() }),
     ]

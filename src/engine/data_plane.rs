@@ -186,6 +186,13 @@ impl DataPlane {
             .then(|| &self.counts[self.counts_at[k] as usize..self.counts_at[k + 1] as usize])
     }
 
+    /// The first log number of the period that ends at `boundary_ms`, if counted.
+    pub fn period_start(&self, boundary_ms: u64) -> Option<u64> {
+        let k = (boundary_ms.checked_sub(self.first_boundary_ms)? / self.emit_every_ms) as usize;
+        self.period_ends.get(k)?;
+        Some(if k == 0 { self.first_log_number } else { self.period_ends[k - 1] })
+    }
+
     /// The product of log number `g`, if kept.
     #[inline]
     pub fn product_of(&self, g: u64) -> Option<u32> {

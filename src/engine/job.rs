@@ -284,9 +284,9 @@ impl Job {
         // (boundary, rows) of the boundary being emitted: its trace event is pushed once its
         // rows are all written.
         let mut open: Option<(u64, u64)> = None;
-        let Job { state, sinks, log, shape, .. } = self;
+        let Job { state, sinks, log, shape, data_plane, .. } = self;
         sinks.write_emitted(|table| {
-            state.emit_ready(watermark_log_number, now_ms, log, shape, |e| {
+            state.emit_ready(watermark_log_number, now_ms, log, shape, data_plane.as_deref(), |e| {
                 match &mut open {
                     Some((boundary_ms, rows)) if *boundary_ms == e.boundary_ms => *rows += 1,
                     _ => {
@@ -311,6 +311,7 @@ impl Job {
     pub fn write_batch_output(&mut self, now_ms: u64, boundary_ms: u64, batch_id: u64) -> u64 {
         let attempt = self.attempt;
         let mut rows = Vec::new();
+        self.state.count_deferred(self.data_plane.as_deref(), &self.log);
         self.state.emit_batch(boundary_ms, &self.shape, |e| rows.push(row(e, now_ms, attempt, batch_id)));
         let n = rows.len() as u64;
         if self.sinks.write_batch(batch_id, rows, now_ms) {
@@ -318,6 +319,12 @@ impl Job {
         }
         self.newest_emitted_boundary_ms = self.newest_emitted_boundary_ms.max(boundary_ms);
         n
+    }
+
+    /// Counts the periods the window operator deferred (see `Bucket::deferred`), so its state
+    /// reads whole.
+    pub fn count_deferred(&mut self) {
+        self.state.count_deferred(self.data_plane.as_deref(), &self.log);
     }
 
     /// The snapshot of the state now, resuming from `offsets`.

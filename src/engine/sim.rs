@@ -402,6 +402,7 @@ impl Sim {
         let end = self.config.end_ms();
         self.run_until(end);
         self.handle_due();
+        self.job.count_deferred();
     }
 
     /// Closes the input now (no further events arrive, no further checkpoints are triggered) and

@@ -11,6 +11,31 @@ use super::config::Config;
 use super::data_plane::DataPlane;
 use super::source::SourceLog;
 
+/// Adds a whole period's orders per product to `bucket`.
+fn add_period(bucket: &mut Bucket, period: &[(u32, u32)]) {
+    for &(product, orders) in period {
+        let slot = &mut bucket.counts[product as usize];
+        if *slot == 0 {
+            bucket.changed.push(product);
+        }
+        *slot += orders;
+    }
+}
+
+/// Counts the range `bucket` deferred, an event at a time, its products from the plane where it
+/// keeps them.
+fn count_deferred(bucket: &mut Bucket, plane: Option<&DataPlane>, log: &SourceLog) {
+    let Some((from, to)) = bucket.deferred.take() else { return };
+    for g in from..to {
+        let product = plane.and_then(|p| p.product_of(g)).unwrap_or_else(|| log.product_of(g));
+        let slot = &mut bucket.counts[product as usize];
+        if *slot == 0 {
+            bucket.changed.push(product);
+        }
+        *slot += 1;
+    }
+}
+
 /// The fixed shape of the job, taken from the scenario.
 #[derive(Clone, Copy, Debug)]
 pub struct JobShape {
@@ -86,6 +111,7 @@ impl JobState {
                 window_start_ms,
                 counts,
                 changed: self.spare_changed.pop().unwrap_or_default(),
+                deferred: None,
             });
         }
     }
@@ -119,15 +145,39 @@ impl JobState {
                 let counted = (bucket_end - g).div_ceil(stride);
                 self.counted_events += counted;
                 if let Some(plane) = plane {
+                    // A period read in log order in several steps (the readers paused or
+                    // throttled inside it) is counted once, from the plane, when read to its end.
+                    if stride == 1 {
+                        let whole = bucket_end == bucket.end_log_number;
+                        match bucket.deferred {
+                            Some((from, to)) if to == g && whole => {
+                                if let Some(period) = plane.period(bucket.end_ms, from, bucket_end) {
+                                    bucket.deferred = None;
+                                    add_period(bucket, period);
+                                    g = bucket_end;
+                                    continue;
+                                }
+                            }
+                            Some((from, to)) if to == g => {
+                                bucket.deferred = Some((from, bucket_end));
+                                g = bucket_end;
+                                continue;
+                            }
+                            None if !whole
+                                && bucket.changed.is_empty()
+                                && plane.period_start(bucket.end_ms) == Some(g) =>
+                            {
+                                bucket.deferred = Some((g, bucket_end));
+                                g = bucket_end;
+                                continue;
+                            }
+                            _ => {}
+                        }
+                    }
+                    count_deferred(bucket, Some(plane), log);
                     let period = if stride == 1 { plane.period(bucket.end_ms, g, bucket_end) } else { None };
                     if let Some(period) = period {
-                        for &(product, orders) in period {
-                            let slot = &mut bucket.counts[product as usize];
-                            if *slot == 0 {
-                                bucket.changed.push(product);
-                            }
-                            *slot += orders;
-                        }
+                        add_period(bucket, period);
                         g = bucket_end;
                         continue;
                     }
@@ -181,6 +231,14 @@ impl JobState {
         }
     }
 
+    /// Counts what every bucket deferred (see [`Bucket::deferred`]): before its state is read
+    /// whole, at the end of a run or for a micro-batch's output.
+    pub fn count_deferred(&mut self, plane: Option<&DataPlane>, log: &SourceLog) {
+        for bucket in &mut self.windows.buckets {
+            count_deferred(bucket, plane, log);
+        }
+    }
+
     /// Emits every bucket whose end the watermark has passed; `watermark_log_number` is the
     /// smallest log number not yet processed on some input. Event time never runs ahead of the
     /// clock, so a boundary is only emitted once `now_ms` has reached it. Returns how many passed.
@@ -190,6 +248,7 @@ impl JobState {
         now_ms: u64,
         log: &SourceLog,
         shape: &JobShape,
+        plane: Option<&DataPlane>,
         mut emit: impl FnMut(Emission),
     ) -> u64 {
         let mut passed = 0;
@@ -202,6 +261,8 @@ impl JobState {
             let closes_window = boundary % shape.window_ms == 0;
             if self.windows.buckets.front().is_some_and(|b| b.end_ms == boundary) {
                 let mut bucket = self.windows.buckets.pop_front().expect("checked");
+                // Read to its end, or past it when a recovery skipped what the log no longer held.
+                count_deferred(&mut bucket, plane, log);
                 let window = self
                     .windows
                     .windows
@@ -311,5 +372,58 @@ impl JobState {
             && pending(self) == pending(other)
             && self.counted_events == other.counted_events
             && self.dropped_duplicates == other.dropped_duplicates
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Processes the log numbers `[from, to)` in log order, in steps ending at `cuts`.
+    fn in_steps(state: &mut JobState, cuts: &[u64], log: &SourceLog, shape: &JobShape, plane: Option<&DataPlane>) {
+        for pair in cuts.windows(2) {
+            state.process(pair[0], pair[1], 1, log, shape, plane);
+        }
+    }
+
+    #[test]
+    fn a_period_read_in_steps_counts_as_one_read_whole() {
+        let config = Config::default();
+        let (log, shape) = (SourceLog::new(&config), JobShape::new(&config));
+        let plane = DataPlane::of(&config).expect("no retries");
+        let first = log.log_end_at(config.start_time_ms);
+        let period_end = |k: u64| log.log_end_at(config.start_time_ms + k * config.emit_every_ms);
+        let (one, two, three) = (period_end(1), period_end(2), period_end(3));
+        let mut whole = JobState::new(&config);
+        in_steps(&mut whole, &[first, one, two, three], &log, &shape, None);
+        // Three periods, each read in several steps; the third stops inside it.
+        let cuts = [first, first + 7, first + 700, one, one + 1, two - 1, two, two + 300];
+        let mut stepped = JobState::new(&config);
+        in_steps(&mut stepped, &cuts, &log, &shape, Some(&plane));
+        assert!(stepped
+            .windows
+            .buckets
+            .iter()
+            .all(|b| b.end_ms < config.start_time_ms + 3_000 || b.deferred.is_some()));
+        stepped.process(two + 300, three, 1, &log, &shape, Some(&plane));
+        assert!(stepped.windows.buckets.iter().all(|b| b.deferred.is_none()), "counted once read to the end");
+        assert!(stepped.same_content(&whole));
+        // Stopped inside a period, it counts what it deferred when asked, as if read event by event.
+        let mut partial = JobState::new(&config);
+        in_steps(&mut partial, &[first, first + 500, first + 900], &log, &shape, Some(&plane));
+        assert_eq!(partial.windows.window_total(partial.windows.buckets[0].window_start_ms), 900);
+        partial.count_deferred(Some(&plane), &log);
+        let mut by_event = JobState::new(&config);
+        by_event.process(first, first + 900, 1, &log, &shape, None);
+        assert!(partial.same_content(&by_event));
+        // Read on by partition (inputs held), what it deferred is counted first.
+        let mut held = JobState::new(&config);
+        in_steps(&mut held, &[first, first + 480], &log, &shape, Some(&plane));
+        for p in 0..log.partitions() {
+            held.process(first + 480 + p, one, log.partitions(), &log, &shape, Some(&plane));
+        }
+        let mut reference = JobState::new(&config);
+        reference.process(first, one, 1, &log, &shape, None);
+        assert!(held.same_content(&reference));
     }
 }

@@ -27,6 +27,10 @@ pub struct Bucket {
     pub counts: Vec<u32>,
     /// Products with a non-zero count, in first-seen order.
     pub changed: Vec<u32>,
+    /// Log numbers `[from, to)` from the period's start, read in log order but not yet counted
+    /// into `counts`: a period read in several steps is counted once, from the data plane, when
+    /// its last step reads it to its end (see `JobState::process`).
+    pub deferred: Option<(u64, u64)>,
 }
 
 /// One emitted running total.
@@ -75,6 +79,14 @@ impl WindowState {
             .flat_map(|b| b.counts.iter())
             .map(|&c| u64::from(c))
             .sum();
-        emitted + pending
+        // Every event of a deferred range is an order counted once (deferring needs no retries).
+        let deferred: u64 = self
+            .buckets
+            .iter()
+            .filter(|b| b.window_start_ms == start_ms)
+            .filter_map(|b| b.deferred)
+            .map(|(f, t)| t - f)
+            .sum();
+        emitted + pending + deferred
     }
 }
