@@ -27,7 +27,7 @@ pub use sinks::SinkDesign;
 use std::sync::Arc;
 
 use data_plane::DataPlane;
-use report::TruthTables;
+use report::{PrefixTables, TruthTables};
 use sim::{Execution, Keyframe};
 use sinks::Row;
 
@@ -51,6 +51,9 @@ pub struct Runner {
     resumed_at_ms: Option<u64>,
     /// What the report reads of the failure-free run's rows: reused with that run.
     truth_tables: Arc<TruthTables>,
+    /// What reports read of first rows of the failure-free run's table: shared by the runs that
+    /// borrow it.
+    prefix_tables: Arc<PrefixTables>,
     /// Rows the run's two growing tables (appended, committed) start with that are copies of the
     /// failure-free run's: copied at the fork, or from it when resumed at a keyframe.
     shared_rows: (usize, usize),
@@ -59,13 +62,12 @@ pub struct Runner {
     known_rows: Option<KnownRows>,
 }
 
-/// An earlier failure-free run's append-only table, and what its report read of it.
+/// An earlier failure-free run's append-only table (the whole one it borrowed from, if it did),
+/// and what reports read of its first rows.
 #[derive(Clone, Debug)]
 struct KnownRows {
     rows: Arc<Vec<Row>>,
-    /// How many of `rows` that run held, which `tables` were read from.
-    len: usize,
-    tables: Arc<TruthTables>,
+    prefix_tables: Arc<PrefixTables>,
 }
 
 /// Whether failure-free runs of `a` and `b` write the same rows: they differ at most in the
@@ -193,11 +195,8 @@ impl Runner {
             })
             .map(|p| {
                 let appended = &p.truth().sinks().append_only;
-                KnownRows {
-                    rows: Arc::clone(appended.whole()),
-                    len: appended.rows().len(),
-                    tables: Arc::clone(&p.truth_tables),
-                }
+                p.prefix_tables.get_or_add(appended.rows().len(), || Arc::clone(&p.truth_tables));
+                KnownRows { rows: Arc::clone(appended.whole()), prefix_tables: Arc::clone(&p.prefix_tables) }
             });
         let keyframes = match (execution, reusable) {
             (Execution::Fast, Some(previous)) => Keyframes::Reused(Arc::clone(&previous.keyframes)),
@@ -224,6 +223,7 @@ impl Runner {
         };
         let mut runner = Runner {
             truth_tables: reusable.map(|p| Arc::clone(&p.truth_tables)).unwrap_or_default(),
+            prefix_tables: reusable.map(|p| Arc::clone(&p.prefix_tables)).unwrap_or_default(),
             shared_rows: latest.map_or((0, 0), Keyframe::table_rows),
             resumed_at_ms: latest.map(Keyframe::at_ms),
             run,
@@ -304,10 +304,11 @@ impl Runner {
                     truth.run_to_end();
                     if let Some(known) = &self.known_rows {
                         truth.borrow_rows(&known.rows);
-                        // The same rows as the previous companion's: what its report read of them holds.
+                        // First rows of the same table: what a report read of as many holds.
                         let borrowed = &truth.sinks().append_only;
-                        if Arc::ptr_eq(borrowed.whole(), &known.rows) && borrowed.rows().len() == known.len {
-                            self.truth_tables = Arc::clone(&known.tables);
+                        if Arc::ptr_eq(borrowed.whole(), &known.rows) {
+                            self.truth_tables = known.prefix_tables.get_or_add(borrowed.rows().len(), Arc::default);
+                            self.prefix_tables = Arc::clone(&known.prefix_tables);
                         }
                     }
                     self.stage = Stage::Run;
@@ -387,6 +388,7 @@ impl Runner {
             failure_free: self.failure_free,
             keyframes: self.keyframes.finish(),
             truth_tables: self.truth_tables,
+            prefix_tables: self.prefix_tables,
             shared_rows: self.shared_rows,
             truth_rows_borrowed: self.known_rows.is_some(),
         }

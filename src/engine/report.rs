@@ -362,6 +362,10 @@ pub struct Outcome {
     pub keyframes: Arc<Vec<Keyframe>>,
     /// What the report reads of the failure-free run's rows, shared with later runs that reuse it.
     pub truth_tables: Arc<TruthTables>,
+    /// What reports read of first rows of the failure-free run's whole table (see
+    /// [`AppendOnlySink::whole`](super::sinks::append_only::AppendOnlySink::whole)), shared with
+    /// later failure-free runs that borrow it.
+    pub prefix_tables: Arc<PrefixTables>,
     /// Rows the run's (appended, committed) tables start with that are copies of the failure-free
     /// run's, copied at the fork or when resumed at a keyframe: the report compares only the rest.
     pub shared_rows: (usize, usize),
@@ -388,6 +392,32 @@ pub struct TruthTables {
     /// How many of the committed rows are checked to hold, in order, the contents of the
     /// append-only table's first rows, and whether one did not.
     committed_checked: Mutex<(usize, bool)>,
+}
+
+/// What reports read of the first rows of one failure-free table, per number of rows: runs that
+/// borrow the table (see [`Sinks::discard_rows`](super::sinks::Sinks::discard_rows)) and end
+/// with as many rows share it. A few are kept: settings that leave the readers behind at the
+/// horizon end with a row count of their own.
+#[derive(Debug, Default)]
+pub struct PrefixTables(Mutex<Vec<(usize, Arc<TruthTables>)>>);
+
+impl PrefixTables {
+    /// Row counts kept, the least recently used dropped first.
+    const KEPT: usize = 8;
+
+    /// What was read of the first `rows` rows, or `read` of them now, kept.
+    pub fn get_or_add(&self, rows: usize, read: impl FnOnce() -> Arc<TruthTables>) -> Arc<TruthTables> {
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let tables = match kept.iter().position(|(n, _)| *n == rows) {
+            Some(i) => kept.remove(i).1,
+            None => read(),
+        };
+        kept.push((rows, Arc::clone(&tables)));
+        if kept.len() > Self::KEPT {
+            kept.remove(0);
+        }
+        tables
+    }
 }
 
 impl TruthTables {
