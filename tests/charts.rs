@@ -256,3 +256,41 @@ fn pipeline_chart_at_the_lessons_instants() {
     assert!(alt.summary.starts_with("10:00:45"), "{}", alt.summary);
     assert_eq!(alt.columns.len(), alt.rows[0].len());
 }
+
+/// The pipeline view a page draws first, from the run stopped where the view first stands, is
+/// the view drawn from the whole run there.
+#[test]
+fn the_pipeline_preview_draws_what_the_whole_run_shows_at_the_default_cursor() {
+    let at = |clock: &str| Some(checkpoint_lab::engine::clock::parse_clock(clock).unwrap());
+    let scenarios = [
+        Config::default(),
+        Config { crash_at_ms: None, ..Config::default() },
+        Config { crash_at_ms: at("10:00:20"), ..Config::default() },
+        Config { crash_at_ms: at("10:00:53"), snapshots: Snapshots::Incremental, ..Config::default() },
+        Config { mode: engine::Mode::MicroBatch, ..Config::default() },
+        Config { alignment: engine::Alignment::Unaligned, backpressure_ms: 3_000, ..Config::default() },
+    ];
+    for config in scenarios {
+        let (whole, preview) = (lesson::simulate(&config).unwrap(), lesson::preview(&config).unwrap().expect("short"));
+        for view in views().map(|v| View { cursor_s: None, ..v }) {
+            let draw =
+                |report| svg(|a| charts::draw(Chart::Pipeline, a, report, None, &Focus::default(), &view).unwrap());
+            let (a, b) = (draw(&preview), draw(&whole));
+            if a != b {
+                let (la, lb): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+                let i = la.iter().zip(&lb).position(|(x, y)| x != y).unwrap_or(la.len().min(lb.len()));
+                panic!(
+                    "{config:?}\npreview {:?}\nwhole {:?}",
+                    &la[i.saturating_sub(3)..(i + 3).min(la.len())],
+                    &lb[i.saturating_sub(3)..(i + 3).min(lb.len())]
+                );
+            }
+        }
+        let alt = |report| charts::text_alternative(Chart::Pipeline, report, &Focus::default()).summary;
+        assert_eq!(alt(&preview), alt(&whole), "{config:?}");
+    }
+    // A scenario too long to preview in a few milliseconds has none.
+    let busy = Config { rate_per_s: 20_000, capacity_per_s: 40_000, ..Config::default() };
+    assert!(lesson::preview(&busy).unwrap().is_none());
+    assert!(lesson::preview(&Config { crash_at_ms: at("10:05:31"), ..Config::default() }).unwrap().is_none());
+}

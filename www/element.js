@@ -1008,6 +1008,17 @@ class LabView {
       if (generation !== this.generation || !this.lab) return;
       let result;
       slices++;
+      // The page's first picture, in a task of its own: the pipeline view where it first stands,
+      // from the run stopped there, before the whole first run is ready (the same picture it
+      // will draw then).
+      if (!this.summary && !this.previewed) {
+        this.previewed = true;
+        if (this.drawPreview(config)) {
+          slices--;
+          yieldToPage().then(step);
+          return;
+        }
+      }
       try {
         result = this.lab.advance(FRAME_BUDGET_MS, this.cursorS);
       } catch (e) {
@@ -1054,6 +1065,22 @@ class LabView {
     }
   }
 
+  /// Draws the pipeline view from the first run stopped where the view first stands (see
+  /// startRun); returns whether it did. A setting the engine refuses is reported by the whole
+  /// run, which follows.
+  drawPreview(config) {
+    const pipeline = this.charts.pipeline;
+    const moved = this.cursorS !== undefined || this.pendingCursor !== undefined;
+    if (!this.stylesReady || moved || !pipeline?.canvas.isConnected || pipeline.figure.hidden) return false;
+    try {
+      if (!this.lab.preview(config)) return false;
+      this.drawCharts(["pipeline"]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /// The readouts and the labels of the restart design chosen.
   showReadouts() {
     for (const control of Object.values(this.c)) control.show?.();
@@ -1074,6 +1101,7 @@ class LabView {
   /// took several slices (a heavy one) the charts are drawn in tasks of their own.
   finishRun(summary, config, cause, sliced = false) {
     this.summary = summary;
+    this.firstRunAt ??= performance.now();
     this.runId++;
     // Charts of an earlier run still being drawn a few at a time: this run's replace them.
     this.drawingCharts = false;

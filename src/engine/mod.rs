@@ -30,6 +30,7 @@ use data_plane::DataPlane;
 use report::{PrefixTables, TruthTables};
 use sim::{Execution, Keyframe};
 use sinks::Row;
+use trace::Event;
 
 /// A run that can be advanced a slice of virtual time at a time, so a page can spread a long
 /// simulation over several frames and drop it when a newer setting arrives. First the data plane
@@ -398,6 +399,45 @@ impl Runner {
 /// Runs a scenario to its horizon, together with its failure-free companion.
 pub fn run(config: &Config) -> Result<Outcome, ConfigError> {
     Ok(Runner::new(config, None)?.finish())
+}
+
+/// The scenario run up to `at_ms` and, in barrier mode, on to the next barrier after it (which a
+/// view of that instant announces), then stopped, its events hashed (no data plane is counted
+/// first): the world up to that instant, for a view of it drawn before the whole run is. Its
+/// figures cover that part only, and it has no failure-free companion. `None` when that takes
+/// processing more than `max_events` events.
+pub fn run_up_to(config: &Config, at_ms: u64, max_events: u64) -> Result<Option<Outcome>, ConfigError> {
+    config.validate()?;
+    let mut run = Sim::new(config)?;
+    let end = config.end_ms();
+    let barrier_after = |sim: &Sim| {
+        sim.trace
+            .events
+            .iter()
+            .rev()
+            .take_while(|e| e.at_ms > at_ms)
+            .any(|e| matches!(e.event, Event::BarrierInjected { .. }))
+    };
+    let done = |sim: &Sim| {
+        sim.now_ms() >= end || (sim.now_ms() >= at_ms && (config.mode != Mode::Barrier || barrier_after(sim)))
+    };
+    while !done(&run) {
+        if run.processed_events() > max_events {
+            return Ok(None);
+        }
+        let step_to =
+            if run.now_ms() < at_ms { at_ms.min(run.now_ms().saturating_add(1_000)) } else { run.now_ms() + 1_000 };
+        run.run_through(step_to.min(end));
+    }
+    Ok(Some(Outcome {
+        run,
+        failure_free: None,
+        keyframes: Arc::default(),
+        truth_tables: Arc::default(),
+        prefix_tables: Arc::default(),
+        shared_rows: (0, 0),
+        truth_rows_borrowed: false,
+    }))
 }
 
 /// Like [`run`], but when `previous` ran the same scenario with another crash time, its

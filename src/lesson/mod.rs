@@ -20,3 +20,17 @@ use crate::engine::{self, Config, ConfigError};
 pub fn simulate(config: &Config) -> Result<Report, ConfigError> {
     Ok(report(engine::run(config)?.figures()))
 }
+
+/// Events a preview processes at most: about a tenth of the lesson's default run, a few
+/// milliseconds even before the browser has optimised the engine.
+pub const PREVIEW_EVENTS: u64 = 250_000;
+
+/// The report of a scenario run only up to where the pipeline view first stands (the crash, or
+/// without one, just after the first checkpoint): that view drawn from it is the view drawn from
+/// the whole run there, so a page can show it first, before the whole run is ready. Its other
+/// figures cover that part of the run only. `None` when it would process more than
+/// [`PREVIEW_EVENTS`] events.
+pub fn preview(config: &Config) -> Result<Option<Report>, ConfigError> {
+    let outcome = engine::run_up_to(config, pipeline::default_cursor_ms(config), PREVIEW_EVENTS)?;
+    Ok(outcome.map(|o| report(o.figures())))
+}

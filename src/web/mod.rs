@@ -290,6 +290,9 @@ pub struct Lab {
     report: Option<Report>,
     /// Setting A of a comparison: the report pinned by `pin`, drawn under the current one.
     pinned: Option<Report>,
+    /// The report of the first run stopped where the pipeline view first stands (`preview`),
+    /// until a whole run is in.
+    preview: Option<Report>,
     /// The highlighted sink and the (window, product) the sink chart shows.
     focus: Focus,
 }
@@ -312,6 +315,7 @@ impl Lab {
             finished: None,
             report: None,
             pinned: None,
+            preview: None,
             focus: Focus::default(),
         }
     }
@@ -355,7 +359,20 @@ impl Lab {
         let summary = report.summary();
         self.outcome = Some(outcome);
         self.report = Some(report);
+        self.preview = None;
         summary
+    }
+
+    /// Runs `config` only up to where the pipeline view first stands (the crash, or just after
+    /// the first checkpoint) and keeps that run's report: until a whole run is in, `draw` draws
+    /// the pipeline view from it, as the whole run will show it there. A page's first picture,
+    /// drawn before the whole first run is ready. Returns false, keeping none, when that part of
+    /// the run is too long to take a few milliseconds ([`lesson::PREVIEW_EVENTS`]). Throws an
+    /// Error naming a bad field.
+    pub fn preview(&mut self, config: JsValue) -> Result<bool, JsError> {
+        let config = config_from_js(&config)?;
+        self.preview = lesson::preview(&config).map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(self.preview.is_some())
     }
 
     /// Starts a run that `advance` moves forward in slices; a newer `begin` drops an older run.
@@ -439,8 +456,11 @@ impl Lab {
         scale: f64,
         cursor_s: Option<f64>,
     ) -> Result<JsValue, JsError> {
-        let report = self.current()?;
         let named = chart_named(chart)?;
+        let report = match (&self.report, &self.preview) {
+            (None, Some(preview)) if named == Chart::Pipeline => preview,
+            _ => self.current()?,
+        };
         let backend = canvas::MeasuredCanvas::new(canvas).ok_or_else(|| JsError::new("canvas has no 2d context"))?;
         let area = backend.into_drawing_area();
         let scale = if scale.is_finite() && scale > 0.0 { scale.min(4.0) } else { 1.0 };

@@ -393,3 +393,28 @@ test("while a prediction is pending the pipeline view is hidden, since it would 
     local.server.close();
   }
 });
+
+test("the first picture is the pipeline view at the crash, drawn before the whole first run is in, as the whole run draws it", async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+  // Every text the pipeline view writes, with when.
+  await page.addInitScript(() => {
+    window.pipelineTexts = [];
+    const fillText = CanvasRenderingContext2D.prototype.fillText;
+    CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
+      if (this.canvas.dataset.chart === "pipeline") window.pipelineTexts.push([performance.now(), String(text)]);
+      return fillText.call(this, text, ...rest);
+    };
+  });
+  await page.goto(`${base}/index.html`);
+  await page.waitForSelector("body[data-ready=true]", { state: "attached" });
+  const { first, run, texts } = await page.evaluate(() => {
+    const view = document.querySelector("checkpoint-lab").view;
+    return { first: view.firstChartAt, run: view.firstRunAt, texts: window.pipelineTexts };
+  });
+  assert.ok(first < run, `first chart at ${first} ms, the whole first run in at ${run} ms`);
+  const before = texts.filter(([t]) => t < run).map(([, text]) => text);
+  const after = texts.filter(([t]) => t >= run).map(([, text]) => text);
+  assert.ok(before.includes("10:00:45") && before.length > 20, before.join(" | "));
+  assert.deepEqual(after, before);
+  await page.close();
+});
