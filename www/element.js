@@ -1008,16 +1008,13 @@ class LabView {
       if (generation !== this.generation || !this.lab) return;
       let result;
       slices++;
-      // The page's first picture, in a task of its own: the pipeline view where it first stands,
+      // The page's first picture, in tasks of their own: the pipeline view where it first stands,
       // from the run stopped there, before the whole first run is ready (the same picture it
       // will draw then).
-      if (!this.summary && !this.previewed) {
-        this.previewed = true;
-        if (this.drawPreview(config)) {
-          slices--;
-          yieldToPage().then(step);
-          return;
-        }
+      if (!this.summary && this.preview !== "drawn" && this.previewStep(config)) {
+        slices--;
+        yieldToPage().then(step);
+        return;
       }
       try {
         result = this.lab.advance(FRAME_BUDGET_MS, this.cursorS);
@@ -1065,20 +1062,27 @@ class LabView {
     }
   }
 
-  /// Draws the pipeline view from the first run stopped where the view first stands (see
-  /// startRun); returns whether it did. A setting the engine refuses is reported by the whole
-  /// run, which follows.
-  drawPreview(config) {
+  /// One step of the first picture (see startRun): runs the first run up to where the pipeline
+  /// view first stands, then, in the next task, draws the view from it. Returns whether it took
+  /// a step; none when there is no such picture to draw. A setting the engine refuses is
+  /// reported by the whole run, which follows.
+  previewStep(config) {
+    if (this.preview === "run") {
+      this.preview = "drawn";
+      this.drawCharts(["pipeline"]);
+      return true;
+    }
+    this.preview = "drawn";
     const pipeline = this.charts.pipeline;
     const moved = this.cursorS !== undefined || this.pendingCursor !== undefined;
     if (!this.stylesReady || moved || !pipeline?.canvas.isConnected || pipeline.figure.hidden) return false;
     try {
       if (!this.lab.preview(config)) return false;
-      this.drawCharts(["pipeline"]);
-      return true;
     } catch {
       return false;
     }
+    this.preview = "run";
+    return true;
   }
 
   /// The readouts and the labels of the restart design chosen.
