@@ -1011,7 +1011,7 @@ class LabView {
       // The page's first picture, in tasks of their own: the pipeline view where it first stands,
       // from the run stopped there, before the whole first run is ready (the same picture it
       // will draw then).
-      if (!this.summary && this.preview !== "drawn" && this.previewStep(config)) {
+      if (!this.summary && this.preview !== "drawn" && this.previewStep(config, generation)) {
         slices--;
         yieldToPage().then(step);
         return;
@@ -1066,13 +1066,16 @@ class LabView {
   /// view first stands, then, in the next task, draws the view from it. Returns whether it took
   /// a step; none when there is no such picture to draw. A setting the engine refuses is
   /// reported by the whole run, which follows.
-  previewStep(config) {
+  previewStep(config, generation) {
     if (this.preview === "run") {
       this.preview = "drawn";
+      // A newer setting came first: its whole run draws the view.
+      if (generation !== this.previewGeneration) return false;
       this.drawCharts(["pipeline"]);
       return true;
     }
     this.preview = "drawn";
+    this.previewGeneration = generation;
     const pipeline = this.charts.pipeline;
     const moved = this.cursorS !== undefined || this.pendingCursor !== undefined;
     if (!this.stylesReady || moved || !pipeline?.canvas.isConnected || pipeline.figure.hidden) return false;
