@@ -1070,8 +1070,12 @@ class LabView {
     if (this.preview === "run") {
       this.preview = "drawn";
       // A newer setting came first: its whole run draws the view.
-      if (generation !== this.previewGeneration) return false;
+      if (generation !== this.previewGeneration) {
+        this.lab.forget_preview();
+        return false;
+      }
       this.drawCharts(["pipeline"]);
+      this.lab.forget_preview();
       return true;
     }
     this.preview = "drawn";

@@ -375,6 +375,12 @@ impl Lab {
         Ok(self.preview.is_some())
     }
 
+    /// Forgets the report `preview` kept, once the view is drawn from it: the memory it took
+    /// then serves the whole run.
+    pub fn forget_preview(&mut self) {
+        self.preview = None;
+    }
+
     /// Starts a run that `advance` moves forward in slices; a newer `begin` drops an older run.
     /// Returns about how many events the run hashes ([`engine::Runner::events_to_hash`]). Throws
     /// an Error naming a bad field, and then nothing changes.
