@@ -1069,14 +1069,15 @@ class LabView {
   previewStep(config, generation) {
     if (this.preview === "run") {
       this.preview = "drawn";
-      // A newer setting came first: its whole run draws the view.
-      if (generation !== this.previewGeneration) {
-        this.lab.forget_preview();
-        return false;
+      // Unless a newer setting came first: its whole run draws the view.
+      const current = generation === this.previewGeneration;
+      try {
+        if (current) this.drawCharts(["pipeline"]);
+      } catch {
+        // The whole run draws the view again, and reports what fails then.
       }
-      this.drawCharts(["pipeline"]);
       this.lab.forget_preview();
-      return true;
+      return current;
     }
     this.preview = "drawn";
     this.previewGeneration = generation;

@@ -186,7 +186,8 @@ impl Runner {
         // it simulates one of its own, with them, for the next to reuse.
         let reusable = previous.filter(crash_moved).filter(|p| !p.truth_rows_borrowed);
         // Moving the interval or the state size: the failure-free companion borrows the rows of
-        // the previous one. Its own are not kept, so it leaves no keyframes for a crash move.
+        // the previous one, if they cover the run's up to the crash. Its own are not kept, so it
+        // leaves no keyframes for a crash move.
         let known_rows = previous
             .filter(|p| {
                 execution == Execution::Fast
@@ -201,8 +202,10 @@ impl Runner {
             });
         let keyframes = match (execution, reusable) {
             (Execution::Fast, Some(previous)) => Keyframes::Reused(Arc::clone(&previous.keyframes)),
-            (Execution::Fast, None) if known_rows.is_none() => Keyframes::taking(config),
-            (Execution::Fast, None) | (Execution::PerEvent, _) => Keyframes::Reused(Arc::default()),
+            // Taken up to the crash even when rows may be borrowed: the crash decides whether
+            // they are (see Stage::UpToCrash).
+            (Execution::Fast, None) => Keyframes::taking(config),
+            (Execution::PerEvent, _) => Keyframes::Reused(Arc::default()),
         };
         // Moving only the crash: the failure-free run is reused, and the run is that run up to
         // its crash, so it starts from the latest keyframe at or before the crash.
@@ -275,8 +278,11 @@ impl Runner {
                     // Known rows serve only if they cover what the run wrote up to the crash.
                     self.known_rows = self.known_rows.take().filter(|known| known.rows.len() >= appended);
                     if let Some(known) = &self.known_rows {
-                        // The committed rows are compared whole: the companion keeps none.
+                        // The committed rows are compared whole: the companion keeps none. Its
+                        // keyframes would hold no rows either: a crash move after this run
+                        // simulates a failure-free run of its own.
                         self.shared_rows.1 = 0;
+                        self.keyframes = Keyframes::Reused(Arc::default());
                         self.failure_free = Some(self.run.fork_failure_free_discarding(known.rows.len()));
                         self.stage = Stage::FailureFree;
                     } else {

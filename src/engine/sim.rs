@@ -417,10 +417,12 @@ impl Sim {
         while self.now_ms < limit {
             self.handle_due();
             if self.is_running() && self.protocol.drained(&self.job, self.now_ms, closed_at_ms, self.committed_id()) {
-                return;
+                break;
             }
             self.process_input(limit);
         }
+        // Drained inside a period: its state reads whole.
+        self.job.count_deferred();
     }
 
     /// One step: what is due now, then input up to the next instant that matters.
