@@ -14,11 +14,7 @@ use super::source::SourceLog;
 /// Adds a whole period's orders per product to `bucket`.
 fn add_period(bucket: &mut Bucket, period: &[(u32, u32)]) {
     for &(product, orders) in period {
-        let slot = &mut bucket.counts[product as usize];
-        if *slot == 0 {
-            bucket.changed.push(product);
-        }
-        *slot += orders;
+        bucket.count(product, orders);
     }
 }
 
@@ -28,11 +24,7 @@ fn count_deferred(bucket: &mut Bucket, plane: Option<&DataPlane>, log: &SourceLo
     let Some((from, to)) = bucket.deferred.take() else { return };
     for g in from..to {
         let product = plane.and_then(|p| p.product_of(g)).unwrap_or_else(|| log.product_of(g));
-        let slot = &mut bucket.counts[product as usize];
-        if *slot == 0 {
-            bucket.changed.push(product);
-        }
-        *slot += 1;
+        bucket.count(product, 1);
     }
 }
 
@@ -184,11 +176,7 @@ impl JobState {
                     if plane.product_of(bucket_end - 1).is_some() && plane.product_of(g).is_some() {
                         while g < bucket_end {
                             let product = plane.product_of(g).expect("kept for the whole range");
-                            let slot = &mut bucket.counts[product as usize];
-                            if *slot == 0 {
-                                bucket.changed.push(product);
-                            }
-                            *slot += 1;
+                            bucket.count(product, 1);
                             g += stride;
                         }
                         continue;
@@ -196,11 +184,7 @@ impl JobState {
                 }
                 while g < bucket_end {
                     let product = log.product_of(g);
-                    let slot = &mut bucket.counts[product as usize];
-                    if *slot == 0 {
-                        bucket.changed.push(product);
-                    }
-                    *slot += 1;
+                    bucket.count(product, 1);
                     g += stride;
                 }
                 continue;
@@ -219,11 +203,7 @@ impl JobState {
                 };
                 if counted {
                     let product = log.product_of(g);
-                    let slot = &mut bucket.counts[product as usize];
-                    if *slot == 0 {
-                        bucket.changed.push(product);
-                    }
-                    *slot += 1;
+                    bucket.count(product, 1);
                     self.counted_events += 1;
                 }
                 g += stride;

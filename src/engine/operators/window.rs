@@ -33,6 +33,18 @@ pub struct Bucket {
     pub deferred: Option<(u64, u64)>,
 }
 
+impl Bucket {
+    /// Counts `orders` more orders of `product`.
+    #[inline]
+    pub fn count(&mut self, product: u32, orders: u32) {
+        let slot = &mut self.counts[product as usize];
+        if *slot == 0 {
+            self.changed.push(product);
+        }
+        *slot += orders;
+    }
+}
+
 /// One emitted running total.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Emission {

@@ -289,11 +289,6 @@ impl Sinks {
         self.discarded = Some(Discarded { appended, known, ..Discarded::default() });
     }
 
-    /// Whether these sinks keep no rows (see [`Sinks::discard_rows`]).
-    pub fn discards_rows(&self) -> bool {
-        self.discarded.is_some()
-    }
-
     /// Takes the first rows of `known` as the append-only table, as many as the rows written,
     /// with any written past them after them (see [`Sinks::discard_rows`]).
     pub fn borrow_rows(&mut self, known: &Arc<Vec<Row>>) {
