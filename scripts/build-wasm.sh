@@ -8,14 +8,22 @@ cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 # opt-level 3, as natively: against opt-level "s", 6.6% larger gzipped (322 KB against 302 KB)
 # but the engine's share of a slider change is 16% shorter in the browser (BENCHMARKS.md).
-wasm-pack --quiet build --release --target web --mode no-install -- --no-default-features 2>&1 | grep -v '^\[INFO\]' >&2 || true
+# Two modules from the one crate: the lab, which a lesson page loads first, and the exercises,
+# which the element loads only where a page shows exercises (src/web).
+rm -f pkg/checkpoint_lab_bg.wasm target/pkg-exercises/checkpoint_lab_exercises_bg.wasm
+wasm-pack --quiet build --release --target web --mode no-install -- --no-default-features --features lab 2>&1 | grep -v '^\[INFO\]' >&2 || true
 test -f pkg/checkpoint_lab_bg.wasm || { echo "build-wasm: wasm-pack produced no pkg/" >&2; exit 1; }
+wasm-pack --quiet build --release --target web --mode no-install --out-dir target/pkg-exercises --out-name checkpoint_lab_exercises \
+  -- --no-default-features --features exercises 2>&1 | grep -v '^\[INFO\]' >&2 || true
+test -f target/pkg-exercises/checkpoint_lab_exercises_bg.wasm || { echo "build-wasm: wasm-pack produced no exercises module" >&2; exit 1; }
+cp target/pkg-exercises/checkpoint_lab_exercises{.js,.d.ts,_bg.wasm,_bg.wasm.d.ts} pkg/
 cp www/element.js pkg/checkpoint-lab.js
 cp www/checkpoint-lab.css pkg/checkpoint-lab.css
 cp www/checkpoint-lab.d.ts pkg/checkpoint-lab.d.ts
 cp www/settings.js pkg/settings.js
 cp LICENSE-MIT LICENSE-APACHE pkg/
-# The package's entry is the element; the raw engine is "checkpoint-lab/engine". The element module
+# The package's entry is the element; the raw engine is "checkpoint-lab/engine", the exercises'
+# checks "checkpoint-lab/exercises". The element module
 # defines <checkpoint-lab> when imported, so it is a side effect bundlers must keep.
 node -e '
   const fs = require("fs");
@@ -31,14 +39,18 @@ node -e '
   pkg.exports = {
     ".": { types: "./checkpoint-lab.d.ts", default: "./checkpoint-lab.js" },
     "./engine": { types: "./checkpoint_lab.d.ts", default: "./checkpoint_lab.js" },
+    "./exercises": { types: "./checkpoint_lab_exercises.d.ts", default: "./checkpoint_lab_exercises.js" },
     "./settings.js": "./settings.js",
     "./checkpoint-lab.css": "./checkpoint-lab.css",
     "./checkpoint_lab_bg.wasm": "./checkpoint_lab_bg.wasm",
+    "./checkpoint_lab_exercises_bg.wasm": "./checkpoint_lab_exercises_bg.wasm",
     "./package.json": "./package.json",
   };
   pkg.files = [
     "checkpoint-lab.js", "checkpoint-lab.css", "checkpoint-lab.d.ts", "settings.js",
     "checkpoint_lab.js", "checkpoint_lab.d.ts", "checkpoint_lab_bg.wasm", "checkpoint_lab_bg.wasm.d.ts",
+    "checkpoint_lab_exercises.js", "checkpoint_lab_exercises.d.ts", "checkpoint_lab_exercises_bg.wasm",
+    "checkpoint_lab_exercises_bg.wasm.d.ts",
     "LICENSE-MIT", "LICENSE-APACHE", "README.md",
   ];
   fs.writeFileSync("pkg/package.json", JSON.stringify(pkg, null, 2) + "\n");

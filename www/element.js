@@ -111,9 +111,7 @@ const guarded = (fn) => (...args) => {
   }
 };
 const wasmDefaults = guarded(glue.defaults), parseAttributes = guarded(glue.parseAttributes);
-const builtinExercises = guarded(glue.builtinExercises);
-const validateExercises = guarded(glue.validateExercises), checkExercise = guarded(glue.checkExercise);
-const revealExercise = guarded(glue.revealExercise), formatValue = guarded(glue.formatValue);
+const formatValue = guarded(glue.formatValue);
 const settingsText = guarded(glue.settingsText);
 const Player = glue.Player;
 /// For the tests only: panics inside the engine, to prove that a panic does not poison the module.
@@ -144,40 +142,55 @@ function viewLab() {
 }
 
 let ready;
-/// Exercises by id: the built-in ones, then any a page registers. Filled on first use
-/// (exerciseCatalogue()): a page without exercises never reads them.
-const catalogue = new Map();
-let builtinsRead = false;
-
-/// The exercise catalogue, with the built-in exercises read in first (once the module is loaded).
-function exerciseCatalogue() {
-  if (!builtinsRead) {
-    for (const exercise of builtinExercises()) catalogue.set(exercise.id, exercise);
-    builtinsRead = true;
-  }
-  return catalogue;
-}
-
 /// Loads the WebAssembly module once per page: compiled while it streams in.
 export function load() {
   ready ??= init({ module_or_path: new URL("./checkpoint_lab_bg.wasm", import.meta.url) });
   return ready;
 }
 
+// ---------- the exercises' module ----------
+// The exercises (the catalogue, an author's exercises checked field by field, a student's answer
+// checked by running the engine) are a second WebAssembly module with an engine of its own,
+// loaded only once a page shows or registers exercises: a lesson page without them never fetches it.
+let exercisesReady;
+/// The exercises' functions, once loadExercises() has resolved.
+let exercises;
+/// Exercises by id: the built-in ones, then any a page registers.
+const catalogue = new Map();
+
+/// Loads the exercises' module once per page and reads the built-in exercises into the catalogue.
+function loadExercises() {
+  exercisesReady ??= import("./checkpoint_lab_exercises.js").then(async (module) => {
+    await module.default({ module_or_path: new URL("./checkpoint_lab_exercises_bg.wasm", import.meta.url) });
+    const loaded = {
+      validate: guarded(module.validateExercises), check: guarded(module.checkExercise), reveal: guarded(module.revealExercise),
+    };
+    for (const exercise of guarded(module.builtinExercises)()) catalogue.set(exercise.id, exercise);
+    exercises = loaded;
+  });
+  // A failed load (the file missing) is tried again on the next call.
+  exercisesReady.catch(() => { exercisesReady = undefined; });
+  return exercisesReady;
+}
+
+/// The exercise catalogue; undefined until loadExercises() has resolved.
+function exerciseCatalogue() {
+  return exercises ? catalogue : undefined;
+}
+
 /// Adds exercises written by a lesson author (an array of exercise objects). Throws an Error
 /// naming the exercise and the field if one is malformed; returns their ids.
 export async function registerExercises(list) {
-  await load();
-  const checked = validateExercises(list);
-  const known = exerciseCatalogue();
-  for (const exercise of checked) known.set(exercise.id, exercise);
+  await loadExercises();
+  const checked = exercises.validate(list);
+  for (const exercise of checked) catalogue.set(exercise.id, exercise);
   return checked.map((e) => e.id);
 }
 
 /// The ids of every exercise known on this page.
 export async function exerciseIds() {
-  await load();
-  return [...exerciseCatalogue().keys()];
+  await loadExercises();
+  return [...catalogue.keys()];
 }
 
 /// Bytes of wasm linear memory in use (for the page benchmark).
@@ -1528,7 +1541,7 @@ class ExercisePanel {
     }
     let verdict;
     try {
-      verdict = checkExercise(ex, answer);
+      verdict = exercises.check(ex, answer);
     } catch (e) {
       this.feedback.textContent = String(e.message || e);
       this.feedback.className = "feedback wrong";
@@ -1547,7 +1560,7 @@ class ExercisePanel {
   reveal() {
     const ex = this.exercise;
     const p = this.progress(ex.id);
-    const shown = revealExercise(ex);
+    const shown = exercises.reveal(ex);
     p.revealed = true;
     p.revealText = shown.text;
     if (shown.settings) {
@@ -1576,7 +1589,11 @@ export class CheckpointLabElement extends ElementBase {
 
   async connectedCallback() {
     if (this.view) return;
-    await load();
+    // Where the element shows exercises from the start, their module loads beside the lab's.
+    const options = this.initialOptions ?? {};
+    const showsExercises = ["exercise", "exercises", "exercises-src"].some((name) => this.hasAttribute(name))
+      || options.exercise != null || options.exercises != null;
+    await Promise.all([load(), showsExercises ? loadExercises().catch(() => {}) : undefined]);
     const src = this.getAttribute("exercises-src");
     let loadError;
     if (src) {
@@ -1684,19 +1701,43 @@ export class CheckpointLabElement extends ElementBase {
     const settled = { ...view.settings(), ...view.extra };
     view.pendingCursor = cursor;
     view.startRun(settled, cause ? "attribute" : undefined);
-    const key = exercises.join(" ");
-    if (!exercises.length) {
+    if (exercises) this.showExercises(exercises);
+    else this.showExercisesOnceLoaded();
+  }
+
+  /// Shows the exercise panel for `ids` (none: hides it).
+  showExercises(ids) {
+    const view = this.view;
+    const key = ids.join(" ");
+    if (!ids.length) {
       view.panel = undefined;
+      view.panelKey = undefined;
       view.exercisePanel.setAttribute("hidden", "");
       view.root.classList.remove("predicting");
     } else if (view.panelKey !== key) {
       view.panelKey = key;
-      view.panel = new ExercisePanel(view, exercises);
+      view.panel = new ExercisePanel(view, ids);
       view.panel.go(0);
     }
   }
 
-  /// The exercises the attributes or options select; throws naming an unknown id.
+  /// Exercises named before their module was loaded: loads it, then checks the ids and shows
+  /// them, or shows what went wrong inside the component.
+  showExercisesOnceLoaded() {
+    loadExercises().then(() => {
+      if (!this.view) return;
+      try {
+        this.showExercises(this.exerciseIds());
+      } catch (e) {
+        this.view.error.textContent = String(e.message || e);
+      }
+    }, (e) => {
+      if (this.view) this.view.error.textContent = `exercises: could not be loaded (${e.message || e})`;
+    });
+  }
+
+  /// The exercises the attributes or options select; throws naming an unknown id. Null while
+  /// exercises are named but their module is not loaded yet.
   exerciseIds() {
     const view = this.view;
     const one = textOption("exercise", view.options.exercise ?? this.getAttribute("exercise"));
@@ -1704,6 +1745,7 @@ export class CheckpointLabElement extends ElementBase {
     let ids = [];
     if (!one && !many) return ids;
     const known = exerciseCatalogue();
+    if (!known) return null;
     if (many?.length === 1 && many[0] === "all") ids = [...known.keys()];
     else if (many) ids = many;
     if (one) ids = [one, ...ids.filter((id) => id !== one)];
@@ -1785,6 +1827,15 @@ export async function mount(element, options) {
       const opts = checkOptions(next);
       const view = lab.view;
       if (!view) throw new Error("set: the lab was destroyed");
+      if ((opts.exercise != null || opts.exercises != null) && !exerciseCatalogue()) {
+        // Exercises named before their module is loaded: checked as options now, applied once
+        // the module is, so an unknown id still fails this set() (its Promise rejects).
+        textOption("exercise", opts.exercise);
+        listOption("exercises", opts.exercises);
+        const later = loadExercises().then(() => handle.set(next));
+        later.catch(() => {});
+        return Object.assign(later, handle);
+      }
       const previous = view.options;
       view.options = { ...previous, ...opts };
       const waiter = view.drawnWaiter();

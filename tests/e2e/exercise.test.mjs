@@ -36,6 +36,27 @@ after(async () => {
 const ready = { ready: "checkpoint-lab[data-ready=true]" };
 const events = (p) => p.evaluate(() => window.__exerciseEvents);
 
+test("the exercises' module loads only where exercises are shown, also when they are named later", async () => {
+  // What the page fetched of the exercises' module, from its resource timing entries.
+  const fetched = (p) => p.evaluate(() => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname)
+    .filter((path) => path.includes("checkpoint_lab_exercises")).sort());
+  const both = ["/pkg/checkpoint_lab_exercises.js", "/pkg/checkpoint_lab_exercises_bg.wasm"];
+  const { page: lesson, errors } = await open(browser, `${base}/index.html`);
+  assert.deepEqual(await fetched(lesson), [], "the lesson page, which shows no exercises, never fetches their module");
+  // Named after the element is up: the module loads, then the panel shows.
+  await lesson.evaluate(() => document.querySelector("checkpoint-lab").setAttribute("exercise", "replay-15s-after-barrier"));
+  await lesson.waitForSelector("[data-exercise=answer]");
+  assert.deepEqual(await fetched(lesson), both);
+  // An unknown id named later is shown inside the component.
+  await lesson.evaluate(() => document.querySelector("checkpoint-lab").setAttribute("exercise", "no-such-exercise"));
+  await lesson.waitForFunction(() => /unknown exercise "no-such-exercise"/.test(document.querySelector("checkpoint-lab").shadowRoot.textContent));
+  assert.deepEqual(errors, []);
+  await lesson.close();
+  const { page: practice } = await open(browser, `${base}/predict.html`, ready);
+  assert.deepEqual(await fetched(practice), both, "a page showing an exercise from the start fetches it");
+  await practice.close();
+});
+
 test("a prediction: wrong, then right, with feedback and events", async () => {
   const { page: p, errors } = await open(browser, `${base}/predict.html`, ready);
   assert.match(await p.textContent("[data-exercise=answer] >> xpath=../.."), /How many events/);

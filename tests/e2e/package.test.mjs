@@ -32,11 +32,12 @@ after(async () => {
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
 
-test("npm pack ships the element, the engine, the wasm, the styles, the types and the licences", () => {
+test("npm pack ships the element, the engine, the exercises' module, the wasm, the styles, the types and the licences", () => {
   const [dry] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json"], { cwd: PKG, encoding: "utf8" }));
   const files = dry.files.map((f) => f.path).sort();
   for (const name of ["checkpoint-lab.js", "checkpoint-lab.css", "checkpoint-lab.d.ts", "settings.js", "checkpoint_lab.js",
-    "checkpoint_lab.d.ts", "checkpoint_lab_bg.wasm", "LICENSE-MIT", "LICENSE-APACHE", "package.json", "README.md"]) {
+    "checkpoint_lab.d.ts", "checkpoint_lab_bg.wasm", "checkpoint_lab_exercises.js", "checkpoint_lab_exercises.d.ts",
+    "checkpoint_lab_exercises_bg.wasm", "LICENSE-MIT", "LICENSE-APACHE", "package.json", "README.md"]) {
     assert.ok(files.includes(name), `${name} is in the package: ${files.join(", ")}`);
   }
   const pkg = JSON.parse(fs.readFileSync(path.join(PKG, "package.json"), "utf8"));
@@ -45,6 +46,7 @@ test("npm pack ships the element, the engine, the wasm, the styles, the types an
   assert.equal(pkg.types, "checkpoint-lab.d.ts");
   assert.equal(pkg.exports["."].default, "./checkpoint-lab.js");
   assert.equal(pkg.exports["./engine"].default, "./checkpoint_lab.js");
+  assert.equal(pkg.exports["./exercises"].default, "./checkpoint_lab_exercises.js");
   assert.ok(pkg.sideEffects.includes("./checkpoint-lab.js"), "bundlers keep the element's definition");
   assert.equal(pkg.license, "MIT OR Apache-2.0");
 });
@@ -60,14 +62,21 @@ test("a page bundled with esbuild from the packed tarball shows the element with
   const bytes = result.metafile.outputs[Object.keys(result.metafile.outputs)[0]].bytes;
   console.log(`# bundle of import "checkpoint-lab": ${bytes} bytes of JS`);
   // What the bundle loads relative to itself, as the README tells Vite and esbuild users to copy.
-  for (const file of ["checkpoint_lab_bg.wasm", "checkpoint-lab.css"]) {
+  for (const file of ["checkpoint_lab_bg.wasm", "checkpoint_lab_exercises_bg.wasm", "checkpoint-lab.css"]) {
     fs.copyFileSync(path.join(work, "node_modules", "checkpoint-lab", file), path.join(site, file));
   }
-  fs.writeFileSync(path.join(site, "index.html"), `<!doctype html><html lang="en"><head><meta charset="utf-8">
+  const coursePage = (body) => `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <link rel="icon" href="data:,"><title>A course page</title><script type="module" src="app.js"></script></head>
-<body><checkpoint-lab interval="10s"></checkpoint-lab></body></html>`);
+<body>${body}</body></html>`;
+  fs.writeFileSync(path.join(site, "index.html"), coursePage(`<checkpoint-lab interval="10s"></checkpoint-lab>`));
+  fs.writeFileSync(path.join(site, "practice.html"), coursePage(`<checkpoint-lab exercise="replay-15s-after-barrier"></checkpoint-lab>`));
   const { server, base } = await serve({}, site);
   try {
+    // The practice page loads the exercises' module from beside the bundle and shows the exercise.
+    const practice = await open(browser, `${base}/practice.html`, { ready: "checkpoint-lab[data-ready=true]" });
+    await practice.page.waitForSelector("[data-exercise=answer]");
+    assert.deepEqual(practice.errors, []);
+    await practice.page.close();
     const { page, errors } = await open(browser, `${base}/index.html`, { ready: "checkpoint-lab[data-ready=true]" });
     const shown = await page.evaluate(() => {
       const lab = document.querySelector("checkpoint-lab");
@@ -97,4 +106,9 @@ test("in Node the package imports without defining anything, and the engine simu
   const report = engine.simulate({ interval_ms: 5000 });
   assert.equal(report.config.interval_ms, 5000);
   assert.equal(report.interval_replay_events, 10000);
+  const exercises = await import(pathToFileURL(path.join(installed, "checkpoint_lab_exercises.js")).href);
+  await exercises.default({ module_or_path: fs.readFileSync(path.join(installed, "checkpoint_lab_exercises_bg.wasm")) });
+  const first = exercises.builtinExercises().find((e) => e.id === "replay-15s-after-barrier");
+  assert.equal(exercises.checkExercise(first, 30000).correct, true);
+  assert.equal(exercises.checkExercise(first, 12345).correct, false);
 });

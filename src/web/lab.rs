@@ -1,0 +1,574 @@
+//! The lab a lesson page holds: a checked config from JavaScript values, the finished run kept in
+//! wasm memory behind a handle, the charts drawn on canvases, and a player moving the cursor.
+
+use js_sys::{Object, Reflect};
+use plotters::prelude::*;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+use web_sys::HtmlCanvasElement;
+
+use super::canvas;
+use super::{is_array_checked, keys_checked, to_js, MAX_TEXT_CHARS};
+use crate::charts::{self, Chart, Focus, Theme, View};
+use crate::engine::clock::ClockTime;
+use crate::engine::config::FieldValue;
+use crate::engine::report::FiguresBuilder;
+use crate::engine::{self, Config, Outcome, SinkDesign};
+use crate::lesson::{self, Report};
+
+/// More fields than any config has: an object beyond this is refused before it is read.
+const MAX_FIELDS: u32 = 64;
+
+/// The own enumerable keys of a plain object, read without letting a throwing Proxy or getter
+/// unwind through wasm. Errors name `what`.
+fn object_keys(value: &JsValue, what: &str, example: &str) -> Result<Vec<String>, JsError> {
+    let is_array = is_array_checked(value).map_err(|_| JsError::new(&format!("{what}: could not be read")))?;
+    if !value.is_object() || is_array {
+        return Err(JsError::new(&format!("{what}: must be an object, like {example}")));
+    }
+    let keys = keys_checked(value).map_err(|_| JsError::new(&format!("{what}: its keys could not be read")))?;
+    if keys.length() > MAX_FIELDS {
+        return Err(JsError::new(&format!("{what}: has {} keys, more than the {MAX_FIELDS} allowed", keys.length())));
+    }
+    keys.iter()
+        .map(|key| {
+            let name = key.as_string().unwrap_or_default();
+            if name.chars().count() > MAX_TEXT_CHARS as usize {
+                return Err(JsError::new(&format!("{what}: a key of {} characters is not a setting", name.len())));
+            }
+            Ok(name)
+        })
+        .collect()
+}
+
+/// One field's value, read with `Reflect.get` (which catches a throwing getter).
+fn field_value(object: &JsValue, name: &str) -> Result<JsValue, JsError> {
+    Reflect::get(object, &JsValue::from_str(name)).map_err(|_| JsError::new(&format!("{name}: could not be read")))
+}
+
+/// Reads a plain JavaScript object into checked config fields; `undefined` means the defaults.
+/// Proxies, throwing getters, symbols, BigInt and very long strings are refused with an Error
+/// naming the field; nothing a caller passes can unwind through the engine.
+fn config_from_js(value: &JsValue) -> Result<Config, JsError> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(Config::default());
+    }
+    let mut fields = Vec::new();
+    for name in object_keys(value, "config", "{ interval_ms: 30000 }")? {
+        let v = field_value(value, &name)?;
+        let field = if let Some(n) = v.as_f64() {
+            FieldValue::Number(n)
+        } else if v.is_string() {
+            let length = js_sys::JsString::from(v.clone()).length();
+            if length > MAX_TEXT_CHARS {
+                return Err(JsError::new(&format!("{name}: a string of {length} characters is not a setting")));
+            }
+            FieldValue::Text(v.as_string().unwrap_or_default())
+        } else if v.is_null() {
+            FieldValue::Null
+        } else {
+            FieldValue::Other(v.js_typeof().as_string().unwrap_or_else(|| "unknown".into()))
+        };
+        fields.push((name, field));
+    }
+    Config::from_fields(&fields).map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// Reads `<checkpoint-lab>` attributes ({ interval: "30s", "state-size": "2GB", ... }) into a
+/// config object with the keys `simulate` takes. Throws an Error naming the attribute.
+#[wasm_bindgen(js_name = parseAttributes)]
+pub fn parse_attributes(attributes: JsValue) -> Result<JsValue, JsError> {
+    let mut pairs = Vec::new();
+    for name in object_keys(&attributes, "attributes", "{ interval: \"30s\" }")? {
+        let v = field_value(&attributes, &name)?;
+        let length = if v.is_string() { js_sys::JsString::from(v.clone()).length() } else { 0 };
+        if length > MAX_TEXT_CHARS {
+            return Err(JsError::new(&format!("{name}: a value of {length} characters is not a setting")));
+        }
+        let value = v.as_string().ok_or_else(|| JsError::new(&format!("{name}: must be a string")))?;
+        pairs.push((name, value));
+    }
+    let fields = engine::config::fields_from_attributes(&pairs).map_err(|e| JsError::new(&e.to_string()))?;
+    let result = Object::new();
+    for (key, value) in fields {
+        let js = match value {
+            FieldValue::Number(n) => JsValue::from_f64(n),
+            FieldValue::Whole(n) => JsValue::from_f64(n as f64),
+            FieldValue::Text(t) => JsValue::from_str(&t),
+            _ => JsValue::NULL,
+        };
+        Reflect::set(&result, &JsValue::from_str(&key), &js).map_err(|_| JsError::new("could not build the config"))?;
+    }
+    Ok(result.into())
+}
+
+/// Runs a scenario and returns the whole report as a plain object.
+#[wasm_bindgen]
+pub fn simulate(config: JsValue) -> Result<JsValue, JsError> {
+    let config = config_from_js(&config)?;
+    let report = lesson::simulate(&config).map_err(|e| JsError::new(&e.to_string()))?;
+    to_js(&report)
+}
+
+/// A value written for people, by the settings table's formatter for its unit: by config key
+/// (`formatValue("interval_ms", 7000)` is "7 s") or by unit name (count, events_per_s,
+/// duration_ms, bytes, bytes_per_s, clock_ms, share, factor).
+#[wasm_bindgen(js_name = formatValue)]
+pub fn format_value(key_or_unit: &str, value: f64) -> Result<String, JsError> {
+    use crate::engine::settings::{by_key, format_unit, Unit};
+    let unit = match key_or_unit {
+        "count" => Unit::Count,
+        "events_per_s" => Unit::EventsPerS,
+        "duration_ms" => Unit::DurationMs,
+        "bytes" => Unit::Bytes,
+        "bytes_per_s" => Unit::BytesPerS,
+        "clock_ms" => Unit::ClockMs,
+        "share" => Unit::Share,
+        "factor" => Unit::Factor,
+        key => by_key(key)
+            .map(|s| s.unit)
+            .ok_or_else(|| JsError::new(&format!("unit: unknown setting or unit {key:?}")))?,
+    };
+    if let Unit::Choice(_) = unit {
+        return Err(JsError::new(&format!("unit: {key_or_unit:?} is a choice, not a number to format")));
+    }
+    if !value.is_finite() {
+        return Err(JsError::new(&format!("value: must be a finite number (got {value})")));
+    }
+    Ok(format_unit(unit, value))
+}
+
+/// The given settings written as attributes read them: `{ interval_ms: 7000 }` gives
+/// `{ interval: "7s" }`. Throws an Error naming a bad field.
+#[wasm_bindgen(js_name = settingsText)]
+pub fn settings_text(config: JsValue) -> Result<JsValue, JsError> {
+    let checked = crate::engine::config::to_map(&config_from_js(&config)?);
+    if config.is_undefined() || config.is_null() {
+        return Ok(Object::new().into());
+    }
+    let result = Object::new();
+    for name in object_keys(&config, "config", "{ interval_ms: 30000 }")? {
+        if let (Some(setting), Some(value)) = (crate::engine::settings::by_key(&name), checked.get(&name)) {
+            Reflect::set(&result, &JsValue::from_str(setting.attribute), &JsValue::from_str(&setting.text(value)))
+                .map_err(|_| JsError::new("could not build the attributes"))?;
+        }
+    }
+    Ok(result.into())
+}
+
+/// The default scenario's settings (the lesson's worked example).
+#[wasm_bindgen]
+pub fn defaults() -> Result<JsValue, JsError> {
+    to_js(&Config::default())
+}
+
+/// A chart by its name on the page, or an Error listing the names.
+fn chart_named(name: &str) -> Result<Chart, JsError> {
+    Chart::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Chart::ALL.iter().map(|c| c.name()).collect();
+        JsError::new(&format!("chart: unknown chart {name:?}; the charts are {}", names.join(", ")))
+    })
+}
+
+#[derive(serde::Serialize)]
+struct Pinned<'a> {
+    config: &'a crate::engine::Config,
+    /// As the charts' legends name it: "barrier 30 s, 2 GB".
+    label: String,
+    summary: crate::lesson::Summary,
+}
+
+/// One lab on a page: the last run, kept in wasm memory, and the charts drawn from it.
+#[wasm_bindgen]
+pub struct Lab {
+    outcome: Option<Outcome>,
+    /// A run being advanced frame by frame (`begin` / `advance`).
+    pending: Option<engine::Runner>,
+    /// How much simulated time `advance` runs between looks at the clock: about
+    /// [`EVENTS_PER_STEP`] events, so a step never takes long next to a frame's budget.
+    step_ms: u64,
+    /// A finished run whose figures `advance` is building, a pass at a time.
+    building: Option<(Outcome, FiguresBuilder)>,
+    /// A finished run and its report whose world `advance` is still indexing, before they
+    /// become the lab's current run.
+    finished: Option<(Outcome, Report)>,
+    report: Option<Report>,
+    /// Setting A of a comparison: the report pinned by `pin`, drawn under the current one.
+    pinned: Option<Report>,
+    /// The report of the first run stopped where the pipeline view first stands (`preview`),
+    /// until a whole run is in.
+    preview: Option<Report>,
+    /// The highlighted sink and the (window, product) the sink chart shows.
+    focus: Focus,
+}
+
+impl Default for Lab {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[wasm_bindgen]
+impl Lab {
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> Lab {
+        Lab {
+            outcome: None,
+            pending: None,
+            step_ms: MAX_STEP_MS,
+            building: None,
+            finished: None,
+            report: None,
+            pinned: None,
+            preview: None,
+            focus: Focus::default(),
+        }
+    }
+
+    /// Chooses the sink to highlight and the (window, product) the sink chart shows; a window of
+    /// `undefined` means the window the crash falls in (or the first one).
+    pub fn select(&mut self, sink: &str, window_start_ms: Option<f64>, product: f64) -> Result<(), JsError> {
+        self.focus.sink = SinkDesign::from_name(sink).ok_or_else(|| {
+            JsError::new(&format!("sink: must be append-only, upsert, transactional or dedupe-view (got {sink:?})"))
+        })?;
+        self.focus.window_start_ms = match window_start_ms {
+            None => None,
+            Some(w) if w.is_finite() && w >= 0.0 && w.fract() == 0.0 && w < 86_400_000.0 => Some(w as u64),
+            Some(w) => {
+                return Err(JsError::new(&format!("window: must be a clock time in ms since midnight (got {w})")))
+            }
+        };
+        if !(product.is_finite() && product >= 0.0 && product.fract() == 0.0 && product <= 100_000.0) {
+            return Err(JsError::new(&format!("product: must be a whole number from 0 (got {product})")));
+        }
+        self.focus.product = product as u32;
+        Ok(())
+    }
+
+    /// Runs `config`; returns the headline figures. On error the previous run stays in place.
+    pub fn run(&mut self, config: JsValue) -> Result<JsValue, JsError> {
+        let config = config_from_js(&config)?;
+        // Moving only the crash time reuses the previous failure-free run.
+        let outcome = engine::run_reusing(&config, self.outcome.as_ref()).map_err(|e| JsError::new(&e.to_string()))?;
+        to_js(&self.keep(outcome))
+    }
+
+    /// Builds the finished run's report and keeps both as the lab's current run.
+    fn keep(&mut self, outcome: Outcome) -> crate::lesson::Summary {
+        let report = lesson::report(outcome.figures());
+        self.keep_with(outcome, report)
+    }
+
+    /// Keeps a finished run and its report as the lab's current run.
+    fn keep_with(&mut self, outcome: Outcome, report: Report) -> crate::lesson::Summary {
+        let summary = report.summary();
+        self.outcome = Some(outcome);
+        self.report = Some(report);
+        self.preview = None;
+        summary
+    }
+
+    /// Runs `config` only up to where the pipeline view first stands (the crash, or just after
+    /// the first checkpoint) and keeps that run's report: until a whole run is in, `draw` draws
+    /// the pipeline view from it, as the whole run will show it there. A page's first picture,
+    /// drawn before the whole first run is ready. Returns false, keeping none, when that part of
+    /// the run is too long to take a few milliseconds ([`lesson::PREVIEW_EVENTS`]). Throws an
+    /// Error naming a bad field.
+    pub fn preview(&mut self, config: JsValue) -> Result<bool, JsError> {
+        let config = config_from_js(&config)?;
+        self.preview = lesson::preview(&config).map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(self.preview.is_some())
+    }
+
+    /// Forgets the report `preview` kept, once the view is drawn from it: the memory it took
+    /// then serves the whole run.
+    pub fn forget_preview(&mut self) {
+        self.preview = None;
+    }
+
+    /// Starts a run that `advance` moves forward in slices; a newer `begin` drops an older run.
+    /// Returns about how many events the run hashes ([`engine::Runner::events_to_hash`]). Throws
+    /// an Error naming a bad field, and then nothing changes.
+    pub fn begin(&mut self, config: JsValue) -> Result<f64, JsError> {
+        let config = config_from_js(&config)?;
+        let runner = engine::Runner::new(&config, self.outcome.as_ref()).map_err(|e| JsError::new(&e.to_string()))?;
+        let events = runner.events_to_hash() as f64;
+        self.pending = Some(runner);
+        self.building = None;
+        self.finished = None;
+        let events_per_ms = (config.rate_per_s.max(config.capacity_per_s) / 1_000).max(1);
+        self.step_ms = (EVENTS_PER_STEP / events_per_ms).clamp(1, MAX_STEP_MS);
+        Ok(events)
+    }
+
+    /// Advances the run started by `begin` for about `budget_ms` of real time. Returns
+    /// `{ done: false, progress }` or, once finished, `{ done: true, summary }`. Once the run is
+    /// simulated its report is built a pass over a table at a time, within the same budget, so
+    /// no call runs much past it; then what the pipeline view needs at the cursor (`cursor_s`
+    /// seconds after the start, or the default cursor) is counted.
+    pub fn advance(&mut self, budget_ms: f64, cursor_s: Option<f64>) -> Result<JsValue, JsError> {
+        if self.pending.is_none() && self.building.is_none() && self.finished.is_none() {
+            return Err(JsError::new("begin a run first"));
+        }
+        let clock = web_sys::window().and_then(|w| w.performance());
+        let now = || clock.as_ref().map_or(0.0, |p| p.now());
+        let started = now();
+        let budget = if budget_ms.is_finite() && budget_ms > 0.0 { budget_ms } else { 0.0 };
+        loop {
+            if let Some((outcome, builder)) = self.building.as_mut() {
+                if builder.step(outcome) {
+                    let (outcome, builder) = self.building.take().expect("building");
+                    let report = lesson::report(builder.finish(&outcome));
+                    self.finished = Some((outcome, report));
+                }
+            } else if let Some((_, report)) = self.finished.as_ref() {
+                // The pipeline view's first question, at the cursor, counts the sink tables up to
+                // it: a bounded step at a time here, before the run becomes the lab's current one.
+                if report.world.prepare_sinks_at(lesson::pipeline::cursor_ms(&report.config, cursor_s)) {
+                    let (outcome, report) = self.finished.take().expect("finished");
+                    let summary = self.keep_with(outcome, report);
+                    return to_js(&Progress { done: true, progress: 1.0, summary: Some(summary) });
+                }
+            } else if let Some(runner) = self.pending.as_mut() {
+                if runner.advance(self.step_ms) {
+                    let outcome = self.pending.take().expect("a pending run").finish();
+                    self.building = Some((outcome, FiguresBuilder::default()));
+                }
+            }
+            if now() - started >= budget {
+                let progress = self.pending.as_ref().map_or(1.0, |runner| runner.progress());
+                return to_js(&Progress { done: false, progress, summary: None });
+            }
+        }
+    }
+
+    /// Drops a run started by `begin`.
+    pub fn cancel(&mut self) {
+        self.pending = None;
+        self.building = None;
+        self.finished = None;
+    }
+
+    fn current(&self) -> Result<&Report, JsError> {
+        self.report.as_ref().ok_or_else(|| JsError::new("run a scenario first"))
+    }
+
+    /// The whole report of the last run.
+    pub fn report(&self) -> Result<JsValue, JsError> {
+        to_js(self.current()?)
+    }
+
+    /// Draws `chart` (a [`Chart`] name) on `canvas` at its backing size; `scale` is devicePixelRatio.
+    pub fn draw(
+        &self,
+        chart: &str,
+        canvas: HtmlCanvasElement,
+        dark: bool,
+        scale: f64,
+        cursor_s: Option<f64>,
+    ) -> Result<JsValue, JsError> {
+        let named = chart_named(chart)?;
+        let report = match (&self.report, &self.preview) {
+            (None, Some(preview)) if named == Chart::Pipeline => preview,
+            _ => self.current()?,
+        };
+        let backend = canvas::MeasuredCanvas::new(canvas).ok_or_else(|| JsError::new("canvas has no 2d context"))?;
+        let area = backend.into_drawing_area();
+        let scale = if scale.is_finite() && scale > 0.0 { scale.min(4.0) } else { 1.0 };
+        let compact = View::is_narrow(area.dim_in_pixel().0, scale);
+        let cursor_s = cursor_s.filter(|s| s.is_finite());
+        let view = View { theme: if dark { Theme::Dark } else { Theme::Light }, scale, cursor_s, compact };
+        let drawn = charts::draw_measured(named, &area, report, self.pinned.as_ref(), &self.focus, &view);
+        let axis = drawn.map_err(|e| JsError::new(&format!("drawing {chart} failed: {e}")))?;
+        // Where the clock axis lies, so a click or a hover on the chart can become a time.
+        match axis {
+            Some(axis) => to_js(&axis),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// Reads a cursor time: clock text ("10:00:58", "10:00:58.500") or milliseconds since the
+    /// scenario start. Returns milliseconds since the start, or throws an Error naming `cursor`.
+    pub fn cursor(&self, value: JsValue) -> Result<f64, JsError> {
+        let config = &self.current()?.config;
+        let (start, horizon) = (config.start_time_ms, config.horizon_ms);
+        let range = || {
+            format!(
+                "between {} and {} (0 to {} ms since the scenario start)",
+                ClockTime(start),
+                ClockTime(start + horizon),
+                horizon
+            )
+        };
+        let ms = if let Some(n) = value.as_f64() {
+            if !n.is_finite() || n < 0.0 || n > horizon as f64 {
+                return Err(JsError::new(&format!("cursor: must be {} (got {n})", range())));
+            }
+            n
+        } else if let Some(text) = value.as_string() {
+            if text.chars().count() > MAX_TEXT_CHARS as usize {
+                return Err(JsError::new("cursor: a clock time is a short text like 10:00:58"));
+            }
+            let at = crate::engine::clock::parse_clock(&text).map_err(|e| JsError::new(&format!("cursor: {e}")))?;
+            if at < start || at > start + horizon {
+                return Err(JsError::new(&format!("cursor: must be {} (got {text:?})", range())));
+            }
+            (at - start) as f64
+        } else {
+            return Err(JsError::new(&format!(
+                "cursor: must be a clock time like \"10:00:58\" or milliseconds since the scenario start (got {})",
+                value.js_typeof().as_string().unwrap_or_default()
+            )));
+        };
+        Ok(ms)
+    }
+
+    /// The world at `cursor_ms` (milliseconds since the scenario start): the job's status and
+    /// the sentence describing it, the checkpoint in flight or being restored, the readers'
+    /// offsets, the lag and each sink's rows and duplicates so far.
+    pub fn world(&self, cursor_ms: f64) -> Result<JsValue, JsError> {
+        let report = self.current()?;
+        let config = &report.config;
+        if !cursor_ms.is_finite() {
+            return Err(JsError::new(&format!("cursor: must be a finite number of ms (got {cursor_ms})")));
+        }
+        let at_ms = config.start_time_ms + cursor_ms.clamp(0.0, config.horizon_ms as f64).round() as u64;
+        to_js(&crate::lesson::pipeline::WorldView::new(&report.world.at(at_ms), config))
+    }
+
+    /// Where the cursor stands before the student moves it (ms since the scenario start): the
+    /// crash, or without one the first barrier and a second.
+    pub fn default_cursor(&self) -> Result<f64, JsError> {
+        let config = &self.current()?.config;
+        Ok((crate::lesson::pipeline::default_cursor_ms(config) - config.start_time_ms) as f64)
+    }
+
+    /// The instants a student steps between (barriers, completed checkpoints, the crash, its
+    /// detection, the restore, the end of the replay, the catch-up), in ms since the start.
+    pub fn key_instants(&self) -> Result<Vec<f64>, JsError> {
+        let report = self.current()?;
+        let start = report.config.start_time_ms;
+        Ok(report.world.key_instants_ms().into_iter().map(|t| (t - start) as f64).collect())
+    }
+
+    /// A chart's text alternative: { summary, columns, rows }.
+    pub fn text_alternative(&self, chart: &str) -> Result<JsValue, JsError> {
+        let report = self.current()?;
+        let alternative = charts::text_alternative(chart_named(chart)?, report, &self.focus);
+        to_js(&alternative)
+    }
+
+    /// Pins the last run as setting A of a comparison; returns A's headline figures. The replay,
+    /// latency and trade-off charts then draw A under every later run (B).
+    pub fn pin(&mut self) -> Result<JsValue, JsError> {
+        let report = self.current()?.clone();
+        let summary = to_js(&report.summary())?;
+        self.pinned = Some(report);
+        Ok(summary)
+    }
+
+    /// Ends the comparison.
+    pub fn unpin(&mut self) {
+        self.pinned = None;
+    }
+
+    /// The pinned run's settings, their name and headline figures, or null: { config, label, summary }.
+    pub fn pinned(&self) -> Result<JsValue, JsError> {
+        match &self.pinned {
+            Some(a) => {
+                to_js(&Pinned { config: &a.config, label: charts::setting_label(&a.config), summary: a.summary() })
+            }
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// The last run's settings as Flink configuration and Spark code: { flink, spark }.
+    pub fn export(&self) -> Result<JsValue, JsError> {
+        to_js(&crate::lesson::export::export(&self.current()?.config, self.focus.sink))
+    }
+
+    /// The headline figures of the last run.
+    pub fn summary(&self) -> Result<JsValue, JsError> {
+        to_js(&self.current()?.summary())
+    }
+
+    /// "A crash, second by second" of the last run: rows of { at, what, offset }.
+    pub fn crash_table(&self) -> Result<JsValue, JsError> {
+        to_js(&self.current()?.crash_table)
+    }
+
+    /// What a reader of `sink` sees at the end of the run, for one window: rows as plain objects.
+    pub fn sink_rows(&self, sink: &str) -> Result<JsValue, JsError> {
+        let report = self.current()?;
+        let design = SinkDesign::from_name(sink).ok_or_else(|| {
+            JsError::new(&format!("sink: must be append-only, upsert, transactional or dedupe-view (got {sink:?})"))
+        })?;
+        let window = self.focus.window(report);
+        let rows: Vec<SinkRow> = report
+            .tables
+            .read(design)
+            .iter()
+            .filter(|r| r.window_start_ms == window)
+            .map(|r| SinkRow {
+                product_id: r.product_id,
+                window_start: ClockTime(r.window_start_ms).to_string(),
+                order_count: r.order_count,
+                emitted_at: ClockTime(r.emitted_at_ms).to_string(),
+            })
+            .collect();
+        to_js(&rows)
+    }
+}
+
+/// Events simulated between two looks at the clock in `Lab::advance` (about a millisecond's work).
+const EVENTS_PER_STEP: u64 = 100_000;
+/// The most simulated time between two looks at the clock.
+const MAX_STEP_MS: u64 = 2_000;
+
+#[derive(Serialize)]
+struct Progress {
+    done: bool,
+    progress: f64,
+    summary: Option<crate::lesson::Summary>,
+}
+
+#[derive(Serialize)]
+struct SinkRow {
+    product_id: u32,
+    window_start: String,
+    order_count: u32,
+    emitted_at: String,
+}
+
+/// Moves a time cursor through the run: every `tick_ms` of real time the cursor advances
+/// `speed` x `tick_ms` of virtual time and `on_tick(cursor_s)` is called; it stops at `to_s`.
+#[wasm_bindgen]
+pub struct Player {
+    _interval: gloo_timers::callback::Interval,
+}
+
+#[wasm_bindgen]
+impl Player {
+    #[wasm_bindgen(constructor)]
+    pub fn new(from_s: f64, to_s: f64, speed: f64, on_tick: js_sys::Function) -> Result<Player, JsError> {
+        if !(from_s.is_finite() && to_s.is_finite() && from_s <= to_s) {
+            return Err(JsError::new("from_s, to_s: must be finite seconds with from_s <= to_s"));
+        }
+        if !(speed.is_finite() && speed > 0.0 && speed <= 1_000.0) {
+            return Err(JsError::new(&format!("speed: must be between 0 and 1000 (got {speed})")));
+        }
+        const TICK_MS: u32 = 50;
+        let mut cursor = from_s;
+        let interval = gloo_timers::callback::Interval::new(TICK_MS, move || {
+            if cursor > to_s {
+                return;
+            }
+            cursor = (cursor + speed * f64::from(TICK_MS) / 1000.0).min(to_s);
+            let _ = on_tick.call1(&JsValue::NULL, &JsValue::from_f64(cursor));
+            if cursor >= to_s {
+                cursor = f64::INFINITY;
+            }
+        });
+        Ok(Player { _interval: interval })
+    }
+}
