@@ -167,7 +167,8 @@ const size = (file) => {
   return [raw.length, zlib.gzipSync(raw, { level: 9 }).length];
 };
 const [wasmRaw, wasmGz] = size("pkg/checkpoint_lab_bg.wasm");
-const exercises = ["pkg/checkpoint_lab_exercises_bg.wasm", "pkg/checkpoint_lab_exercises.js"].map(size);
+const exercises = ["pkg/checkpoint_lab_exercises_bg.wasm", "pkg/checkpoint_lab_exercises.js"]
+  .filter((file) => fs.existsSync(path.join(ROOT, file))).map(size);
 const js = ["pkg/checkpoint_lab.js", "pkg/checkpoint-lab.js", "pkg/checkpoint-lab.css"].map(size);
 const jsRaw = js.reduce((a, b) => a + b[0], 0), jsGz = js.reduce((a, b) => a + b[1], 0);
 
