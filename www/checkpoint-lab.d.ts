@@ -407,9 +407,10 @@ export interface LabHandle {
   /**
    * Applies options: checks them at once (throws an Error naming a bad field and keeps the last
    * good run), then runs them in slices over frames; a newer set() or attribute change replaces the
-   * run. The Promise resolves to the handle once the charts are drawn (rejects if that run fails
-   * or `cursor` is not a time of it); it also carries the handle's methods, so `set(a).destroy()`
-   * still chains and a caller may ignore it.
+   * run. The Promise resolves to the handle once the charts are drawn and any exercise named is
+   * shown (rejects if that run fails, `cursor` is not a time of it, or the exercises' module cannot
+   * be loaded); it also carries the handle's methods, so `set(a).destroy()` still chains and a
+   * caller may ignore it.
    */
   set(options: MountOptions): Promise<LabHandle> & LabHandle;
   report(): Report | undefined;

@@ -4,7 +4,7 @@
 import init, * as glue from "./checkpoint_lab.js";
 // The settings table (generated from src/engine/settings.rs): keys, attributes, units,
 // ranges, slider steps and labels. The controls below are built from it.
-import { SETTINGS } from "./settings.js";
+import { SETTINGS, BUILTIN_EXERCISE_IDS } from "./settings.js";
 
 const S = 1e3, MB = 1e6;
 /// Settings with a control on the page, in the table's order.
@@ -168,7 +168,7 @@ function loadExercises() {
     for (const exercise of guarded(module.builtinExercises)()) catalogue.set(exercise.id, exercise);
     exercises = loaded;
   });
-  // A failed load (the file missing) is tried again on the next call.
+  // A failed load is tried again on the next call (a browser may keep the failed module's error).
   exercisesReady.catch(() => { exercisesReady = undefined; });
   return exercisesReady;
 }
@@ -177,6 +177,16 @@ function loadExercises() {
 function exerciseCatalogue() {
   return exercises ? catalogue : undefined;
 }
+
+/// The ids of the exercises known now: before the exercises' module has loaded, the built-in ones
+/// (a page registers its own through registerExercises(), which loads it).
+function knownExerciseIds() {
+  const known = exerciseCatalogue();
+  return known ? [...known.keys()] : BUILTIN_EXERCISE_IDS;
+}
+
+/// Whether an `exercise` or `exercises` value names any exercise.
+const namesExercises = (value) => (Array.isArray(value) ? value.length > 0 : value != null && String(value).trim() !== "");
 
 /// Adds exercises written by a lesson author (an array of exercise objects). Throws an Error
 /// naming the exercise and the field if one is malformed; returns their ids.
@@ -1153,7 +1163,9 @@ class LabView {
     this.showFigures(summary);
     this.showCrashTable();
     this.showExport();
-    this.error.textContent = this.cursorError ?? "";
+    // A run clears the errors of earlier ones, not those that stand: the exercises' module or an
+    // exercises-src file that failed to load.
+    this.error.textContent = this.cursorError ?? this.exercisesError ?? this.sourceError ?? "";
     const cursorFailed = this.cursorError;
     this.cursorError = undefined;
     clearTimeout(this.altTimer);
@@ -1591,8 +1603,9 @@ export class CheckpointLabElement extends ElementBase {
     if (this.view) return;
     // Where the element shows exercises from the start, their module loads beside the lab's.
     const options = this.initialOptions ?? {};
-    const showsExercises = ["exercise", "exercises", "exercises-src"].some((name) => this.hasAttribute(name))
-      || options.exercise != null || options.exercises != null;
+    const showsExercises = this.hasAttribute("exercises-src")
+      || [["exercise", options.exercise], ["exercises", options.exercises]].some(([name, option]) => namesExercises(option ?? this.getAttribute(name)));
+    // A module that fails to load is reported where the exercises would be shown (see apply()).
     await Promise.all([load(), showsExercises ? loadExercises().catch(() => {}) : undefined]);
     const src = this.getAttribute("exercises-src");
     let loadError;
@@ -1619,7 +1632,11 @@ export class CheckpointLabElement extends ElementBase {
       this.view.error.textContent = String(e.message || e);
       this.markReady();
     }
-    if (loadError) this.view.error.textContent = String(loadError.message || loadError);
+    if (loadError) {
+      // Shown until the page is loaded again: runs that finish later show it too.
+      this.view.sourceError = String(loadError.message || loadError);
+      this.view.error.textContent = this.view.sourceError;
+    }
   }
 
   /// Once: the first picture is drawn (or a bad setting is shown instead).
@@ -1701,13 +1718,15 @@ export class CheckpointLabElement extends ElementBase {
     const settled = { ...view.settings(), ...view.extra };
     view.pendingCursor = cursor;
     view.startRun(settled, cause ? "attribute" : undefined);
-    if (exercises) this.showExercises(exercises);
-    else this.showExercisesOnceLoaded();
+    view.exercisesShown = undefined;
+    if (!exercises.length || exerciseCatalogue()) this.showExercises(exercises);
+    else view.exercisesShown = this.showExercisesOnceLoaded();
   }
 
   /// Shows the exercise panel for `ids` (none: hides it).
   showExercises(ids) {
     const view = this.view;
+    view.exercisesError = undefined;
     const key = ids.join(" ");
     if (!ids.length) {
       view.panel = undefined;
@@ -1721,31 +1740,32 @@ export class CheckpointLabElement extends ElementBase {
     }
   }
 
-  /// Exercises named before their module was loaded: loads it, then checks the ids and shows
-  /// them, or shows what went wrong inside the component.
+  /// Exercises named before their module was loaded (their ids checked against the built-in
+  /// ones): loads it, then shows the exercises the element names by then. A module that fails to
+  /// load is shown inside the component, and stays shown over later runs. Resolves once shown.
   showExercisesOnceLoaded() {
-    loadExercises().then(() => {
-      if (!this.view) return;
-      try {
-        this.showExercises(this.exerciseIds());
-      } catch (e) {
-        this.view.error.textContent = String(e.message || e);
-      }
+    const shown = loadExercises().then(() => {
+      if (this.view) this.showExercises(this.exerciseIds());
     }, (e) => {
-      if (this.view) this.view.error.textContent = `exercises: could not be loaded (${e.message || e})`;
+      const message = `exercises: could not be loaded (${e.message || e})`;
+      if (this.view) {
+        this.view.exercisesError = message;
+        this.view.error.textContent = message;
+      }
+      throw new Error(message);
     });
+    shown.catch(() => {});
+    return shown;
   }
 
-  /// The exercises the attributes or options select; throws naming an unknown id. Null while
-  /// exercises are named but their module is not loaded yet.
+  /// The exercises the attributes or options select; throws naming an unknown id.
   exerciseIds() {
     const view = this.view;
     const one = textOption("exercise", view.options.exercise ?? this.getAttribute("exercise"));
     const many = listOption("exercises", view.options.exercises ?? this.getAttribute("exercises"));
     let ids = [];
     if (!one && !many) return ids;
-    const known = exerciseCatalogue();
-    if (!known) return null;
+    const known = new Set(knownExerciseIds());
     if (many?.length === 1 && many[0] === "all") ids = [...known.keys()];
     else if (many) ids = many;
     if (one) ids = [one, ...ids.filter((id) => id !== one)];
@@ -1821,21 +1841,13 @@ export async function mount(element, options) {
     /// Applies options: checks them at once (throwing an Error naming a bad field and keeping the
     /// last good run), then runs them in slices over frames like an attribute change; a newer
     /// set() or attribute change drops the run. Returns a Promise of the handle, resolved once the
-    /// charts are drawn (rejected if that run fails or the cursor is not a time of it), which also
-    /// carries the handle's methods, so `handle.set(a).destroy()` still chains.
+    /// charts are drawn and any exercise named is shown (rejected if that run fails, the cursor is
+    /// not a time of it or the exercises' module cannot be loaded), which also carries the
+    /// handle's methods, so `handle.set(a).destroy()` still chains.
     set(next) {
       const opts = checkOptions(next);
       const view = lab.view;
       if (!view) throw new Error("set: the lab was destroyed");
-      if ((opts.exercise != null || opts.exercises != null) && !exerciseCatalogue()) {
-        // Exercises named before their module is loaded: checked as options now, applied once
-        // the module is, so an unknown id still fails this set() (its Promise rejects).
-        textOption("exercise", opts.exercise);
-        listOption("exercises", opts.exercises);
-        const later = loadExercises().then(() => handle.set(next));
-        later.catch(() => {});
-        return Object.assign(later, handle);
-      }
       const previous = view.options;
       view.options = { ...previous, ...opts };
       const waiter = view.drawnWaiter();
@@ -1847,7 +1859,9 @@ export async function mount(element, options) {
         throw e instanceof Error ? e : new Error(String(e));
       }
       view.settleDrawn();
-      const drawn = waiter.promise.then(() => handle);
+      // Exercises named before their module has loaded are shown once it has: the Promise waits
+      // for them too (and rejects if the module cannot be loaded).
+      const drawn = Promise.all([waiter.promise, view.exercisesShown]).then(() => handle);
       // A caller that ignores the Promise sees a failure inside the component, not as an unhandled rejection.
       drawn.catch(() => {});
       return Object.assign(drawn, handle);

@@ -1,5 +1,6 @@
-// Generated from src/engine/settings.rs (the one table of settings) by `UPDATE_GENERATED=1 cargo test --test generated`.
-// Do not edit: change the table instead.
+// Generated from src/engine/settings.rs (the one table of settings) and the built-in exercises
+// (src/lesson/exercise/builtin.json) by `UPDATE_GENERATED=1 cargo test --test generated`.
+// Do not edit: change the table or the exercises instead.
 export const SETTINGS = [
   {"key":"seed","attribute":"seed","flag":"seed","unit":{"kind":"seed"},"min":0.0,"max":1.8446744073709552e+19,"optional":false,"control":"none","steps":{"kind":"none"},"label":"Seed","label_micro_batch":null,"help":"Root seed; every component derives its own sub-seed from it","default":42},
   {"key":"partitions","attribute":"partitions","flag":"partitions","unit":{"kind":"count"},"min":1.0,"max":256.0,"optional":false,"control":"none","steps":{"kind":"none"},"label":"Partitions","label_micro_batch":null,"help":"Source partitions","default":12},
@@ -40,3 +41,7 @@ export const SETTINGS = [
   {"key":"horizon_ms","attribute":"horizon","flag":"horizon","unit":{"kind":"duration_ms"},"min":1000.0,"max":86400000.0,"optional":false,"control":"none","steps":{"kind":"none"},"label":"Horizon","label_micro_batch":null,"help":"How long the scenario runs","default":600000},
   {"key":"latency_sla_ms","attribute":"sla","flag":"latency-sla","unit":{"kind":"duration_ms"},"min":100.0,"max":86400000.0,"optional":false,"control":"advanced","steps":{"kind":"values","values":[10000.0,30000.0,60000.0,120000.0,300000.0,600000.0,1800000.0]},"label":"Latency SLA","label_micro_batch":null,"help":"End-to-end latency SLA, for the interval rule (an interval of about a tenth of it)","default":300000}
 ];
+
+// The built-in exercises' ids: the element checks an exercise a page names before the
+// exercises' own module has loaded against them.
+export const BUILTIN_EXERCISE_IDS = ["replay-15s-after-barrier", "crash-before-completion", "largest-interval-10k", "store-bound-full", "incremental-snapshots", "one-row-per-window", "transactional-lag", "predict-recovery", "unaligned-under-backpressure", "sla-rule", "micro-batch-between-batches", "micro-batch-rerun-sinks"];

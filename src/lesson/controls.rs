@@ -1,6 +1,7 @@
 //! The page's controls and the TypeScript `Config` declaration, written from the engine's table of
 //! settings: `www/settings.js` (the page builds its sliders and selects from it and the element
-//! observes its attributes) and a block of `checkpoint-lab.d.ts`. Both are generated;
+//! observes its attributes; it also lists the built-in exercises' ids) and a block of
+//! `checkpoint-lab.d.ts`. Both are generated;
 //! `tests/generated.rs` keeps the files current.
 
 use serde::Serialize;
@@ -28,11 +29,20 @@ pub fn javascript_module() -> String {
             serde_json::to_string(&ui).expect("a setting serialises")
         })
         .collect();
+    let ids: Vec<String> = crate::lesson::exercise::Exercise::builtin()
+        .iter()
+        .map(|e| serde_json::to_string(&e.id).expect("an id serialises"))
+        .collect();
     format!(
-        "// Generated from src/engine/settings.rs (the one table of settings) by `UPDATE_GENERATED=1 cargo test --test generated`.\n\
-         // Do not edit: change the table instead.\n\
-         export const SETTINGS = [\n  {}\n];\n",
-        rows.join(",\n  ")
+        "// Generated from src/engine/settings.rs (the one table of settings) and the built-in exercises\n\
+         // (src/lesson/exercise/builtin.json) by `UPDATE_GENERATED=1 cargo test --test generated`.\n\
+         // Do not edit: change the table or the exercises instead.\n\
+         export const SETTINGS = [\n  {}\n];\n\n\
+         // The built-in exercises' ids: the element checks an exercise a page names before the\n\
+         // exercises' own module has loaded against them.\n\
+         export const BUILTIN_EXERCISE_IDS = [{}];\n",
+        rows.join(",\n  "),
+        ids.join(", ")
     )
 }
 

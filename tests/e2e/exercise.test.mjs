@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { serve, launch, open, settled, ROOT } from "./harness.mjs";
+import { serve, launch, open, settled, ROOT, BROWSER } from "./harness.mjs";
 
 /// The README's complete example for authors, served as the lesson page's exercise file.
 function readmeExercises() {
@@ -43,18 +43,48 @@ test("the exercises' module loads only where exercises are shown, also when they
   const both = ["/pkg/checkpoint_lab_exercises.js", "/pkg/checkpoint_lab_exercises_bg.wasm"];
   const { page: lesson, errors } = await open(browser, `${base}/index.html`);
   assert.deepEqual(await fetched(lesson), [], "the lesson page, which shows no exercises, never fetches their module");
-  // Named after the element is up: the module loads, then the panel shows.
+  // An unknown id is refused at once, from the built-in ids, without the module.
+  const text = () => lesson.evaluate(() => document.querySelector("checkpoint-lab").shadowRoot.querySelector(".error").textContent);
+  await lesson.evaluate(() => document.querySelector("checkpoint-lab").setAttribute("exercise", "no-such-exercise"));
+  assert.match(await text(), /^exercise: unknown exercise "no-such-exercise"; known: replay-15s-after-barrier, /);
+  const refused = await lesson.evaluate(async () => {
+    const { mount } = await import("/pkg/checkpoint-lab.js");
+    const handle = await mount(document.body.appendChild(document.createElement("div")));
+    window.__mounted = handle;
+    try { handle.set({ exercises: "replay-15s-after-barrier nope" }); return "no error"; } catch (e) { return e.message; }
+  });
+  assert.match(refused, /^exercise: unknown exercise "nope"/);
+  assert.deepEqual(await fetched(lesson), [], "nothing refused loads the module");
+  // Named after the element is up: the module loads, then the panel shows; set()'s Promise
+  // waits for it.
+  const shown = await lesson.evaluate(async () => {
+    await window.__mounted.set({ exercise: "crash-before-completion" });
+    return window.__mounted.element.shadowRoot.querySelector(".exercise").textContent;
+  });
+  assert.match(shown, /Exercise 1 of 1/);
+  assert.deepEqual(await fetched(lesson), both);
   await lesson.evaluate(() => document.querySelector("checkpoint-lab").setAttribute("exercise", "replay-15s-after-barrier"));
   await lesson.waitForSelector("[data-exercise=answer]");
-  assert.deepEqual(await fetched(lesson), both);
-  // An unknown id named later is shown inside the component.
-  await lesson.evaluate(() => document.querySelector("checkpoint-lab").setAttribute("exercise", "no-such-exercise"));
-  await lesson.waitForFunction(() => /unknown exercise "no-such-exercise"/.test(document.querySelector("checkpoint-lab").shadowRoot.textContent));
+  assert.equal(await text(), "", "the error said before is gone with the run the change started");
   assert.deepEqual(errors, []);
   await lesson.close();
   const { page: practice } = await open(browser, `${base}/predict.html`, ready);
   assert.deepEqual(await fetched(practice), both, "a page showing an exercise from the start fetches it");
   await practice.close();
+});
+
+test("an exercises' module that cannot be loaded is said inside the component, and stays said", { skip: BROWSER !== "chromium" && "needs request interception" }, async () => {
+  const p = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await p.route("**/checkpoint_lab_exercises_bg.wasm", (route) => route.abort());
+  await p.goto(`${base}/predict.html`);
+  await p.waitForSelector("checkpoint-lab[data-ready=true]", { state: "attached" });
+  const error = () => p.evaluate(() => document.querySelector("checkpoint-lab").shadowRoot.querySelector(".error").textContent);
+  await p.waitForFunction(() => /^exercises: could not be loaded/.test(document.querySelector("checkpoint-lab").shadowRoot.querySelector(".error").textContent));
+  // A later run keeps it said; the lab itself works.
+  await p.evaluate(() => document.querySelector("checkpoint-lab").setAttribute("interval", "10s"));
+  await p.waitForFunction(() => document.querySelector("checkpoint-lab").summary()?.interval_replay_events === 20000);
+  assert.match(await error(), /^exercises: could not be loaded/);
+  await p.close();
 });
 
 test("a prediction: wrong, then right, with feedback and events", async () => {
