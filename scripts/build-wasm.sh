@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds pkg/ with wasm-pack in release mode, then adds the <checkpoint-lab> element, its styles,
-# the settings table it builds its controls from and its TypeScript declarations, so pkg/ alone is
-# everything a lesson page needs. wasm-opt comes from npm's binaryen 132, first on PATH (Debian's
-# wasm-opt 108 corrupts release builds).
+# the settings table it builds its controls from, its exercise panel and its TypeScript
+# declarations, so pkg/ alone is everything a lesson page needs. wasm-opt comes from npm's
+# binaryen 132, first on PATH (Debian's wasm-opt 108 corrupts release builds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
@@ -21,6 +21,7 @@ cp www/element.js pkg/checkpoint-lab.js
 cp www/checkpoint-lab.css pkg/checkpoint-lab.css
 cp www/checkpoint-lab.d.ts pkg/checkpoint-lab.d.ts
 cp www/settings.js pkg/settings.js
+cp www/exercise-panel.js pkg/exercise-panel.js
 cp LICENSE-MIT LICENSE-APACHE pkg/
 # The package's entry is the element; the raw engine is "checkpoint-lab/engine", the exercises'
 # checks "checkpoint-lab/exercises". The element module
@@ -47,7 +48,7 @@ node -e '
     "./package.json": "./package.json",
   };
   pkg.files = [
-    "checkpoint-lab.js", "checkpoint-lab.css", "checkpoint-lab.d.ts", "settings.js",
+    "checkpoint-lab.js", "checkpoint-lab.css", "checkpoint-lab.d.ts", "settings.js", "exercise-panel.js",
     "checkpoint_lab.js", "checkpoint_lab.d.ts", "checkpoint_lab_bg.wasm", "checkpoint_lab_bg.wasm.d.ts",
     "checkpoint_lab_exercises.js", "checkpoint_lab_exercises.d.ts", "checkpoint_lab_exercises_bg.wasm",
     "checkpoint_lab_exercises_bg.wasm.d.ts",

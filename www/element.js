@@ -153,18 +153,20 @@ export function load() {
 // checked by running the engine) are a second WebAssembly module with an engine of its own,
 // loaded only once a page shows or registers exercises: a lesson page without them never fetches it.
 let exercisesReady;
-/// The exercises' functions, once loadExercises() has resolved.
+/// What the exercises' module gives (validate) and the panel built on it, once loadExercises()
+/// has resolved.
 let exercises;
 /// Exercises by id: the built-in ones, then any a page registers.
 const catalogue = new Map();
 
-/// Loads the exercises' module once per page and reads the built-in exercises into the catalogue.
+/// Loads the exercises' module and their panel (exercise-panel.js) once per page, and reads the
+/// built-in exercises into the catalogue.
 function loadExercises() {
-  exercisesReady ??= import("./checkpoint_lab_exercises.js").then(async (module) => {
+  exercisesReady ??= Promise.all([import("./checkpoint_lab_exercises.js"), import("./exercise-panel.js")]).then(async ([module, panel]) => {
     await module.default({ module_or_path: new URL("./checkpoint_lab_exercises_bg.wasm", import.meta.url) });
-    const loaded = {
-      validate: guarded(module.validateExercises), check: guarded(module.checkExercise), reveal: guarded(module.revealExercise),
-    };
+    const [validate, check, reveal] = [module.validateExercises, module.checkExercise, module.revealExercise].map(guarded);
+    const Panel = panel.exercisePanel({ el, listOption, controls: ALL_CONTROLS, catalogue, check, reveal });
+    const loaded = { validate, Panel };
     for (const exercise of guarded(module.builtinExercises)()) catalogue.set(exercise.id, exercise);
     exercises = loaded;
   });
@@ -1377,212 +1379,6 @@ class LabView {
 }
 
 
-/// Where a student's progress on one exercise is kept between visits.
-const progressKey = (id) => `checkpoint-lab:exercise:${id}`;
-
-/// localStorage, or nothing where the page may not use it (a sandboxed frame, storage disabled).
-function storage() {
-  try {
-    return globalThis.localStorage ?? null;
-  } catch {
-    return null;
-  }
-}
-
-/// The exercise panel: prompt, answer, check, hint, reveal, feedback and progress. Whether an
-/// exercise is solved and how many attempts it took persist in localStorage per exercise id.
-class ExercisePanel {
-  constructor(view, ids) {
-    this.view = view;
-    this.ids = ids;
-    this.index = 0;
-    this.state = new Map();
-  }
-
-  get exercise() {
-    return exerciseCatalogue().get(this.ids[this.index]);
-  }
-
-  progress(id) {
-    if (!this.state.has(id)) {
-      const saved = this.load(id);
-      this.state.set(id, { attempts: saved.attempts ?? 0, hints: 0, solved: saved.solved === true, revealed: false });
-    }
-    return this.state.get(id);
-  }
-
-  load(id) {
-    try {
-      const saved = JSON.parse(storage()?.getItem(progressKey(id)) ?? "{}");
-      return saved && typeof saved === "object" ? saved : {};
-    } catch {
-      return {};
-    }
-  }
-
-  save(id) {
-    const p = this.progress(id);
-    try {
-      storage()?.setItem(progressKey(id), JSON.stringify({ solved: p.solved, attempts: p.attempts }));
-    } catch {
-      // Storage full or refused: the progress lives for this visit only.
-    }
-  }
-
-  /// Forgets the progress of every exercise in this panel, here and in storage.
-  resetProgress() {
-    for (const id of this.ids) {
-      this.state.delete(id);
-      try {
-        storage()?.removeItem(progressKey(id));
-      } catch {
-        // Nothing stored.
-      }
-    }
-    this.show();
-  }
-
-  show() {
-    const view = this.view;
-    const ex = this.exercise;
-    const p = this.progress(ex.id);
-    const panel = view.exercisePanel;
-    panel.removeAttribute("hidden");
-    const solvedCount = this.ids.filter((id) => this.progress(id).solved).length;
-    const children = [
-      el("p", { class: "progress" }, `Exercise ${this.index + 1} of ${this.ids.length} · ${solvedCount} solved`),
-    ];
-    if (this.ids.length > 1) {
-      // Jump to any exercise; solved ones are marked.
-      const id = `${view.id}-exercise-list`;
-      const list = el("select", { id, "data-exercise": "list" });
-      this.ids.forEach((exId, i) => {
-        const item = exerciseCatalogue().get(exId);
-        list.append(el("option", { value: String(i) }, `${i + 1}. ${item.title}${this.progress(exId).solved ? " ✓" : ""}`));
-      });
-      list.value = String(this.index);
-      list.addEventListener("change", () => this.go(Number(list.value)));
-      children.push(el("p", { class: "exercise-list" }, el("label", { for: id }, "Go to exercise "), list));
-    }
-    children.push(
-      el("h3", {}, ex.title),
-      el("p", { class: "prompt" }, ex.prompt),
-    );
-    this.input = undefined;
-    if (ex.kind === "number") {
-      const id = `${view.id}-answer`;
-      this.input = el("input", { id, type: "number", step: "any", inputmode: "decimal", "data-exercise": "answer" });
-      // The draft survives redraws of the panel (a hint, a check).
-      this.input.value = p.draft ?? "";
-      this.input.addEventListener("input", () => { p.draft = this.input.value; });
-      children.push(el("p", {}, el("label", { for: id }, "Your answer "), this.input, ex.unit ? ` ${ex.unit}` : ""));
-    } else if (ex.kind === "choice") {
-      const fieldset = el("fieldset", {}, el("legend", {}, "Choose one"));
-      for (const choice of ex.choices) {
-        const id = `${view.id}-choice-${choice.id}`;
-        const radio = el("input", { type: "radio", name: `${view.id}-choice`, id, value: choice.id, "data-exercise": "choice" });
-        radio.checked = p.choice === choice.id;
-        radio.addEventListener("change", () => { p.choice = choice.id; });
-        fieldset.append(el("div", { class: "choice" }, radio, " ", el("label", { for: id }, choice.label)));
-      }
-      children.push(fieldset);
-    } else {
-      children.push(el("p", {}, "Set the controls below, then check your settings."));
-    }
-    const button = (label, action, onClick) => {
-      const b = el("button", { type: "button", "data-exercise": action }, label);
-      b.addEventListener("click", onClick);
-      return b;
-    };
-    const buttons = el("div", { class: "buttons" },
-      button("Check", "check", () => this.check()),
-      button("Hint", "hint", () => { p.hints = Math.min(p.hints + 1, ex.hints.length); this.show(); }),
-      button("Reveal the answer", "reveal", () => this.reveal()));
-    if (this.ids.length > 1) {
-      const previous = button("Previous", "previous", () => this.go(this.index - 1));
-      const next = button("Next", "next", () => this.go(this.index + 1));
-      if (this.index === 0) previous.disabled = true;
-      if (this.index === this.ids.length - 1) next.disabled = true;
-      buttons.append(previous, next);
-    }
-    buttons.append(button("Reset progress", "reset-progress", () => this.resetProgress()));
-    children.push(buttons);
-    if (p.hints > 0) children.push(el("ul", { class: "hints" }, ...ex.hints.slice(0, p.hints).map((h) => el("li", {}, h))));
-    this.feedback = el("p", { class: `feedback${p.verdict ? (p.verdict.correct ? " right" : " wrong") : ""}`, role: "status", "data-exercise": "feedback" }, p.verdict ? p.verdict.feedback : "");
-    children.push(this.feedback);
-    if (p.revealText) children.push(el("p", { class: "revealed", "data-exercise": "revealed" }, `Answer: ${p.revealText}`));
-    if (p.solved || p.revealed) children.push(el("p", { class: "explanation", "data-exercise": "explanation" }, ex.explanation));
-    panel.replaceChildren(...children);
-    // Until a prediction is made, the figures that give it away stay hidden.
-    view.root.classList.toggle("predicting", ex.kind !== "set" && !(p.solved || p.revealed));
-  }
-
-  /// Loads exercise `index`: its start settings and the controls it uses.
-  go(index) {
-    if (index < 0 || index >= this.ids.length) return;
-    this.index = index;
-    const ex = this.exercise;
-    const view = this.view;
-    view.applySettings(ex.start || {});
-    view.showControls(ex.kind === "set" ? listOption("controls", ex.controls || "interval state-size crash-at advanced", ALL_CONTROLS) : []);
-    view.update();
-    this.show();
-  }
-
-  response() {
-    const ex = this.exercise;
-    if (ex.kind === "number") {
-      const text = this.input.value.trim();
-      return text === "" ? NaN : Number(text);
-    }
-    if (ex.kind === "choice") {
-      const picked = this.view.exercisePanel.querySelector("input[type=radio]:checked");
-      return picked ? picked.value : undefined;
-    }
-    return this.view.config();
-  }
-
-  check() {
-    const ex = this.exercise;
-    const p = this.progress(ex.id);
-    const answer = this.response();
-    if (answer === undefined || (typeof answer === "number" && !Number.isFinite(answer))) {
-      this.feedback.textContent = ex.kind === "number" ? "Type a number first." : "Pick an answer first.";
-      this.feedback.className = "feedback wrong";
-      return;
-    }
-    let verdict;
-    try {
-      verdict = exercises.check(ex, answer);
-    } catch (e) {
-      this.feedback.textContent = String(e.message || e);
-      this.feedback.className = "feedback wrong";
-      return;
-    }
-    p.attempts += 1;
-    p.verdict = verdict;
-    if (verdict.correct) p.solved = true;
-    this.save(ex.id);
-    this.show();
-    this.view.host.dispatchEvent(new CustomEvent("checkpointlab-exercise", {
-      bubbles: true, composed: true, detail: { id: ex.id, correct: verdict.correct, attempts: p.attempts },
-    }));
-  }
-
-  reveal() {
-    const ex = this.exercise;
-    const p = this.progress(ex.id);
-    const shown = exercises.reveal(ex);
-    p.revealed = true;
-    p.revealText = shown.text;
-    if (shown.settings) {
-      this.view.applySettings({ ...(ex.start || {}), ...shown.settings });
-      this.view.update();
-    }
-    this.show();
-  }
-}
-
 const CONFIG_ATTRIBUTES = new Set(SETTINGS.map((s) => s.attribute));
 const OBSERVED = [...CONFIG_ATTRIBUTES, "sink", "scenario", "controls", "exercise", "exercises", "exercises-src", "theme", "charts", "cursor"];
 
@@ -1735,7 +1531,7 @@ export class CheckpointLabElement extends ElementBase {
       view.root.classList.remove("predicting");
     } else if (view.panelKey !== key) {
       view.panelKey = key;
-      view.panel = new ExercisePanel(view, ids);
+      view.panel = new exercises.Panel(view, ids);
       view.panel.go(0);
     }
   }

@@ -35,7 +35,7 @@ after(async () => {
 test("npm pack ships the element, the engine, the exercises' module, the wasm, the styles, the types and the licences", () => {
   const [dry] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json"], { cwd: PKG, encoding: "utf8" }));
   const files = dry.files.map((f) => f.path).sort();
-  for (const name of ["checkpoint-lab.js", "checkpoint-lab.css", "checkpoint-lab.d.ts", "settings.js", "checkpoint_lab.js",
+  for (const name of ["checkpoint-lab.js", "checkpoint-lab.css", "checkpoint-lab.d.ts", "settings.js", "exercise-panel.js", "checkpoint_lab.js",
     "checkpoint_lab.d.ts", "checkpoint_lab_bg.wasm", "checkpoint_lab_exercises.js", "checkpoint_lab_exercises.d.ts",
     "checkpoint_lab_exercises_bg.wasm", "LICENSE-MIT", "LICENSE-APACHE", "package.json", "README.md"]) {
     assert.ok(files.includes(name), `${name} is in the package: ${files.join(", ")}`);
