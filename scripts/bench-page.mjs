@@ -1,6 +1,7 @@
 // Browser benchmark: in headless Chromium against the release build, 200 inputs on each of the
 // three sliders (input event to the last chart drawn, and the page's share of it: everything but
-// the engine), navigation to the first chart drawn (five cold loads), what the lesson page loads
+// the engine), each interval value's first visit in a fresh page (a student's first drag),
+// navigation to the first chart drawn (five cold loads), what the lesson page loads
 // before its first chart (gzipped), the wasm and JS bytes, and wasm memory after the default run.
 // Prints one table, each figure against its target.
 //   node scripts/bench-page.mjs            (after scripts/build-wasm.sh; INPUTS=50 for a quick look)
