@@ -1513,6 +1513,8 @@ export class CheckpointLabElement extends ElementBase {
     view.applySettings(config);
     const settled = { ...view.settings(), ...view.extra };
     view.pendingCursor = cursor;
+    // A module that failed to load stays said while exercises are named and it is not in.
+    if (!exercises.length || exerciseCatalogue()) view.exercisesError = undefined;
     view.startRun(settled, cause ? "attribute" : undefined);
     view.exercisesShown = undefined;
     if (!exercises.length || exerciseCatalogue()) this.showExercises(exercises);
@@ -1544,7 +1546,15 @@ export class CheckpointLabElement extends ElementBase {
       if (this.view) this.showExercises(this.exerciseIds());
     }, (e) => {
       const message = `exercises: could not be loaded (${e.message || e})`;
-      if (this.view) {
+      // Unless a newer change named none.
+      let named = true;
+      try {
+        named = Boolean(this.view && this.exerciseIds().length);
+      } catch {
+        // A newer change named an unknown one: that error is shown already.
+        named = false;
+      }
+      if (named) {
         this.view.exercisesError = message;
         this.view.error.textContent = message;
       }

@@ -39,8 +39,8 @@ const events = (p) => p.evaluate(() => window.__exerciseEvents);
 test("the exercises' module loads only where exercises are shown, also when they are named later", async () => {
   // What the page fetched of the exercises' module, from its resource timing entries.
   const fetched = (p) => p.evaluate(() => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname)
-    .filter((path) => path.includes("checkpoint_lab_exercises")).sort());
-  const both = ["/pkg/checkpoint_lab_exercises.js", "/pkg/checkpoint_lab_exercises_bg.wasm"];
+    .filter((path) => path.includes("checkpoint_lab_exercises") || path.includes("exercise-panel")).sort());
+  const both = ["/pkg/checkpoint_lab_exercises.js", "/pkg/checkpoint_lab_exercises_bg.wasm", "/pkg/exercise-panel.js"];
   const { page: lesson, errors } = await open(browser, `${base}/index.html`);
   assert.deepEqual(await fetched(lesson), [], "the lesson page, which shows no exercises, never fetches their module");
   // An unknown id is refused at once, from the built-in ids, without the module.
@@ -84,6 +84,9 @@ test("an exercises' module that cannot be loaded is said inside the component, a
   await p.evaluate(() => document.querySelector("checkpoint-lab").setAttribute("interval", "10s"));
   await p.waitForFunction(() => document.querySelector("checkpoint-lab").summary()?.interval_replay_events === 20000);
   assert.match(await error(), /^exercises: could not be loaded/);
+  // Named no more, it is said no more.
+  await p.evaluate(() => document.querySelector("checkpoint-lab").removeAttribute("exercise"));
+  await p.waitForFunction(() => document.querySelector("checkpoint-lab").shadowRoot.querySelector(".error").textContent === "");
   await p.close();
 });
 
