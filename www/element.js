@@ -166,9 +166,8 @@ function loadExercises() {
     await module.default({ module_or_path: new URL("./checkpoint_lab_exercises_bg.wasm", import.meta.url) });
     const [validate, check, reveal] = [module.validateExercises, module.checkExercise, module.revealExercise].map(guarded);
     const Panel = panel.exercisePanel({ el, listOption, controls: ALL_CONTROLS, catalogue, check, reveal });
-    const loaded = { validate, Panel };
     for (const exercise of guarded(module.builtinExercises)()) catalogue.set(exercise.id, exercise);
-    exercises = loaded;
+    exercises = { validate, Panel };
   });
   // A failed load is tried again on the next call (a browser may keep the failed module's error).
   exercisesReady.catch(() => { exercisesReady = undefined; });
@@ -180,12 +179,9 @@ function exerciseCatalogue() {
   return exercises ? catalogue : undefined;
 }
 
-/// The ids of the exercises known now: before the exercises' module has loaded, the built-in ones
-/// (a page registers its own through registerExercises(), which loads it).
-function knownExerciseIds() {
-  const known = exerciseCatalogue();
-  return known ? [...known.keys()] : BUILTIN_EXERCISE_IDS;
-}
+/// The exercises known before the exercises' module has loaded: the built-in ones (a page
+/// registers its own through registerExercises(), which loads it).
+const BUILTIN_IDS = new Set(BUILTIN_EXERCISE_IDS);
 
 /// Whether an `exercise` or `exercises` value names any exercise.
 const namesExercises = (value) => (Array.isArray(value) ? value.length > 0 : value != null && String(value).trim() !== "");
@@ -1513,12 +1509,12 @@ export class CheckpointLabElement extends ElementBase {
     view.applySettings(config);
     const settled = { ...view.settings(), ...view.extra };
     view.pendingCursor = cursor;
+    const showNow = !exercises.length || exerciseCatalogue();
     // A module that failed to load stays said while exercises are named and it is not in.
-    if (!exercises.length || exerciseCatalogue()) view.exercisesError = undefined;
+    if (showNow) view.exercisesError = undefined;
     view.startRun(settled, cause ? "attribute" : undefined);
-    view.exercisesShown = undefined;
-    if (!exercises.length || exerciseCatalogue()) this.showExercises(exercises);
-    else view.exercisesShown = this.showExercisesOnceLoaded();
+    view.exercisesShown = showNow ? undefined : this.showExercisesOnceLoaded();
+    if (showNow) this.showExercises(exercises);
   }
 
   /// Shows the exercise panel for `ids` (none: hides it).
@@ -1546,15 +1542,15 @@ export class CheckpointLabElement extends ElementBase {
       if (this.view) this.showExercises(this.exerciseIds());
     }, (e) => {
       const message = `exercises: could not be loaded (${e.message || e})`;
-      // Unless a newer change named none.
-      let named = true;
-      try {
-        named = Boolean(this.view && this.exerciseIds().length);
-      } catch {
-        // A newer change named an unknown one: that error is shown already.
-        named = false;
-      }
-      if (named) {
+      // Unless a newer change named none (or an unknown one, whose error is shown already).
+      const stillNamed = () => {
+        try {
+          return this.exerciseIds().length > 0;
+        } catch {
+          return false;
+        }
+      };
+      if (this.view && stillNamed()) {
         this.view.exercisesError = message;
         this.view.error.textContent = message;
       }
@@ -1571,7 +1567,7 @@ export class CheckpointLabElement extends ElementBase {
     const many = listOption("exercises", view.options.exercises ?? this.getAttribute("exercises"));
     let ids = [];
     if (!one && !many) return ids;
-    const known = new Set(knownExerciseIds());
+    const known = exerciseCatalogue() ?? BUILTIN_IDS;
     if (many?.length === 1 && many[0] === "all") ids = [...known.keys()];
     else if (many) ids = many;
     if (one) ids = [one, ...ids.filter((id) => id !== one)];

@@ -179,18 +179,23 @@ impl DataPlane {
     /// period is exactly the log numbers `[first, end)`.
     #[inline]
     pub fn period(&self, boundary_ms: u64, first: u64, end: u64) -> Option<&[(u32, u32)]> {
-        let k = (boundary_ms.checked_sub(self.first_boundary_ms)? / self.emit_every_ms) as usize;
-        let period_end = *self.period_ends.get(k)?;
-        let period_start = if k == 0 { self.first_log_number } else { self.period_ends[k - 1] };
+        let (k, period_start, period_end) = self.bounds(boundary_ms)?;
         (first == period_start && end == period_end)
             .then(|| &self.counts[self.counts_at[k] as usize..self.counts_at[k + 1] as usize])
     }
 
     /// The first log number of the period that ends at `boundary_ms`, if counted.
     pub fn period_start(&self, boundary_ms: u64) -> Option<u64> {
+        self.bounds(boundary_ms).map(|(_, start, _)| start)
+    }
+
+    /// The period that ends at `boundary_ms`, if counted: its index and its log numbers
+    /// `[start, end)`.
+    #[inline]
+    fn bounds(&self, boundary_ms: u64) -> Option<(usize, u64, u64)> {
         let k = (boundary_ms.checked_sub(self.first_boundary_ms)? / self.emit_every_ms) as usize;
-        self.period_ends.get(k)?;
-        Some(if k == 0 { self.first_log_number } else { self.period_ends[k - 1] })
+        let end = *self.period_ends.get(k)?;
+        Some((k, if k == 0 { self.first_log_number } else { self.period_ends[k - 1] }, end))
     }
 
     /// The product of log number `g`, if kept.

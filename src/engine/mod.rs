@@ -413,7 +413,6 @@ pub fn run(config: &Config) -> Result<Outcome, ConfigError> {
 /// figures cover that part only, and it has no failure-free companion. `None` when that takes
 /// processing more than `max_events` events.
 pub fn run_up_to(config: &Config, at_ms: u64, max_events: u64) -> Result<Option<Outcome>, ConfigError> {
-    config.validate()?;
     let mut run = Sim::new(config)?;
     let end = config.end_ms();
     let barrier_after = |sim: &Sim| {

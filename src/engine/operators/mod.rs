@@ -18,14 +18,40 @@ fn add_period(bucket: &mut Bucket, period: &[(u32, u32)]) {
     }
 }
 
-/// Counts the range `bucket` deferred, an event at a time, its products from the plane where it
-/// keeps them.
+/// Counts the range `bucket` deferred, an event at a time.
 fn count_deferred(bucket: &mut Bucket, plane: Option<&DataPlane>, log: &SourceLog) {
-    let Some((from, to)) = bucket.deferred.take() else { return };
-    for g in from..to {
-        let product = plane.and_then(|p| p.product_of(g)).unwrap_or_else(|| log.product_of(g));
-        bucket.count(product, 1);
+    if let Some((from, to)) = bucket.deferred.take() {
+        count_range(bucket, from, to, 1, plane, log);
     }
+}
+
+/// Counts every `stride`-th event of the log numbers `[from, to)` an event at a time, its products
+/// from the plane when it keeps the whole range, else from the log; returns the log number after
+/// the last one counted.
+fn count_range(
+    bucket: &mut Bucket,
+    from: u64,
+    to: u64,
+    stride: u64,
+    plane: Option<&DataPlane>,
+    log: &SourceLog,
+) -> u64 {
+    let mut g = from;
+    match plane.filter(|p| g < to && p.product_of(to - 1).is_some() && p.product_of(g).is_some()) {
+        Some(plane) => {
+            while g < to {
+                bucket.count(plane.product_of(g).expect("kept for the whole range"), 1);
+                g += stride;
+            }
+        }
+        None => {
+            while g < to {
+                bucket.count(log.product_of(g), 1);
+                g += stride;
+            }
+        }
+    }
+    g
 }
 
 /// The fixed shape of the job, taken from the scenario.
@@ -140,30 +166,26 @@ impl JobState {
                     // A period read in log order in several steps (the readers paused or
                     // throttled inside it) is counted once, from the plane, when read to its end.
                     if stride == 1 {
-                        let whole = bucket_end == bucket.end_log_number;
-                        match bucket.deferred {
-                            Some((from, to)) if to == g && whole => {
-                                if let Some(period) = plane.period(bucket.end_ms, from, bucket_end) {
-                                    bucket.deferred = None;
-                                    add_period(bucket, period);
-                                    g = bucket_end;
-                                    continue;
-                                }
+                        // Where the period's reading in log order started, if it did at its start.
+                        let read_from = match bucket.deferred {
+                            Some((from, to)) if to == g => Some(from),
+                            None if bucket.changed.is_empty() && plane.period_start(bucket.end_ms) == Some(g) => {
+                                Some(g)
                             }
-                            Some((from, to)) if to == g => {
+                            _ => None,
+                        };
+                        if let Some(from) = read_from {
+                            if bucket_end < bucket.end_log_number {
                                 bucket.deferred = Some((from, bucket_end));
                                 g = bucket_end;
                                 continue;
                             }
-                            None if !whole
-                                && bucket.changed.is_empty()
-                                && plane.period_start(bucket.end_ms) == Some(g) =>
-                            {
-                                bucket.deferred = Some((g, bucket_end));
+                            if let Some(period) = plane.period(bucket.end_ms, from, bucket_end) {
+                                bucket.deferred = None;
+                                add_period(bucket, period);
                                 g = bucket_end;
                                 continue;
                             }
-                            _ => {}
                         }
                     }
                     count_deferred(bucket, Some(plane), log);
@@ -173,20 +195,8 @@ impl JobState {
                         g = bucket_end;
                         continue;
                     }
-                    if plane.product_of(bucket_end - 1).is_some() && plane.product_of(g).is_some() {
-                        while g < bucket_end {
-                            let product = plane.product_of(g).expect("kept for the whole range");
-                            bucket.count(product, 1);
-                            g += stride;
-                        }
-                        continue;
-                    }
                 }
-                while g < bucket_end {
-                    let product = log.product_of(g);
-                    bucket.count(product, 1);
-                    g += stride;
-                }
+                g = count_range(bucket, g, bucket_end, stride, plane, log);
                 continue;
             }
             while g < bucket_end {

@@ -84,21 +84,13 @@ impl WindowState {
             .flat_map(|w| w.totals.iter())
             .map(|&c| u64::from(c))
             .sum();
+        // Every event of a deferred range is an order counted once (deferring needs no retries).
         let pending: u64 = self
             .buckets
             .iter()
             .filter(|b| b.window_start_ms == start_ms)
-            .flat_map(|b| b.counts.iter())
-            .map(|&c| u64::from(c))
+            .map(|b| b.counts.iter().map(|&c| u64::from(c)).sum::<u64>() + b.deferred.map_or(0, |(f, t)| t - f))
             .sum();
-        // Every event of a deferred range is an order counted once (deferring needs no retries).
-        let deferred: u64 = self
-            .buckets
-            .iter()
-            .filter(|b| b.window_start_ms == start_ms)
-            .filter_map(|b| b.deferred)
-            .map(|(f, t)| t - f)
-            .sum();
-        emitted + pending + deferred
+        emitted + pending
     }
 }
