@@ -6,14 +6,15 @@
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::config::{Config, Failure, Mode, RestartStrategy};
+use super::config::{CheckpointingMode, Config, Failure, Mode, RestartStrategy};
 use super::model::{steady_state, tradeoff, SteadyState, Tradeoff};
 use super::protocol::{OffsetLogEntry, RestorePoint};
-use super::sim::{Keyframe, Recovery, Sim};
+use super::sim::{Execution, Keyframe, Recovery, Sim};
+use super::sinks::emissions::{self, EmittedTable, TruthEmissions};
 use super::sinks::keys::{FirstPass, KeyIndex, Survey};
 use super::sinks::upsert::UpsertSink;
 use super::sinks::{dedupe_view, duplicates_and_keys, same_contents, same_in_order, Row, SinkDesign};
-use super::trace::Trace;
+use super::trace::{Event, Trace};
 
 /// The crash: when, where the readers were, and the checkpoint it discarded.
 #[derive(Clone, Debug, PartialEq)]
@@ -387,6 +388,8 @@ pub struct TruthTables {
     keys: OnceLock<Option<KeyIndex>>,
     /// The dedupe view of the rows.
     view: OnceLock<Vec<Row>>,
+    /// The rows by emit boundary and by key, for reading a run's table emission by emission.
+    by_boundary: OnceLock<Option<TruthEmissions>>,
     /// What an upsert reader sees: the rows applied in order.
     upsert: OnceLock<Vec<Row>>,
     /// How many of the committed rows are checked to hold, in order, the contents of the
@@ -588,6 +591,39 @@ pub struct FiguresBuilder {
     /// Whether each design's table matches the failure-free run's (in SinkDesign::ALL order).
     matches: [bool; 4],
     window_total_before_crash: Option<WindowTotal>,
+    /// The run's emissions (emitted at, boundary, rows) in write order, when its append-only
+    /// table can be read emission by emission (see [`emissions_of`]).
+    emissions: Option<Vec<(u64, u64, u64)>>,
+    /// That table read so, once it lined up with the failure-free table.
+    emitted_table: Option<EmittedTable>,
+}
+
+/// The run's emissions (emitted at, boundary, rows), in write order, when its append-only table
+/// can be read emission by emission (see [`emissions`]): in barrier mode, exactly once (an
+/// at-least-once restore counts again what the snapshot had already taken in past a barrier),
+/// without producer retries or events lost to retention, and only for a run computed the fast way, so that the
+/// per-event reference it is tested against reads every row.
+fn emissions_of(run: &Sim) -> Option<Vec<(u64, u64, u64)>> {
+    let config = &run.config;
+    let readable = run.execution() == Execution::Fast
+        && config.mode == Mode::Barrier
+        && config.retry_rate == 0.0
+        && config.checkpointing_mode == CheckpointingMode::ExactlyOnce
+        && run.recoveries.iter().all(|r| r.lost_events == 0);
+    if !readable {
+        return None;
+    }
+    let emitted: Vec<(u64, u64, u64)> = run
+        .trace
+        .events
+        .iter()
+        .filter_map(|e| match e.event {
+            Event::Emitted { boundary_ms, rows } => Some((e.at_ms, boundary_ms, rows)),
+            _ => None,
+        })
+        .collect();
+    let rows: u64 = emitted.iter().map(|&(_, _, rows)| rows).sum();
+    (rows == run.sinks().append_only.rows().len() as u64).then_some(emitted)
 }
 
 /// How many passes a [`FiguresBuilder`] makes.
@@ -603,7 +639,14 @@ impl FiguresBuilder {
         let committed = run.sinks().transactional.committed_rows();
         let micro_batch = run.config.mode == Mode::MicroBatch;
         match self.passes_done {
-            0 => self.immediate = freshness(start, end, appended.iter().map(|r| (r.emitted_at_ms, r.boundary_ms))),
+            0 => {
+                self.emissions = emissions_of(run);
+                // An emission's rows share their time and boundary: one stands for all.
+                self.immediate = match &self.emissions {
+                    Some(emitted) => freshness(start, end, emitted.iter().map(|&(at, boundary, _)| (at, boundary))),
+                    None => freshness(start, end, appended.iter().map(|r| (r.emitted_at_ms, r.boundary_ms))),
+                };
+            }
             1 => {
                 let commits = run.sinks().transactional.commits();
                 let mut commit_visibility = Vec::with_capacity(commits.len());
@@ -640,23 +683,46 @@ impl FiguresBuilder {
             // those two tables' keys are all the keys.
             3 => {
                 let truth_keys = outcome.truth_tables.keys.get_or_init(|| KeyIndex::of(&[truth_appended]));
+                self.emitted_table = self.emissions.as_ref().zip(truth_keys.as_ref()).and_then(|(emitted, known)| {
+                    let truth = &outcome.truth_tables;
+                    let by_boundary = truth.by_boundary.get_or_init(|| TruthEmissions::new(truth_appended, known));
+                    let emitted = emitted.iter().map(|&(_, boundary, rows)| (boundary, rows));
+                    emissions::read(appended, emitted, truth_appended, by_boundary.as_ref()?, known)
+                });
                 // The rows the run shares with the failure-free run are already indexed there.
                 let shared = outcome.shared_rows.0.min(appended.len());
                 self.keys = Some(Keys(match truth_keys {
+                    // A table that lines up with the failure-free one holds only its keys.
+                    Some(known) if self.emitted_table.is_some() => Some(known.clone()),
                     Some(known) => KeyIndex::joined(&[&appended[shared..]], known, truth_appended.len() + shared),
                     None => KeyIndex::of(&[appended, truth_appended]),
                 }));
             }
             4 => self.upsert_rows = run.sinks().read(SinkDesign::Upsert),
+            5 if self.emitted_table.is_some() => {}
             5 => self.appended_part = Some(self.keys().start_survey(appended)),
             6 => {
-                let part = self.appended_part.take().expect("started in the pass before");
-                self.appended = Some(self.keys().finish_survey(part, appended));
+                self.appended = Some(match self.emitted_table.as_mut() {
+                    Some(table) => Survey {
+                        duplicate_rows: table.duplicate_rows,
+                        keys: table.keys,
+                        newest: std::mem::take(&mut table.newest),
+                    },
+                    None => {
+                        let part = self.appended_part.take().expect("started in the pass before");
+                        self.keys().finish_survey(part, appended)
+                    }
+                });
             }
             7 => self.upsert_counts = self.keys().duplicates_and_keys(&self.upsert_rows),
             8 => self.committed_counts = self.keys().duplicates_and_keys(committed),
             9 => self.view_counts = self.keys().duplicates_and_keys(self.view_rows()),
-            10 => self.matches[0] = self.keys().same(micro_batch, appended, truth_appended),
+            10 => {
+                self.matches[0] = match &self.emitted_table {
+                    Some(table) => table.same_as_truth,
+                    None => self.keys().same(micro_batch, appended, truth_appended),
+                }
+            }
             11 => {
                 let truth_upsert = outcome.truth_tables.upsert.get_or_init(|| {
                     if outcome.truth_rows_borrowed {

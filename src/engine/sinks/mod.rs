@@ -3,6 +3,7 @@
 
 pub mod append_only;
 pub mod dedupe_view;
+pub mod emissions;
 pub mod keys;
 pub mod transactional;
 pub mod upsert;
