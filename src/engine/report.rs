@@ -10,7 +10,7 @@ use super::config::{CheckpointingMode, Config, Failure, Mode, RestartStrategy};
 use super::model::{steady_state, tradeoff, SteadyState, Tradeoff};
 use super::protocol::{OffsetLogEntry, RestorePoint};
 use super::sim::{Execution, Keyframe, Recovery, Sim};
-use super::sinks::emissions::{self, EmittedTable, TruthEmissions};
+use super::sinks::emissions::{Layout, TruthEmissions};
 use super::sinks::keys::{FirstPass, KeyIndex, Survey};
 use super::sinks::upsert::UpsertSink;
 use super::sinks::{dedupe_view, duplicates_and_keys, same_contents, same_in_order, Row, SinkDesign};
@@ -389,7 +389,7 @@ pub struct TruthTables {
     /// The dedupe view of the rows.
     view: OnceLock<Vec<Row>>,
     /// The rows by emit boundary and by key, for reading a run's table emission by emission.
-    by_boundary: OnceLock<Option<TruthEmissions>>,
+    by_boundary: OnceLock<Option<Arc<TruthEmissions>>>,
     /// What an upsert reader sees: the rows applied in order.
     upsert: OnceLock<Vec<Row>>,
     /// How many of the committed rows are checked to hold, in order, the contents of the
@@ -594,8 +594,18 @@ pub struct FiguresBuilder {
     /// The run's emissions (emitted at, boundary, rows) in write order, when its append-only
     /// table can be read emission by emission (see [`emissions_of`]).
     emissions: Option<Vec<(u64, u64, u64)>>,
-    /// That table read so, once it lined up with the failure-free table.
-    emitted_table: Option<EmittedTable>,
+    /// The run's append-only and committed tables as pieces of the failure-free table, when
+    /// they line up with it.
+    laid_out: Option<LaidOut>,
+}
+
+/// A run's tables laid out as pieces of the failure-free table (see [`Layout`]).
+struct LaidOut {
+    appended: Layout,
+    /// The committed rows, unless some were not copied from the append-only table.
+    committed: Option<Layout>,
+    by_boundary: Arc<TruthEmissions>,
+    slots: usize,
 }
 
 /// The run's emissions (emitted at, boundary, rows), in write order, when its append-only table
@@ -641,6 +651,19 @@ impl FiguresBuilder {
         match self.passes_done {
             0 => {
                 self.emissions = emissions_of(run);
+                self.laid_out = self.emissions.as_ref().and_then(|emitted| {
+                    let truth_tables = &outcome.truth_tables;
+                    let known = truth_tables.keys.get_or_init(|| KeyIndex::of(&[truth_appended])).as_ref()?;
+                    let by_boundary = truth_tables
+                        .by_boundary
+                        .get_or_init(|| TruthEmissions::new(truth_appended, known).map(Arc::new))
+                        .clone()?;
+                    let emitted = emitted.iter().map(|&(_, boundary, rows)| (boundary, rows));
+                    let appended = Layout::of_emissions(appended.len(), emitted, &by_boundary)?;
+                    let ranges = run.sinks().transactional.committed_ranges();
+                    let committed = appended.of_ranges(ranges).filter(|c| c.holds(committed.len()));
+                    Some(LaidOut { appended, committed, by_boundary, slots: known.slots() })
+                });
                 // An emission's rows share their time and boundary: one stands for all.
                 self.immediate = match &self.emissions {
                     Some(emitted) => freshness(start, end, emitted.iter().map(|&(at, boundary, _)| (at, boundary))),
@@ -651,8 +674,15 @@ impl FiguresBuilder {
                 let commits = run.sinks().transactional.commits();
                 let mut commit_visibility = Vec::with_capacity(commits.len());
                 let mut seen = 0;
+                let laid_out = self.laid_out.as_ref().and_then(|l| l.committed.as_ref());
                 for &(_, at, upto) in commits {
-                    if let Some(newest) = committed[seen..upto].iter().map(|r| r.boundary_ms).max() {
+                    let newest = match laid_out {
+                        Some(layout) => {
+                            layout.newest_within(seen, upto).map(|i| truth_appended[i as usize].boundary_ms)
+                        }
+                        None => committed[seen..upto].iter().map(|r| r.boundary_ms).max(),
+                    };
+                    if let Some(newest) = newest {
                         commit_visibility.push((at, newest));
                     }
                     seen = upto;
@@ -683,30 +713,24 @@ impl FiguresBuilder {
             // those two tables' keys are all the keys.
             3 => {
                 let truth_keys = outcome.truth_tables.keys.get_or_init(|| KeyIndex::of(&[truth_appended]));
-                self.emitted_table = self.emissions.as_ref().zip(truth_keys.as_ref()).and_then(|(emitted, known)| {
-                    let truth = &outcome.truth_tables;
-                    let by_boundary = truth.by_boundary.get_or_init(|| TruthEmissions::new(truth_appended, known));
-                    let emitted = emitted.iter().map(|&(_, boundary, rows)| (boundary, rows));
-                    emissions::read(appended, emitted, truth_appended, by_boundary.as_ref()?, known)
-                });
                 // The rows the run shares with the failure-free run are already indexed there.
                 let shared = outcome.shared_rows.0.min(appended.len());
                 self.keys = Some(Keys(match truth_keys {
                     // A table that lines up with the failure-free one holds only its keys.
-                    Some(known) if self.emitted_table.is_some() => Some(known.clone()),
+                    Some(known) if self.laid_out.is_some() => Some(known.clone()),
                     Some(known) => KeyIndex::joined(&[&appended[shared..]], known, truth_appended.len() + shared),
                     None => KeyIndex::of(&[appended, truth_appended]),
                 }));
             }
             4 => self.upsert_rows = run.sinks().read(SinkDesign::Upsert),
-            5 if self.emitted_table.is_some() => {}
+            5 if self.laid_out.is_some() => {}
             5 => self.appended_part = Some(self.keys().start_survey(appended)),
             6 => {
-                self.appended = Some(match self.emitted_table.as_mut() {
-                    Some(table) => Survey {
-                        duplicate_rows: table.duplicate_rows,
-                        keys: table.keys,
-                        newest: std::mem::take(&mut table.newest),
+                self.appended = Some(match &self.laid_out {
+                    Some(l) => Survey {
+                        duplicate_rows: l.appended.duplicate_rows(),
+                        keys: l.appended.keys(&l.by_boundary, l.slots),
+                        newest: l.appended.newest(appended, &l.by_boundary, l.slots),
                     },
                     None => {
                         let part = self.appended_part.take().expect("started in the pass before");
@@ -715,11 +739,16 @@ impl FiguresBuilder {
                 });
             }
             7 => self.upsert_counts = self.keys().duplicates_and_keys(&self.upsert_rows),
-            8 => self.committed_counts = self.keys().duplicates_and_keys(committed),
+            8 => {
+                self.committed_counts = match self.laid_out.as_ref().and_then(|l| Some((l, l.committed.as_ref()?))) {
+                    Some((l, layout)) => (layout.duplicate_rows(), layout.keys(&l.by_boundary, l.slots)),
+                    None => self.keys().duplicates_and_keys(committed),
+                }
+            }
             9 => self.view_counts = self.keys().duplicates_and_keys(self.view_rows()),
             10 => {
-                self.matches[0] = match &self.emitted_table {
-                    Some(table) => table.same_as_truth,
+                self.matches[0] = match &self.laid_out {
+                    Some(l) => l.appended.holds_once(truth_appended.len()),
                     None => self.keys().same(micro_batch, appended, truth_appended),
                 }
             }
@@ -734,6 +763,13 @@ impl FiguresBuilder {
                     }
                 });
                 self.matches[1] = self.keys().same_contents(&self.upsert_rows, truth_upsert)
+            }
+            12 if self.laid_out.as_ref().is_some_and(|l| l.committed.is_some())
+                && matches!(self.truth_committed, Some(TruthCommitted::Prefix(_))) =>
+            {
+                let Some(TruthCommitted::Prefix(n)) = self.truth_committed else { unreachable!("matched above") };
+                let layout = self.laid_out.as_ref().and_then(|l| l.committed.as_ref()).expect("matched above");
+                self.matches[2] = layout.holds_once(n);
             }
             12 => {
                 let truth_committed = self.truth_committed(truth);

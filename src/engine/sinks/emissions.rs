@@ -88,106 +88,164 @@ impl TruthEmissions {
     }
 }
 
-/// A stretch of a run's table that holds, row for row, the failure-free rows of boundaries
-/// `first..=last` (their indices in [`TruthEmissions`]), from row `at` on.
+/// Part of a table that holds, row for row, the failure-free rows `from..to` (whole boundaries,
+/// or whole transactions of them), from the table's row `at` on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Stretch {
-    first: usize,
-    last: usize,
+struct Piece {
     at: usize,
+    from: u32,
+    to: u32,
 }
 
-/// What the emission-by-emission reading finds in a run's append-only table.
-#[derive(Clone, Debug, PartialEq)]
-pub struct EmittedTable {
-    /// Rows repeating an earlier row: every row of a boundary emitted again.
-    pub duplicate_rows: u64,
-    /// Distinct (product_id, window_start) keys.
-    pub keys: u64,
-    /// The dedupe view: per key the newest row, ordered by window start then product.
-    pub newest: Vec<Row>,
-    /// Whether the table holds exactly the failure-free table's rows, in some order.
-    pub same_as_truth: bool,
+impl Piece {
+    fn len(&self) -> usize {
+        (self.to - self.from) as usize
+    }
 }
 
-/// Reads `rows`, a run's append-only table written as `emitted` (each emission's boundary and row
-/// count, in write order), against the failure-free table `truth` of the same data. `None` when
-/// an emission does not line up with the failure-free table (another boundary, another row
-/// count, a boundary skipped): the rows are then read one by one.
-pub fn read(
-    rows: &[Row],
-    emitted: impl IntoIterator<Item = (u64, u64)>,
-    truth: &[Row],
-    by_boundary: &TruthEmissions,
-    keys: &KeyIndex,
-) -> Option<EmittedTable> {
-    let t = by_boundary;
-    let mut stretches: Vec<Stretch> = Vec::new();
-    // How many times each boundary was emitted.
-    let mut times = vec![0u32; t.boundaries.len()];
-    let (mut at, mut duplicate_rows, mut newest_k) = (0usize, 0u64, None::<usize>);
-    for (boundary_ms, n) in emitted {
-        if n == 0 {
-            continue;
-        }
-        let k = t.boundaries.binary_search(&boundary_ms).ok()?;
-        if u64::from(t.ends[k] - t.start(k)) != n {
-            return None;
-        }
-        match stretches.last_mut() {
-            Some(s) if k == s.last + 1 => s.last = k,
-            // A replay starts again at or before where the run had got to, never past it.
-            Some(_) if newest_k.is_some_and(|newest| k <= newest + 1) => {
-                stretches.push(Stretch { first: k, last: k, at })
+/// A table laid out as pieces of the failure-free table, in table order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pieces: Vec<Piece>,
+    rows: usize,
+}
+
+impl Layout {
+    /// The layout of an append-only table of `rows` rows written as `emitted` (each emission's
+    /// boundary and row count, in write order): a stretch of consecutive boundaries per attempt.
+    /// `None` when an emission does not line up with the failure-free table (another boundary,
+    /// another row count, a boundary skipped): the rows are then read one by one.
+    pub fn of_emissions(
+        rows: usize,
+        emitted: impl IntoIterator<Item = (u64, u64)>,
+        t: &TruthEmissions,
+    ) -> Option<Layout> {
+        // (first, last) boundary index of each stretch, and where it starts in the table.
+        let mut stretches: Vec<(usize, usize, usize)> = Vec::new();
+        let (mut at, mut newest_k) = (0usize, None::<usize>);
+        for (boundary_ms, n) in emitted {
+            if n == 0 {
+                continue;
             }
-            None if k == 0 => stretches.push(Stretch { first: k, last: k, at }),
-            _ => return None,
+            let k = t.boundaries.binary_search(&boundary_ms).ok()?;
+            if u64::from(t.ends[k] - t.start(k)) != n {
+                return None;
+            }
+            match stretches.last_mut() {
+                Some(s) if k == s.1 + 1 => s.1 = k,
+                // A replay starts again at or before where the run had got to, never past it.
+                Some(_) if newest_k.is_some_and(|newest| k <= newest + 1) => stretches.push((k, k, at)),
+                None if k == 0 => stretches.push((k, k, at)),
+                _ => return None,
+            }
+            newest_k = Some(newest_k.map_or(k, |newest| newest.max(k)));
+            at += n as usize;
         }
-        if times[k] > 0 {
-            duplicate_rows += n;
-        }
-        times[k] += 1;
-        newest_k = Some(newest_k.map_or(k, |newest| newest.max(k)));
-        at += n as usize;
+        (at == rows).then(|| Layout {
+            pieces: stretches
+                .iter()
+                .map(|&(first, last, at)| Piece { at, from: t.start(first), to: t.ends[last] })
+                .collect(),
+            rows,
+        })
     }
-    if at != rows.len() {
-        return None;
-    }
-    let Some(newest_k) = newest_k else {
-        return Some(EmittedTable { duplicate_rows: 0, keys: 0, newest: Vec::new(), same_as_truth: truth.is_empty() });
-    };
-    let covered_end = t.ends[newest_k];
-    let mut keys_found = 0u64;
-    let mut newest = Vec::new();
-    for s in 0..keys.slots() {
-        let slot_rows = t.slot_rows(s);
-        if slot_rows.first().is_none_or(|&first| first >= covered_end) {
-            continue;
+
+    /// The layout of a table made of `ranges` of this one, in order (the committed rows: each
+    /// commit copies its transactions' rows from the append-only table).
+    pub fn of_ranges(&self, ranges: &[std::ops::Range<usize>]) -> Option<Layout> {
+        let mut pieces = Vec::new();
+        let mut at = 0;
+        for range in ranges {
+            if range.end > self.rows {
+                return None;
+            }
+            let first = self.pieces.partition_point(|p| p.at + p.len() <= range.start);
+            for p in &self.pieces[first..] {
+                if p.at >= range.end {
+                    break;
+                }
+                let (a, b) = (range.start.max(p.at), range.end.min(p.at + p.len()));
+                let from = p.from + (a - p.at) as u32;
+                pieces.push(Piece { at: at + (a - range.start), from, to: from + (b - a) as u32 });
+            }
+            at += range.len();
         }
-        keys_found += 1;
-        // The key's newest row in each stretch: its last failure-free row among the stretch's
-        // boundaries, at the same place in the stretch. The view's rule picks among them.
-        let mut best: Option<(Row, usize)> = None;
-        for stretch in &stretches {
-            let (from, to) = (t.start(stretch.first), t.ends[stretch.last]);
-            let below = slot_rows.partition_point(|&i| i < to);
-            let Some(&i) = slot_rows[..below].last().filter(|&&i| i >= from) else { continue };
-            let position = stretch.at + (i - from) as usize;
-            let row = rows[position];
-            let wins =
-                best.is_none_or(|(b, _)| (row.emitted_at_ms, row.order_count) >= (b.emitted_at_ms, b.order_count));
-            if wins {
-                best = Some((row, position));
+        Some(Layout { pieces, rows: at })
+    }
+
+    /// Whether the layout accounts for a table of `rows` rows.
+    pub fn holds(&self, rows: usize) -> bool {
+        self.rows == rows
+    }
+
+    /// The failure-free rows the table holds, as ascending, disjoint ranges.
+    fn covered(&self) -> Vec<(u32, u32)> {
+        let mut ranges: Vec<(u32, u32)> = self.pieces.iter().map(|p| (p.from, p.to)).collect();
+        ranges.sort_unstable();
+        let mut merged: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
+        for (from, to) in ranges {
+            match merged.last_mut() {
+                Some(last) if from <= last.1 => last.1 = last.1.max(to),
+                _ => merged.push((from, to)),
             }
         }
-        newest.push(best?.0);
+        merged
     }
-    Some(EmittedTable {
-        duplicate_rows,
-        keys: keys_found,
-        newest,
-        same_as_truth: duplicate_rows == 0 && covered_end as usize == truth.len(),
-    })
+
+    /// Rows repeating an earlier row: a failure-free row held more than once is held again.
+    pub fn duplicate_rows(&self) -> u64 {
+        let covered: u64 = self.covered().iter().map(|&(from, to)| u64::from(to - from)).sum();
+        self.rows as u64 - covered
+    }
+
+    /// Distinct (product_id, window_start) keys: those of the failure-free rows held.
+    pub fn keys(&self, t: &TruthEmissions, slots: usize) -> u64 {
+        let covered = self.covered();
+        (0..slots)
+            .filter(|&s| {
+                let rows = t.slot_rows(s);
+                covered.iter().any(|&(from, to)| rows.get(rows.partition_point(|&i| i < from)).is_some_and(|&i| i < to))
+            })
+            .count() as u64
+    }
+
+    /// Whether the table holds the first `n` failure-free rows, each once, and nothing else.
+    pub fn holds_once(&self, n: usize) -> bool {
+        let covered = self.covered();
+        self.rows == n && (n == 0 || covered == [(0, n as u32)])
+    }
+
+    /// The newest failure-free row (the largest index) among the table's rows `from..to`.
+    pub fn newest_within(&self, from: usize, to: usize) -> Option<u32> {
+        let first = self.pieces.partition_point(|p| p.at + p.len() <= from);
+        self.pieces[first..]
+            .iter()
+            .take_while(|p| p.at < to)
+            .map(|p| p.from + (to.min(p.at + p.len()) - p.at) as u32 - 1)
+            .max()
+    }
+
+    /// The dedupe view of `rows`, laid out so: per key the newest of its rows by the view's rule
+    /// (the latest emitted_at, then the larger count, then the later write), ordered by window
+    /// start then product. In a piece a key's newest row is its last failure-free row there.
+    pub fn newest(&self, rows: &[Row], t: &TruthEmissions, slots: usize) -> Vec<Row> {
+        let mut newest = Vec::new();
+        for s in 0..slots {
+            let slot_rows = t.slot_rows(s);
+            let mut best: Option<Row> = None;
+            for p in &self.pieces {
+                let below = slot_rows.partition_point(|&i| i < p.to);
+                let Some(&i) = slot_rows[..below].last().filter(|&&i| i >= p.from) else { continue };
+                let row = rows[p.at + (i - p.from) as usize];
+                // Later in write order wins a full tie, hence >=.
+                if best.is_none_or(|b| (row.emitted_at_ms, row.order_count) >= (b.emitted_at_ms, b.order_count)) {
+                    best = Some(row);
+                }
+            }
+            newest.extend(best);
+        }
+        newest
+    }
 }
 
 #[cfg(test)]
@@ -196,8 +254,8 @@ mod tests {
     use crate::engine::config::{Alignment, Config, Mode};
     use crate::engine::trace::Event;
 
-    /// The run's table read emission by emission, against the failure-free table.
-    fn read_run(config: &Config) -> (Option<EmittedTable>, Vec<Row>, KeyIndex) {
+    /// The run's table laid out emission by emission, against the failure-free table.
+    fn read_run(config: &Config) -> (Option<(Layout, TruthEmissions)>, Vec<Row>, KeyIndex) {
         let outcome = crate::engine::run(config).expect("valid");
         let rows = outcome.run.sinks().append_only.rows().to_vec();
         let truth = outcome.truth().sinks().append_only.rows();
@@ -207,7 +265,7 @@ mod tests {
             Event::Emitted { boundary_ms, rows } => Some((boundary_ms, rows)),
             _ => None,
         });
-        (read(&rows, emitted, truth, &by_boundary, &keys), truth.to_vec(), keys)
+        (Layout::of_emissions(rows.len(), emitted, &by_boundary).map(|l| (l, by_boundary)), truth.to_vec(), keys)
     }
 
     #[test]
@@ -232,13 +290,40 @@ mod tests {
             },
         ] {
             let (table, truth, keys) = read_run(&config);
-            let table = table.unwrap_or_else(|| panic!("lines up with the failure-free table: {config:?}"));
-            let rows = crate::engine::run(&config).expect("valid").run.sinks().append_only.rows().to_vec();
-            let survey = keys.survey(&rows, true);
-            assert_eq!((table.duplicate_rows, table.keys), (survey.duplicate_rows, survey.keys), "{config:?}");
-            assert_eq!(table.newest, survey.newest, "{config:?}");
-            assert_eq!(table.same_as_truth, keys.same_contents(&rows, &truth), "{config:?}");
-            assert_eq!(table.duplicate_rows > 0, config.crash_at_ms.is_some(), "{config:?}");
+            let (layout, t) = table.unwrap_or_else(|| panic!("lines up with the failure-free table: {config:?}"));
+            let outcome = crate::engine::run(&config).expect("valid");
+            let rows = outcome.run.sinks().append_only.rows();
+            let survey = keys.survey(rows, true);
+            let slots = keys.slots();
+            assert_eq!(
+                (layout.duplicate_rows(), layout.keys(&t, slots)),
+                (survey.duplicate_rows, survey.keys),
+                "{config:?}"
+            );
+            assert_eq!(layout.newest(rows, &t, slots), survey.newest, "{config:?}");
+            assert_eq!(layout.holds_once(truth.len()), keys.same_contents(rows, &truth), "{config:?}");
+            // The committed rows, laid out from the ranges of the append-only table they copy.
+            let sink = &outcome.run.sinks().transactional;
+            let committed = layout.of_ranges(sink.committed_ranges()).expect("within the table");
+            let committed_rows = sink.committed_rows();
+            assert_eq!(
+                (committed.duplicate_rows(), committed.keys(&t, slots)),
+                keys.duplicates_and_keys(committed_rows),
+                "{config:?}"
+            );
+            let mut seen = 0;
+            for &(_, _, upto) in sink.commits() {
+                let newest = committed.newest_within(seen, upto).map(|i| truth[i as usize].boundary_ms);
+                assert_eq!(newest, committed_rows[seen..upto].iter().map(|r| r.boundary_ms).max(), "{config:?}");
+                seen = upto;
+            }
+            let prefix = truth
+                .partition_point(|r| r.boundary_ms <= committed_rows.iter().map(|r| r.boundary_ms).max().unwrap_or(0));
+            assert_eq!(
+                committed.holds_once(prefix),
+                keys.same_contents(committed_rows, &truth[..prefix]),
+                "{config:?}"
+            );
         }
     }
 

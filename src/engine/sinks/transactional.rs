@@ -42,6 +42,8 @@ pub struct TransactionalSink {
     /// Transactions whose timeout ran out while they were still open, before their barrier.
     fenced_transactions: u64,
     pub(super) committed: SharedRows,
+    /// The ranges of the append-only table the committed rows were copied from, in order.
+    committed_ranges: Vec<Range<usize>>,
     /// For each commit: (checkpoint id, commit time, rows committed so far).
     commits: Vec<(u64, u64, usize)>,
     aborted_rows: u64,
@@ -96,7 +98,10 @@ impl TransactionalSink {
             if at_ms > t.began_at_ms + timeout_ms && !t.fenced {
                 lost += t.rows.len() as u64;
             } else if let Some(appended) = appended {
-                self.committed.extend(&appended[t.rows]);
+                self.committed.extend(&appended[t.rows.clone()]);
+                if !t.rows.is_empty() {
+                    self.committed_ranges.push(t.rows);
+                }
             }
         }
         self.timed_out_rows += lost;
@@ -134,6 +139,12 @@ impl TransactionalSink {
     /// barrier): a real writer is fenced and the job fails on its next send.
     pub fn fenced_transactions(&self) -> u64 {
         self.fenced_transactions
+    }
+
+    /// The ranges of the append-only table the committed rows were copied from, in order: all
+    /// of them in barrier mode, when the rows are kept (a micro-batch's rows are written whole).
+    pub fn committed_ranges(&self) -> &[Range<usize>] {
+        &self.committed_ranges
     }
 
     /// Rows readers can see: those of committed transactions, in commit order.
