@@ -756,8 +756,8 @@ impl FiguresBuilder {
                 let truth_upsert = outcome.truth_tables.upsert.get_or_init(|| {
                     if outcome.truth_rows_borrowed {
                         let mut upsert = UpsertSink::default();
-                        truth_appended.iter().for_each(|&row| upsert.write(row));
-                        upsert.rows()
+                        truth_appended.iter().enumerate().for_each(|(i, row)| upsert.write(row, i));
+                        upsert.rows(truth_appended)
                     } else {
                         truth.sinks().read(SinkDesign::Upsert)
                     }

@@ -36,6 +36,9 @@ pub struct Event {
 pub struct SourceLog {
     partitions: u64,
     rate_per_s: u64,
+    /// Elapsed times up to this many ms times the rate fit in 64 bits: [`SourceLog::log_end_at`]
+    /// multiplies them so (WebAssembly has no 128-bit arithmetic; it is done in software).
+    elapsed_in_64_bits_ms: u64,
     start_offset: u64,
     start_ms: u64,
     products: u64,
@@ -53,6 +56,7 @@ impl SourceLog {
         SourceLog {
             partitions: config.partitions.into(),
             rate_per_s: config.rate_per_s,
+            elapsed_in_64_bits_ms: u64::MAX / config.rate_per_s.max(1),
             start_offset: config.start_offset,
             start_ms: config.start_time_ms,
             products: config.products.into(),
@@ -70,16 +74,25 @@ impl SourceLog {
     /// number of events (the sum of partition offsets) in the log at time `t_ms`.
     #[inline]
     pub fn log_end_at(&self, t_ms: u64) -> u64 {
-        let elapsed = t_ms.saturating_sub(self.start_ms) as u128;
-        let arrived = (elapsed * self.rate_per_s as u128).div_ceil(1000);
-        self.start_offset + arrived as u64
+        let elapsed = t_ms.saturating_sub(self.start_ms);
+        let arrived = if elapsed <= self.elapsed_in_64_bits_ms {
+            (elapsed * self.rate_per_s).div_ceil(1000)
+        } else {
+            (u128::from(elapsed) * u128::from(self.rate_per_s)).div_ceil(1000) as u64
+        };
+        self.start_offset + arrived
     }
 
     /// Event time of log number `g` (only meaningful for `g >= start_offset`).
     #[inline]
     pub fn event_time_ms(&self, g: u64) -> u64 {
-        let k = g.saturating_sub(self.start_offset) as u128;
-        self.start_ms + (k * 1000 / self.rate_per_s as u128) as u64
+        let k = g.saturating_sub(self.start_offset);
+        let ms = if k <= u64::MAX / 1000 {
+            k * 1000 / self.rate_per_s
+        } else {
+            (u128::from(k) * 1000 / u128::from(self.rate_per_s)) as u64
+        };
+        self.start_ms + ms
     }
 
     /// The end offset of partition `p` when the log holds `total` events.

@@ -333,8 +333,8 @@ impl Sinks {
     fn append_and_upsert(&mut self, emit: impl FnOnce(&mut Vec<Row>)) -> usize {
         let from = self.append_only.rows().len();
         self.append_only.rows.append_with(emit);
-        for &row in &self.append_only.rows()[from..] {
-            self.upsert.write(row);
+        for (i, row) in self.append_only.rows().iter().enumerate().skip(from) {
+            self.upsert.write(row, i);
         }
         from
     }
@@ -360,7 +360,7 @@ impl Sinks {
     pub fn read(&self, design: SinkDesign) -> Vec<Row> {
         match design {
             SinkDesign::AppendOnly => self.append_only.rows().to_vec(),
-            SinkDesign::Upsert => self.upsert.rows(),
+            SinkDesign::Upsert => self.upsert.rows(self.append_only.rows()),
             SinkDesign::Transactional => self.transactional.committed_rows().to_vec(),
             SinkDesign::DedupeView => dedupe_view::read(self.append_only.rows()),
         }

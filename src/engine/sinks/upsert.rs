@@ -5,10 +5,12 @@
 
 use super::Row;
 
-/// The table: per window start (ascending), one slot per product.
+/// The table: per window start (ascending), one slot per product, each naming the row it holds
+/// in the append-only table (every row written here was appended there first, in the same order)
+/// with its count: `order_count << 32 | (index + 1)`, 0 for none.
 #[derive(Clone, Debug, Default)]
 pub struct UpsertSink {
-    windows: Vec<(u64, Vec<Option<Row>>)>,
+    windows: Vec<(u64, Vec<u64>)>,
     /// The window written last: writes come grouped by window, so most find it here.
     last_window: usize,
     keys: u64,
@@ -16,7 +18,9 @@ pub struct UpsertSink {
 }
 
 impl UpsertSink {
-    pub fn write(&mut self, row: Row) {
+    /// Writes `row`, the append-only table's row `index`.
+    #[inline]
+    pub fn write(&mut self, row: &Row, index: usize) {
         let w = match self.windows.get(self.last_window) {
             Some(&(start, _)) if start == row.window_start_ms => self.last_window,
             _ => {
@@ -34,26 +38,30 @@ impl UpsertSink {
         let slots = &mut self.windows[w].1;
         let i = row.product_id as usize;
         if slots.len() <= i {
-            slots.resize(i + 1, None);
+            slots.resize(i + 1, 0);
         }
-        match slots[i].replace(row) {
-            Some(old) if row.order_count < old.order_count => self.regressions += 1,
-            Some(_) => {}
-            None => self.keys += 1,
+        debug_assert!(index < u32::MAX as usize, "rows are numbered in 32 bits");
+        let old = std::mem::replace(&mut slots[i], (u64::from(row.order_count) << 32) | (index as u64 + 1));
+        if old == 0 {
+            self.keys += 1;
+        } else if row.order_count < (old >> 32) as u32 {
+            self.regressions += 1;
         }
     }
 
-    /// One row per key, ordered by window start then product.
-    pub fn rows(&self) -> Vec<Row> {
+    /// One row per key, ordered by window start then product, read from `appended`, the
+    /// append-only table the rows were written from.
+    pub fn rows(&self, appended: &[Row]) -> Vec<Row> {
         let mut rows = Vec::with_capacity(self.keys as usize);
-        rows.extend(self.windows.iter().flat_map(|(_, slots)| slots.iter().flatten().copied()));
+        let held = self.windows.iter().flat_map(|(_, slots)| slots.iter().filter(|&&slot| slot != 0));
+        rows.extend(held.map(|&slot| appended[(slot & u64::from(u32::MAX)) as usize - 1]));
         rows
     }
 
     /// About the bytes the table takes: a slot per product in each window.
     pub fn heap_bytes(&self) -> usize {
         let slots: usize = self.windows.iter().map(|(_, slots)| slots.capacity()).sum();
-        slots * std::mem::size_of::<Option<Row>>()
+        slots * std::mem::size_of::<u64>()
     }
 
     /// Keys (rows) in the table.
@@ -82,10 +90,11 @@ mod tests {
     #[test]
     fn keeps_the_latest_row_per_key_ordered_by_window_then_product() {
         let mut sink = UpsertSink::default();
-        for r in [row(3, 600, 1), row(1, 600, 2), row(2, 0, 5), row(3, 600, 4), row(0, 300, 1), row(3, 600, 2)] {
-            sink.write(r);
+        let appended = [row(3, 600, 1), row(1, 600, 2), row(2, 0, 5), row(3, 600, 4), row(0, 300, 1), row(3, 600, 2)];
+        for (i, r) in appended.iter().enumerate() {
+            sink.write(r, i);
         }
-        let keys: Vec<_> = sink.rows().iter().map(Row::content).collect();
+        let keys: Vec<_> = sink.rows(&appended).iter().map(Row::content).collect();
         assert_eq!(keys, [(2, 0, 5), (0, 300, 1), (1, 600, 2), (3, 600, 2)]);
         assert_eq!((sink.len(), sink.regressions()), (4, 1));
     }
