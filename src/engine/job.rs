@@ -281,26 +281,21 @@ impl Job {
     /// belonging to `epoch`: one trace event per boundary that changed keys.
     pub fn emit(&mut self, now_ms: u64, watermark_log_number: u64, epoch: u64, trace: &mut Trace) {
         let attempt = self.attempt;
-        // (boundary, rows) of the boundary being emitted: its trace event is pushed once its
-        // rows are all written.
-        let mut open: Option<(u64, u64)> = None;
         let Job { state, sinks, log, shape, data_plane, .. } = self;
         sinks.write_emitted(|table| {
             state.emit_ready(watermark_log_number, now_ms, log, shape, data_plane.as_deref(), |e| {
-                match &mut open {
-                    Some((boundary_ms, rows)) if *boundary_ms == e.boundary_ms => *rows += 1,
-                    _ => {
-                        if let Some((boundary_ms, rows)) = open.replace((e.boundary_ms, 1)) {
-                            trace.push(now_ms, Event::Emitted { boundary_ms, rows });
-                        }
-                    }
-                }
-                table.push(row(e, now_ms, attempt, epoch));
+                table.extend(e.totals.iter().map(|&(product_id, order_count)| Row {
+                    product_id,
+                    window_start_ms: e.window_start_ms,
+                    order_count,
+                    emitted_at_ms: now_ms,
+                    boundary_ms: e.boundary_ms,
+                    attempt,
+                    epoch,
+                }));
+                trace.push(now_ms, Event::Emitted { boundary_ms: e.boundary_ms, rows: e.totals.len() as u64 });
             });
         });
-        if let Some((boundary_ms, rows)) = open {
-            trace.push(now_ms, Event::Emitted { boundary_ms, rows });
-        }
         let passed = self.state.windows.next_boundary_ms - self.shape.emit_every_ms;
         self.newest_emitted_boundary_ms = self.newest_emitted_boundary_ms.max(passed.min(now_ms));
     }

@@ -5,7 +5,7 @@ pub mod dedupe;
 pub mod window;
 
 use dedupe::SeenIds;
-use window::{Bucket, Emission, OpenWindow, WindowState};
+use window::{Bucket, BucketEmission, Emission, OpenWindow, WindowState};
 
 use super::config::Config;
 use super::data_plane::DataPlane;
@@ -79,6 +79,8 @@ pub struct JobState {
     /// Spare bucket arrays (counts and changed products), reused so the hot path does not allocate.
     spare: Vec<Vec<u32>>,
     spare_changed: Vec<Vec<u32>>,
+    /// A bucket's (product, running total) pairs as they are emitted, reused.
+    spare_totals: Vec<(u32, u32)>,
 }
 
 impl JobState {
@@ -98,6 +100,7 @@ impl JobState {
             dropped_duplicates: 0,
             spare: Vec::new(),
             spare_changed: Vec::new(),
+            spare_totals: Vec::new(),
         }
     }
 
@@ -231,7 +234,10 @@ impl JobState {
 
     /// Emits every bucket whose end the watermark has passed; `watermark_log_number` is the
     /// smallest log number not yet processed on some input. Event time never runs ahead of the
-    /// clock, so a boundary is only emitted once `now_ms` has reached it. Returns how many passed.
+    /// clock, so a boundary is only emitted once `now_ms` has reached it. Each bucket's changed
+    /// keys go to `emit` together, as (product, running total) in product order, with the
+    /// bucket's boundary, its window's start and whether the window closes. Returns how many
+    /// boundaries passed.
     pub fn emit_ready(
         &mut self,
         watermark_log_number: u64,
@@ -239,12 +245,14 @@ impl JobState {
         log: &SourceLog,
         shape: &JobShape,
         plane: Option<&DataPlane>,
-        mut emit: impl FnMut(Emission),
+        mut emit: impl FnMut(BucketEmission<'_>),
     ) -> u64 {
         let mut passed = 0;
+        let mut totals = std::mem::take(&mut self.spare_totals);
         loop {
             let boundary = self.windows.next_boundary_ms;
             if boundary > now_ms || log.log_end_at(boundary) > watermark_log_number {
+                self.spare_totals = totals;
                 return passed;
             }
             passed += 1;
@@ -259,30 +267,34 @@ impl JobState {
                     .iter_mut()
                     .find(|w| w.start_ms == bucket.window_start_ms)
                     .expect("a bucket's window stays open until the bucket is emitted");
-                let mut emit_product = |product: u32, slot: &mut u32| {
-                    window.totals[product as usize] += *slot;
+                totals.clear();
+                let mut add = |product: u32, slot: &mut u32| {
+                    let total = &mut window.totals[product as usize];
+                    *total += *slot;
                     *slot = 0;
-                    emit(Emission {
-                        product_id: product,
-                        window_start_ms: window.start_ms,
-                        order_count: window.totals[product as usize],
-                        boundary_ms: boundary,
-                        is_final: closes_window,
-                    });
+                    totals.push((product, *total));
                 };
                 // In product order: when most products changed, walking the counts is cheaper
                 // than sorting the changed list.
                 if bucket.changed.len() * 8 >= bucket.counts.len() {
                     for (product, slot) in bucket.counts.iter_mut().enumerate() {
                         if *slot > 0 {
-                            emit_product(product as u32, slot);
+                            add(product as u32, slot);
                         }
                     }
                 } else {
                     bucket.changed.sort_unstable();
                     for &product in &bucket.changed {
-                        emit_product(product, &mut bucket.counts[product as usize]);
+                        add(product, &mut bucket.counts[product as usize]);
                     }
+                }
+                if !totals.is_empty() {
+                    emit(BucketEmission {
+                        boundary_ms: boundary,
+                        window_start_ms: window.start_ms,
+                        is_final: closes_window,
+                        totals: &totals,
+                    });
                 }
                 self.spare.push(bucket.counts);
                 bucket.changed.clear();

@@ -57,6 +57,18 @@ pub struct Emission {
     pub is_final: bool,
 }
 
+/// One bucket's emission: the running totals of the keys it changed, in product order.
+#[derive(Clone, Copy, Debug)]
+pub struct BucketEmission<'a> {
+    /// The event-time boundary the totals are complete up to.
+    pub boundary_ms: u64,
+    pub window_start_ms: u64,
+    /// True for the window's last emission.
+    pub is_final: bool,
+    /// (product, running total) of each changed key.
+    pub totals: &'a [(u32, u32)],
+}
+
 /// The window operator's state: open windows, pending buckets and the next boundary to emit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WindowState {
