@@ -756,7 +756,7 @@ impl FiguresBuilder {
                 let truth_upsert = outcome.truth_tables.upsert.get_or_init(|| {
                     if outcome.truth_rows_borrowed {
                         let mut upsert = UpsertSink::default();
-                        truth_appended.iter().enumerate().for_each(|(i, row)| upsert.write(row, i));
+                        upsert.write_rows(truth_appended, 0);
                         upsert.rows(truth_appended)
                     } else {
                         truth.sinks().read(SinkDesign::Upsert)

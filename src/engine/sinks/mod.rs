@@ -333,9 +333,7 @@ impl Sinks {
     fn append_and_upsert(&mut self, emit: impl FnOnce(&mut Vec<Row>)) -> usize {
         let from = self.append_only.rows().len();
         self.append_only.rows.append_with(emit);
-        for (i, row) in self.append_only.rows().iter().enumerate().skip(from) {
-            self.upsert.write(row, i);
-        }
+        self.upsert.write_rows(&self.append_only.rows()[from..], from);
         from
     }
 

@@ -18,16 +18,43 @@ pub struct UpsertSink {
 }
 
 impl UpsertSink {
-    /// Writes `row`, the append-only table's row `index`.
-    #[inline]
-    pub fn write(&mut self, row: &Row, index: usize) {
+    /// Writes `rows`, in order, the append-only table's rows from `first_index` on.
+    pub fn write_rows(&mut self, rows: &[Row], first_index: usize) {
+        debug_assert!(first_index + rows.len() < u32::MAX as usize, "rows are numbered in 32 bits");
+        let (mut i, mut keys, mut regressions) = (0, 0, 0);
+        while i < rows.len() {
+            let window_start_ms = rows[i].window_start_ms;
+            // Rows come grouped by window: a run of them shares one lookup.
+            let run = rows[i..].iter().position(|r| r.window_start_ms != window_start_ms).unwrap_or(rows.len() - i);
+            let slots = self.window_slots(window_start_ms);
+            for (k, row) in rows[i..i + run].iter().enumerate() {
+                let p = row.product_id as usize;
+                if slots.len() <= p {
+                    slots.resize(p + 1, 0);
+                }
+                let index = (first_index + i + k) as u64;
+                let old = std::mem::replace(&mut slots[p], (u64::from(row.order_count) << 32) | (index + 1));
+                if old == 0 {
+                    keys += 1;
+                } else if row.order_count < (old >> 32) as u32 {
+                    regressions += 1;
+                }
+            }
+            i += run;
+        }
+        self.keys += keys;
+        self.regressions += regressions;
+    }
+
+    /// The slots of the window starting at `start_ms`, added if new.
+    fn window_slots(&mut self, start_ms: u64) -> &mut Vec<u64> {
         let w = match self.windows.get(self.last_window) {
-            Some(&(start, _)) if start == row.window_start_ms => self.last_window,
+            Some(&(start, _)) if start == start_ms => self.last_window,
             _ => {
-                let w = match self.windows.binary_search_by_key(&row.window_start_ms, |&(start, _)| start) {
+                let w = match self.windows.binary_search_by_key(&start_ms, |&(start, _)| start) {
                     Ok(w) => w,
                     Err(w) => {
-                        self.windows.insert(w, (row.window_start_ms, Vec::new()));
+                        self.windows.insert(w, (start_ms, Vec::new()));
                         w
                     }
                 };
@@ -35,18 +62,7 @@ impl UpsertSink {
                 w
             }
         };
-        let slots = &mut self.windows[w].1;
-        let i = row.product_id as usize;
-        if slots.len() <= i {
-            slots.resize(i + 1, 0);
-        }
-        debug_assert!(index < u32::MAX as usize, "rows are numbered in 32 bits");
-        let old = std::mem::replace(&mut slots[i], (u64::from(row.order_count) << 32) | (index as u64 + 1));
-        if old == 0 {
-            self.keys += 1;
-        } else if row.order_count < (old >> 32) as u32 {
-            self.regressions += 1;
-        }
+        &mut self.windows[w].1
     }
 
     /// One row per key, ordered by window start then product, read from `appended`, the
@@ -91,9 +107,9 @@ mod tests {
     fn keeps_the_latest_row_per_key_ordered_by_window_then_product() {
         let mut sink = UpsertSink::default();
         let appended = [row(3, 600, 1), row(1, 600, 2), row(2, 0, 5), row(3, 600, 4), row(0, 300, 1), row(3, 600, 2)];
-        for (i, r) in appended.iter().enumerate() {
-            sink.write(r, i);
-        }
+        // In two writes, the second's rows of three windows.
+        sink.write_rows(&appended[..2], 0);
+        sink.write_rows(&appended[2..], 2);
         let keys: Vec<_> = sink.rows(&appended).iter().map(Row::content).collect();
         assert_eq!(keys, [(2, 0, 5), (0, 300, 1), (1, 600, 2), (3, 600, 2)]);
         assert_eq!((sink.len(), sink.regressions()), (4, 1));
