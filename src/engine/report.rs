@@ -613,6 +613,7 @@ struct LaidOut {
 /// at-least-once restore counts again what the snapshot had already taken in past a barrier),
 /// without producer retries or events lost to retention, and only for a run computed the fast way, so that the
 /// per-event reference it is tested against reads every row.
+#[inline(never)]
 fn emissions_of(run: &Sim) -> Option<Vec<(u64, u64, u64)>> {
     let config = &run.config;
     let readable = run.execution() == Execution::Fast

@@ -31,6 +31,7 @@ pub struct TruthEmissions {
 impl TruthEmissions {
     /// `truth`, a failure-free table numbered by `keys`: `None` unless its rows come in boundary
     /// order and no key's running total repeats (a failure-free run writes no duplicate).
+    #[inline(never)]
     pub fn new(truth: &[Row], keys: &KeyIndex) -> Option<TruthEmissions> {
         if truth.len() >= u32::MAX as usize {
             return None;
@@ -115,6 +116,7 @@ impl Layout {
     /// boundary and row count, in write order): a stretch of consecutive boundaries per attempt.
     /// `None` when an emission does not line up with the failure-free table (another boundary,
     /// another row count, a boundary skipped): the rows are then read one by one.
+    #[inline(never)]
     pub fn of_emissions(
         rows: usize,
         emitted: impl IntoIterator<Item = (u64, u64)>,
@@ -152,6 +154,7 @@ impl Layout {
 
     /// The layout of a table made of `ranges` of this one, in order (the committed rows: each
     /// commit copies its transactions' rows from the append-only table).
+    #[inline(never)]
     pub fn of_ranges(&self, ranges: &[std::ops::Range<usize>]) -> Option<Layout> {
         let mut pieces = Vec::new();
         let mut at = 0;
@@ -179,9 +182,15 @@ impl Layout {
     }
 
     /// The failure-free rows the table holds, as ascending, disjoint ranges.
+    #[inline(never)]
     fn covered(&self) -> Vec<(u32, u32)> {
-        let mut ranges: Vec<(u32, u32)> = self.pieces.iter().map(|p| (p.from, p.to)).collect();
-        ranges.sort_unstable();
+        // Pieces come nearly in order (a replay steps back once): an insertion sort, with no
+        // general sort's code in the module.
+        let mut ranges: Vec<(u32, u32)> = Vec::with_capacity(self.pieces.len());
+        for p in &self.pieces {
+            let at = ranges.iter().rposition(|&r| r <= (p.from, p.to)).map_or(0, |i| i + 1);
+            ranges.insert(at, (p.from, p.to));
+        }
         let mut merged: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
         for (from, to) in ranges {
             match merged.last_mut() {
@@ -199,6 +208,7 @@ impl Layout {
     }
 
     /// Distinct (product_id, window_start) keys: those of the failure-free rows held.
+    #[inline(never)]
     pub fn keys(&self, t: &TruthEmissions, slots: usize) -> u64 {
         let covered = self.covered();
         (0..slots)
@@ -216,6 +226,7 @@ impl Layout {
     }
 
     /// The newest failure-free row (the largest index) among the table's rows `from..to`.
+    #[inline(never)]
     pub fn newest_within(&self, from: usize, to: usize) -> Option<u32> {
         let first = self.pieces.partition_point(|p| p.at + p.len() <= from);
         self.pieces[first..]
@@ -228,6 +239,7 @@ impl Layout {
     /// The dedupe view of `rows`, laid out so: per key the newest of its rows by the view's rule
     /// (the latest emitted_at, then the larger count, then the later write), ordered by window
     /// start then product. In a piece a key's newest row is its last failure-free row there.
+    #[inline(never)]
     pub fn newest(&self, rows: &[Row], t: &TruthEmissions, slots: usize) -> Vec<Row> {
         let mut newest = Vec::new();
         for s in 0..slots {
