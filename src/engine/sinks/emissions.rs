@@ -1,16 +1,17 @@
-//! The append-only table read emission by emission. In barrier mode an emission is every changed
-//! key's running total up to one emit boundary, and what it holds depends only on the events up
-//! to that boundary: every attempt that emits boundary b writes the rows the failure-free run
-//! wrote for b, in the same order, with its own time, attempt and epoch. So a crashed run's table
-//! is a few stretches of the failure-free table (one per attempt, the replay starting again
-//! before where the crashed attempt stopped), and its duplicate rows, keys and dedupe view
-//! follow from which boundaries each stretch covers, without going over its rows.
+//! The sink tables read emission by emission. In barrier mode an emission is every changed key's
+//! running total up to one emit boundary, and what it holds depends only on the events up to
+//! that boundary: every attempt that emits boundary b writes the rows the failure-free run wrote
+//! for b, in the same order, with its own time, attempt and epoch. So a crashed run's append-only
+//! table is a few stretches of the failure-free table (one per attempt, the replay starting again
+//! before where the crashed attempt stopped), and its committed rows are whole transactions of
+//! those stretches. Their duplicate rows, keys, dedupe view and whether they hold the failure-free
+//! rows follow from which failure-free rows each stretch covers, without going over the rows.
 //!
 //! That holds where the events are a pure function of their position, the state is restored
 //! exactly and nothing is lost: no producer retries (whether a retry counts depends on the dedupe
 //! state), exactly-once checkpoints (an at-least-once snapshot may hold events past its barrier,
-//! which the replay counts again) and no rewind past the log's retention. Anything else, or any emission that does not line up with the failure-free
-//! table, and the report goes over the rows instead.
+//! which the replay counts again) and no rewind past the log's retention. Anything else, or an
+//! emission that does not line up with the failure-free table, and the report reads every row.
 
 use super::keys::KeyIndex;
 use super::Row;
