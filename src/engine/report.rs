@@ -660,7 +660,7 @@ impl FiguresBuilder {
                         .get_or_init(|| TruthEmissions::new(truth_appended, known).map(Arc::new))
                         .clone()?;
                     let emitted = emitted.iter().map(|&(_, boundary, rows)| (boundary, rows));
-                    let appended = Layout::of_emissions(appended.len(), emitted, &by_boundary)?;
+                    let appended = Layout::of_emissions(appended, emitted, truth_appended, &by_boundary)?;
                     let ranges = run.sinks().transactional.committed_ranges();
                     let committed = appended.of_ranges(ranges).filter(|c| c.holds(committed.len()));
                     Some(LaidOut { appended, committed, by_boundary, slots: known.slots() })
