@@ -1,13 +1,14 @@
 //! The command line: run a scenario and print its crash timeline table, the report as JSON or the
-//! crash table as CSV, or print what a reader of one sink sees (CSV, JSON or a table). Every flag
-//! comes from the settings table. `parse` is separate from `main` so the flag parsing can be
+//! crash table as CSV, print what a reader of one sink sees (CSV, JSON or a table), or draw one of
+//! the lesson page's charts as SVG. Every scenario flag comes from the settings table. `parse` is separate from `main` so the flag parsing can be
 //! tested and fuzzed without running anything.
 
 use std::fmt::Write as _;
 use std::io::Write;
 use std::process::ExitCode;
 
-use crate::engine::clock::ClockTime;
+use crate::charts::{self, Chart, Focus, Theme, View};
+use crate::engine::clock::{parse_clock, ClockTime};
 use crate::engine::config::FieldValue;
 use crate::engine::config::{from_map, to_map};
 use crate::engine::settings::{self, Setting, Unit, SETTINGS};
@@ -94,6 +95,56 @@ fn command() -> Command {
                         .default_value("append-only")
                         .value_parser(SinkDesign::ALL.map(SinkDesign::cli_name))
                         .help("The sink design the export describes."),
+                ),
+        )
+        .subcommand(
+            Command::new("chart")
+                .about("Draw one of the lesson page's charts as SVG, as the page draws it at that size: for slides, print, or a page's first picture.")
+                .args(scenario.clone())
+                .arg(
+                    Arg::new("name")
+                        .long("name")
+                        .value_name("CHART")
+                        .required(true)
+                        .value_parser(Chart::ALL.map(Chart::name))
+                        .help("The chart to draw."),
+                )
+                .arg(
+                    Arg::new("width")
+                        .long("width")
+                        .value_name("PX")
+                        .default_value("1052")
+                        .value_parser(clap::value_parser!(u32).range(i64::from(CHART_PX.0)..=i64::from(CHART_PX.1)))
+                        .help("Width in CSS pixels; under 560 the chart is drawn compact, as on a phone."),
+                )
+                .arg(
+                    Arg::new("height")
+                        .long("height")
+                        .value_name("PX")
+                        .default_value("330")
+                        .value_parser(clap::value_parser!(u32).range(i64::from(CHART_PX.0)..=i64::from(CHART_PX.1)))
+                        .help("Height in CSS pixels."),
+                )
+                .arg(
+                    Arg::new("theme")
+                        .long("theme")
+                        .default_value("light")
+                        .value_parser(["light", "dark"])
+                        .help("The colour theme."),
+                )
+                .arg(
+                    Arg::new("cursor")
+                        .long("cursor")
+                        .value_name("HH:MM:SS")
+                        .value_parser(parse_clock)
+                        .help("The scenario time the pipeline shows and the time charts mark [default: the page's: the crash, or the start]."),
+                )
+                .arg(
+                    Arg::new("sink")
+                        .long("sink")
+                        .default_value("append-only")
+                        .value_parser(SinkDesign::ALL.map(SinkDesign::cli_name))
+                        .help("The sink design the latency chart highlights."),
                 ),
         )
         .subcommand(
@@ -199,6 +250,21 @@ pub enum Action {
     Rows(SinkDesign, Format),
     /// The settings as Flink configuration (true) or Spark code (false), for a sink design.
     Export { flink: bool, sink: SinkDesign },
+    /// One chart as SVG, `width_px` × `height_px` CSS pixels, at a scenario time (clock
+    /// milliseconds) or the page's default one.
+    Chart { chart: Chart, width_px: u32, height_px: u32, dark: bool, cursor_ms: Option<u64>, sink: SinkDesign },
+}
+
+/// The sizes `chart --width` and `--height` accept, in CSS pixels.
+const CHART_PX: (u32, u32) = (120, 4000);
+
+/// One chart as SVG, drawn by the code that draws it on the page's canvas.
+pub fn chart_svg(report: &Report, chart: Chart, size_px: (u32, u32), theme: Theme, cursor_ms: Option<u64>, sink: SinkDesign) -> Result<String, String> {
+    // `parse` has checked that the cursor lies within the scenario.
+    let cursor_s = cursor_ms.map(|ms| ms.saturating_sub(report.config.start_time_ms) as f64 / 1000.0);
+    let view = View { theme, scale: 1.0, cursor_s, compact: View::is_narrow(size_px.0, 1.0) };
+    let focus = Focus { sink, ..Focus::default() };
+    charts::svg(chart, report, &focus, &view, size_px).map_err(|e| format!("error: {e}"))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -229,9 +295,9 @@ where
         Err(e) => return Err(e.to_string().trim_end().to_string()),
     };
     let Some((name, sub)) = matches.subcommand() else {
-        return Err("error: a command is required: simulate, sink-rows or export".to_string());
+        return Err("error: a command is required: simulate, sink-rows, chart or export".to_string());
     };
-    let has_format = name != "export";
+    let has_format = !matches!(name, "export" | "chart");
     let format = match has_format.then(|| sub.get_one::<String>("format").map(String::as_str)).flatten() {
         _ if has_format && sub.get_flag("json") => Format::Json,
         _ if has_format && sub.get_flag("csv") => Format::Csv,
@@ -253,6 +319,18 @@ where
                 .and_then(|name| SinkDesign::from_name(name))
                 .unwrap_or(SinkDesign::AppendOnly),
         },
+        "chart" => Action::Chart {
+            // clap has already checked every value below.
+            chart: sub.get_one::<String>("name").and_then(|name| Chart::from_name(name)).unwrap_or(Chart::Pipeline),
+            width_px: sub.get_one::<u32>("width").copied().unwrap_or(1052),
+            height_px: sub.get_one::<u32>("height").copied().unwrap_or(330),
+            dark: sub.get_one::<String>("theme").is_some_and(|t| t == "dark"),
+            cursor_ms: sub.get_one::<u64>("cursor").copied(),
+            sink: sub
+                .get_one::<String>("sink")
+                .and_then(|name| SinkDesign::from_name(name))
+                .unwrap_or(SinkDesign::AppendOnly),
+        },
         _ => Action::Simulate(format),
     };
     let flag_error = |e: engine::ConfigError| format!("error: {} {}", flag_of(e.field), e.message);
@@ -264,6 +342,17 @@ where
     }
     let config = from_map(config).map_err(flag_error)?;
     config.validate().map_err(flag_error)?;
+    if let Action::Chart { cursor_ms: Some(ms), .. } = action {
+        let (start_ms, end_ms) = (config.start_time_ms, config.start_time_ms + config.horizon_ms);
+        if !(start_ms..=end_ms).contains(&ms) {
+            return Err(format!(
+                "error: --cursor must lie between {} and {}, the scenario's start and end (got {})",
+                ClockTime(start_ms),
+                ClockTime(end_ms),
+                ClockTime(ms)
+            ));
+        }
+    }
     Ok(Parsed::Run { config: Box::new(config), action })
 }
 
@@ -277,9 +366,21 @@ fn export_text(config: &Config, flink: bool, sink: SinkDesign) -> String {
     }
 }
 
-/// What the command prints, from the finished run.
-fn output(outcome: &engine::Outcome, action: &Action) -> String {
+/// What the command prints, from the finished run; an error message for a chart it cannot draw.
+fn output(outcome: &engine::Outcome, action: &Action) -> Result<String, String> {
+    match *action {
+        Action::Chart { chart, width_px, height_px, dark, cursor_ms, sink } => {
+            let theme = if dark { Theme::Dark } else { Theme::Light };
+            chart_svg(&outcome.report(), chart, (width_px, height_px), theme, cursor_ms, sink).map(|svg| svg + "\n")
+        }
+        _ => Ok(output_text(outcome, action)),
+    }
+}
+
+/// What the command prints for the text outputs.
+fn output_text(outcome: &engine::Outcome, action: &Action) -> String {
     match action {
+        Action::Chart { .. } => String::new(),
         Action::Export { flink, sink } => export_text(&outcome.run.config, *flink, *sink),
         Action::Simulate(Format::Table) => table(&outcome.report()),
         Action::Simulate(Format::Json) => {
@@ -348,7 +449,13 @@ pub fn main() -> ExitCode {
         return write_out(&export_text(&config, flink, sink));
     }
     match engine::run(&config) {
-        Ok(outcome) => write_out(&output(&outcome, &action)),
+        Ok(outcome) => match output(&outcome, &action) {
+            Ok(text) => write_out(&text),
+            Err(text) => {
+                eprintln!("{text}");
+                ExitCode::from(2)
+            }
+        },
         Err(e) => {
             eprintln!("error: {} {}", flag_of(e.field), e.message);
             ExitCode::from(2)

@@ -199,3 +199,56 @@ fn settings_the_model_cannot_honour_are_reported_plainly() {
     assert!(report.restored_at.is_none());
     assert!(report.caught_up_reason.as_deref().unwrap().contains("restore"));
 }
+
+#[test]
+fn the_chart_command_draws_each_chart_as_svg_and_names_a_bad_flag() {
+    // Each chart, as the page draws it: an SVG document of the size asked for, with its text.
+    for (name, needle) in [
+        ("pipeline", "checkpoint store"),
+        ("replay", "Consumer lag and replay"),
+        ("latency", "staleness"),
+        ("tradeoff", "Choosing the interval"),
+        ("checkpoints", "checkpoint"),
+        ("sink-window", "append-only"),
+    ] {
+        let (code, stdout, stderr) = cli(&["chart", "--name", name, "--width", "900", "--height", "360"]);
+        assert_eq!(code, 0, "{name}: {stderr}");
+        assert!(stdout.starts_with(r#"<svg width="900" height="360" viewBox="0 0 900 360""#), "{name}: {}", &stdout[..80]);
+        assert!(stdout.trim_end().ends_with("</svg>"), "{name}");
+        assert!(stdout.contains(needle), "{name} shows {needle:?}");
+    }
+    // The pipeline at a scenario time the student picks, under the scenario's settings.
+    let (code, stdout, _) = cli(&["chart", "--name", "pipeline", "--cursor", "10:00:50", "--interval", "10s"]);
+    assert_eq!(code, 0);
+    // Five seconds after the crash the log has grown by 5 s × 2,000 events/s the readers lag behind.
+    assert!(stdout.contains("10:00:50") && stdout.contains("down since 10:00:45"), "{stdout}");
+    assert!(stdout.contains("lag 10,000 events"), "{stdout}");
+    // The dark theme paints a dark background; the light one a white one.
+    let (_, dark, _) = cli(&["chart", "--name", "replay", "--theme", "dark"]);
+    let (_, light, _) = cli(&["chart", "--name", "replay"]);
+    assert!(light.contains(r##"fill="#FFFFFF""##) && !dark.contains(r##"fill="#FFFFFF""##));
+    // A narrow chart is drawn compact, with the short title.
+    let (_, narrow, _) = cli(&["chart", "--name", "replay", "--width", "400"]);
+    assert!(narrow.contains(checkpoint_lab::charts::replay::SHORT_TITLE), "{narrow}");
+    // Bad values: exit code 2, nothing on stdout, the first line names the flag.
+    for args in [
+        &["chart", "--name", "pipeline", "--cursor", "09:00:00"][..],
+        &["chart", "--name", "pipeline", "--cursor", "later"][..],
+        &["chart", "--name", "pipeline", "--width", "50"][..],
+        &["chart", "--name", "pipeline", "--height", "99999"][..],
+        &["chart", "--name", "pie"][..],
+        &["chart", "--name", "replay", "--theme", "sepia"][..],
+    ] {
+        let (code, stdout, stderr) = cli(args);
+        let flag = args[args.len() - 2];
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stdout.is_empty(), "{args:?}");
+        let first = stderr.lines().next().unwrap_or_default();
+        assert!(first.starts_with("error:") && first.contains(flag), "{args:?}: {stderr}");
+    }
+    let (_, _, stderr) = cli(&["chart", "--name", "pipeline", "--cursor", "10:20:00"]);
+    assert_eq!(
+        stderr.trim(),
+        "error: --cursor must lie between 10:00:00 and 10:10:00, the scenario's start and end (got 10:20:00)"
+    );
+}

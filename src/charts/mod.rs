@@ -105,6 +105,20 @@ pub fn draw<DB: DrawingBackend>(
     }
 }
 
+/// `chart` as an SVG document `size_px` (width, height) backend pixels large: the same drawing as
+/// on a canvas, for slides, print or a page's first picture.
+pub fn svg(chart: Chart, report: &Report, focus: &Focus, view: &View, size_px: (u32, u32)) -> Result<String, String> {
+    use plotters::prelude::{IntoDrawingArea, SVGBackend};
+    let mut out = String::new();
+    {
+        let area = SVGBackend::with_string(&mut out, size_px).into_drawing_area();
+        let failed = |e: &dyn std::fmt::Display| format!("drawing {} failed: {e}", chart.name());
+        draw(chart, &area, report, None, focus, view).map_err(|e| failed(&e))?;
+        area.present().map_err(|e| failed(&e))?;
+    }
+    Ok(out)
+}
+
 /// Where a drawn time chart put its clock axis: backend pixels `x0..x1` span seconds
 /// `from_s..to_s` since the scenario start. The page turns a click or a hover into a time with it.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
