@@ -22,6 +22,7 @@ cp www/checkpoint-lab.css pkg/checkpoint-lab.css
 cp www/checkpoint-lab.d.ts pkg/checkpoint-lab.d.ts
 cp www/settings.js pkg/settings.js
 cp www/exercise-panel.js pkg/exercise-panel.js
+cp www/first-picture.svg www/first-picture-dark.svg pkg/
 cp LICENSE-MIT LICENSE-APACHE pkg/
 # The package's entry is the element; the raw engine is "checkpoint-lab/engine", the exercises'
 # checks "checkpoint-lab/exercises". The element module
@@ -45,13 +46,15 @@ node -e '
     "./checkpoint-lab.css": "./checkpoint-lab.css",
     "./checkpoint_lab_bg.wasm": "./checkpoint_lab_bg.wasm",
     "./checkpoint_lab_exercises_bg.wasm": "./checkpoint_lab_exercises_bg.wasm",
+    "./first-picture.svg": "./first-picture.svg",
+    "./first-picture-dark.svg": "./first-picture-dark.svg",
     "./package.json": "./package.json",
   };
   pkg.files = [
     "checkpoint-lab.js", "checkpoint-lab.css", "checkpoint-lab.d.ts", "settings.js", "exercise-panel.js",
     "checkpoint_lab.js", "checkpoint_lab.d.ts", "checkpoint_lab_bg.wasm", "checkpoint_lab_bg.wasm.d.ts",
     "checkpoint_lab_exercises.js", "checkpoint_lab_exercises.d.ts", "checkpoint_lab_exercises_bg.wasm",
-    "checkpoint_lab_exercises_bg.wasm.d.ts",
+    "checkpoint_lab_exercises_bg.wasm.d.ts", "first-picture.svg", "first-picture-dark.svg",
     "LICENSE-MIT", "LICENSE-APACHE", "README.md",
   ];
   fs.writeFileSync("pkg/package.json", JSON.stringify(pkg, null, 2) + "\n");

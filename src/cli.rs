@@ -259,7 +259,14 @@ pub enum Action {
 const CHART_PX: (u32, u32) = (120, 4000);
 
 /// One chart as SVG, drawn by the code that draws it on the page's canvas.
-pub fn chart_svg(report: &Report, chart: Chart, size_px: (u32, u32), theme: Theme, cursor_ms: Option<u64>, sink: SinkDesign) -> Result<String, String> {
+pub fn chart_svg(
+    report: &Report,
+    chart: Chart,
+    size_px: (u32, u32),
+    theme: Theme,
+    cursor_ms: Option<u64>,
+    sink: SinkDesign,
+) -> Result<String, String> {
     // `parse` has checked that the cursor lies within the scenario.
     let cursor_s = cursor_ms.map(|ms| ms.saturating_sub(report.config.start_time_ms) as f64 / 1000.0);
     let view = View { theme, scale: 1.0, cursor_s, compact: View::is_narrow(size_px.0, 1.0) };

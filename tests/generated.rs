@@ -56,3 +56,26 @@ fn the_config_declaration_is_current() {
 fn the_report_declarations_are_current() {
     check_block(REPORT_BLOCK, &lesson::report::typescript_declarations());
 }
+
+/// The lesson page's first picture: the pipeline view of the default scenario where it first
+/// stands, drawn as SVG by the code that draws the canvas, at the size the page's canvas has on a
+/// wide screen, in both themes. The page shows it until the engine has drawn the canvas.
+#[test]
+fn the_first_picture_is_current() {
+    use checkpoint_lab::charts::{self, Chart, Focus, Theme, View};
+    let report = lesson::simulate(&checkpoint_lab::engine::Config::default()).unwrap();
+    for (theme, file) in [(Theme::Light, "first-picture.svg"), (Theme::Dark, "first-picture-dark.svg")] {
+        let view = View { theme, ..View::default() };
+        let expected = charts::svg(Chart::Pipeline, &report, &Focus::default(), &view, FIRST_PICTURE_PX).unwrap();
+        let path = format!("{}/www/{file}", env!("CARGO_MANIFEST_DIR"));
+        if update() {
+            std::fs::write(&path, &expected).unwrap();
+        }
+        let found = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(found == expected, "www/{file} is stale: run UPDATE_GENERATED=1 cargo test --test generated");
+    }
+}
+
+/// The pipeline canvas's box on a wide lesson page (the page's content width, and the height
+/// checkpoint-lab.css gives it), in CSS pixels.
+const FIRST_PICTURE_PX: (u32, u32) = (1052, 330);

@@ -213,7 +213,11 @@ fn the_chart_command_draws_each_chart_as_svg_and_names_a_bad_flag() {
     ] {
         let (code, stdout, stderr) = cli(&["chart", "--name", name, "--width", "900", "--height", "360"]);
         assert_eq!(code, 0, "{name}: {stderr}");
-        assert!(stdout.starts_with(r#"<svg width="900" height="360" viewBox="0 0 900 360""#), "{name}: {}", &stdout[..80]);
+        assert!(
+            stdout.starts_with(r#"<svg width="900" height="360" viewBox="0 0 900 360""#),
+            "{name}: {}",
+            &stdout[..80]
+        );
         assert!(stdout.trim_end().ends_with("</svg>"), "{name}");
         assert!(stdout.contains(needle), "{name} shows {needle:?}");
     }

@@ -118,19 +118,20 @@ const Player = glue.Player;
 export const __panicForTests = guarded(glue.__panicForTests);
 
 /// A view's engine handle that outlives a restart: every call goes to the Lab of the current
-/// instance (made anew after a restart) and a trap becomes restartedError().
+/// instance (made anew after a restart) and a trap becomes restartedError(). The Lab is made at
+/// the first call, so a view can be built before the module has loaded.
 function viewLab() {
-  let lab = new glue.Lab(), made = restarts;
+  let lab, made = restarts;
   return new Proxy({}, {
     get(_, name) {
       if (name === "free") {
         return () => {
-          if (made === restarts) lab.free();
+          if (lab && made === restarts) lab.free();
           lab = undefined;
         };
       }
       return (...args) => {
-        if (made !== restarts) [lab, made] = [new glue.Lab(), restarts];
+        if (!lab || made !== restarts) [lab, made] = [new glue.Lab(), restarts];
         try {
           return lab[name](...args);
         } catch (e) {
@@ -294,6 +295,10 @@ function el(tag, attrs = {}, ...children) {
 
 let instances = 0;
 
+/// The lesson's default settings, from the settings table (the engine's own defaults, which
+/// `defaults()` gives once the module has loaded): a view is built from them before it has.
+const DEFAULT_CONFIG = Object.freeze(Object.fromEntries(SETTINGS.map((s) => [s.key, s.default])));
+
 /// One lab inside a shadow root: its own engine handle, controls, charts and state.
 class LabView {
   constructor(host, shadow) {
@@ -301,8 +306,7 @@ class LabView {
     this.shadow = shadow;
     this.id = `cl${++instances}`;
     this.lab = viewLab();
-    views.add(this);
-    this.base = wasmDefaults();
+    this.base = { ...DEFAULT_CONFIG };
     this.options = {};
     this.pending = false;
     this.timings = [];
@@ -387,9 +391,25 @@ class LabView {
     for (const setting of CONTROLLED) c[setting.key] = this.control(setting);
     c.sink = this.select("sink", "Sink design to highlight", SINKS);
     c.window = this.select("window", "Window shown", []);
-    this.fillWindows(base);
     c.product = this.select("product", "Product shown", Array.from({ length: 10 }, (_, i) => [i, `product ${i}`]));
 
+    // The defaults, as the first run will show them: the thumbs where they stand and the readouts
+    // as the settings table writes them, before the engine's module (which formats every other
+    // value) has loaded.
+    for (const setting of CONTROLLED) {
+      const control = c[setting.key];
+      const value = base[setting.key];
+      if (!control.values) {
+        control.set(value);
+      } else if (value !== null) {
+        control.exact = value;
+        control.input.value = String(nearest(control.values, value));
+        const readout = setting.key === "crash_at_ms"
+          ? `${setting.default_readout} (+${Math.round((value - this.startMs) / 1000)} s)`
+          : setting.key === "backpressure_ms" && value === 0 ? "none" : setting.default_readout;
+        if (readout) control.row.querySelector("output").textContent = readout;
+      }
+    }
     const main = el("div", { class: "controls" }, ...MAIN_SETTINGS.map((s) => c[s.key].row));
     this.advanced = el("details", { class: "advanced" }, el("summary", {}, "More settings"),
       el("div", { class: "controls" }, c.sink.row, ...ADVANCED_SETTINGS.map((s) => c[s.key].row), c.window.row, c.product.row));
@@ -445,6 +465,10 @@ class LabView {
       if (name === "pipeline") {
         figure.classList.add("pipeline-figure");
         figure.insertBefore(this.buildCursorBar(), details);
+        // The page's picture of this view in the lesson's default scenario (see firstPicture
+        // in the README), over the canvas until the engine has drawn it.
+        this.firstPictureSlot = el("slot", { name: "first-picture", class: "first-picture" });
+        figure.prepend(this.firstPictureSlot);
       } else {
         chartList.append(figure);
       }
@@ -452,6 +476,13 @@ class LabView {
       this.charts[name] = { canvas, summary, table, details, figure };
     }
     this.figuresList = figures;
+    // The scenario time where the pipeline view first stands with a crash: at the crash.
+    const crash = SETTINGS_BY_KEY.crash_at_ms;
+    if (base.crash_at_ms !== null && crash.default_readout) {
+      this.cursorInput.max = String(base.horizon_ms);
+      this.cursorInput.value = String(base.crash_at_ms - base.start_time_ms);
+      this.cursorOut.textContent = crash.default_readout;
+    }
     this.crashTable = el("table", { class: "crash-table", "data-table": "crash" });
     this.error = el("p", { class: "error", role: "alert" });
     // A bar the compositor moves (a transform), not a native <progress> the page repaints every
@@ -484,6 +515,10 @@ class LabView {
       this.advanced, this.actions, this.compareBar, this.warnings,
       this.crashHeading, this.crashTable,
       this.chartsHeading, chartList, this.exportPanel);
+    // Until the engine's module has loaded (attach), the view shows the lesson's first screen
+    // without answering input.
+    this.root.inert = true;
+    this.root.setAttribute("aria-busy", "true");
     this.shadow.replaceChildren(css, this.root);
 
     for (const control of Object.values(c)) {
@@ -518,6 +553,7 @@ class LabView {
     this.darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
     this.onScheme = () => this.requestDraw(CHARTS.map(([name]) => name));
     this.darkQuery.addEventListener("change", this.onScheme);
+    this.root.classList.toggle("dark", this.theme());
   }
 
   // ----- the cursor: a time in the scenario the pipeline view shows and the time charts mark -----
@@ -851,6 +887,7 @@ class LabView {
       if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
       const axis = this.lab.draw(name, canvas, dark, dpr, chartCursor);
       if (axis) this.axes[name] = axis;
+      if (name === "pipeline") this.dropFirstPicture();
       this.drawnKeys[name] = key;
       this.firstChartAt ??= performance.now();
     }
@@ -1214,6 +1251,21 @@ class LabView {
     nextFrameThen(next);
   }
 
+  /// Takes the page's picture of the first frame away: the canvas is drawn, or the view no longer
+  /// shows the lesson's default scenario.
+  dropFirstPicture() {
+    this.firstPictureSlot?.remove();
+    this.firstPictureSlot = undefined;
+  }
+
+  /// The view is built before the engine's module has loaded, its controls inert until then:
+  /// once it has, the view can run.
+  attach() {
+    views.add(this);
+    this.root.inert = false;
+    this.root.removeAttribute("aria-busy");
+  }
+
   /// Marks the first picture (figures and charts drawn) once the styles are in: the element is
   /// then ready.
   firstPicture() {
@@ -1393,12 +1445,28 @@ export class CheckpointLabElement extends ElementBase {
 
   async connectedCallback() {
     if (this.view) return;
+    // The view is built at once, from the settings table, and shows the first screen while the
+    // engine's module loads; the page's picture of the first frame stands in for the pipeline
+    // view where it may (see firstPictureFits).
+    if (!this.built) {
+      this.built = new LabView(this, this.shadowRoot);
+      if (!this.firstPictureFits()) this.built.dropFirstPicture();
+    }
     // Where the element shows exercises from the start, their module loads beside the lab's.
     const options = this.initialOptions ?? {};
     const showsExercises = this.hasAttribute("exercises-src")
       || [["exercise", options.exercise], ["exercises", options.exercises]].some(([name, option]) => namesExercises(option ?? this.getAttribute(name)));
     // A module that fails to load is reported where the exercises would be shown (see apply()).
-    await Promise.all([load(), showsExercises ? loadExercises().catch(() => {}) : undefined]);
+    try {
+      await Promise.all([load(), showsExercises ? loadExercises().catch(() => {}) : undefined]);
+    } catch (e) {
+      // The module did not load (a network error, a blocked file): the view says so and stays
+      // inert; a later connection tries again.
+      this.built.dropFirstPicture();
+      this.built.error.textContent = `The simulation could not load: ${e.message || e}`;
+      ready = undefined;
+      return;
+    }
     const src = this.getAttribute("exercises-src");
     let loadError;
     if (src) {
@@ -1411,7 +1479,10 @@ export class CheckpointLabElement extends ElementBase {
       }
     }
     if (!this.isConnected || this.view) return;
-    this.view = new LabView(this, this.shadowRoot);
+    this.view = this.built;
+    this.built = undefined;
+    this.view.error.textContent = "";
+    this.view.attach();
     // mount()'s options, so that its first run is sliced too.
     if (this.initialOptions) this.view.options = this.initialOptions;
     this.initialOptions = undefined;
@@ -1421,6 +1492,7 @@ export class CheckpointLabElement extends ElementBase {
       this.apply(false);
     } catch (e) {
       this.firstError = e;
+      this.view.dropFirstPicture();
       this.view.error.textContent = String(e.message || e);
       this.markReady();
     }
@@ -1429,6 +1501,12 @@ export class CheckpointLabElement extends ElementBase {
       this.view.sourceError = String(loadError.message || loadError);
       this.view.error.textContent = this.view.sourceError;
     }
+  }
+
+  /// Whether the page's picture of the first frame shows what the first run will draw: the lesson's
+  /// default scenario, at its default cursor, with no attribute or option that changes the view.
+  firstPictureFits() {
+    return !this.initialOptions && !OBSERVED.some((name) => this.hasAttribute(name));
   }
 
   /// Once: the first picture is drawn (or a bad setting is shown instead).
@@ -1453,7 +1531,11 @@ export class CheckpointLabElement extends ElementBase {
   }
 
   attributeChangedCallback(name, previous, value) {
-    if (!this.view) return;
+    // Before the first run, any setting or view attribute set may change the first picture.
+    if (!this.view) {
+      if (this.built && !this.firstPictureFits()) this.built.dropFirstPicture();
+      return;
+    }
     // Moving the cursor needs no new run.
     if (name === "cursor") {
       try {

@@ -10,12 +10,15 @@ use serde_json::Value;
 use crate::engine::config::{to_map, Config};
 use crate::engine::settings::{Setting, Unit, SETTINGS};
 
-/// The settings as the page reads them: the table with each default filled in.
+/// The settings as the page reads them: the table with each default filled in, and the default as
+/// the control's readout shows it (none for a choice or an optional setting left out), so the
+/// page can show its first screen before the engine's module has loaded.
 #[derive(Serialize)]
 struct UiSetting {
     #[serde(flatten)]
     setting: Setting,
     default: Value,
+    default_readout: Option<String>,
 }
 
 /// The table as a JavaScript module (`www/settings.js`): the page builds its controls from it and
@@ -25,7 +28,12 @@ pub fn javascript_module() -> String {
     let rows: Vec<String> = SETTINGS
         .iter()
         .map(|s| {
-            let ui = UiSetting { setting: *s, default: defaults.get(s.key).cloned().unwrap_or(Value::Null) };
+            let default = defaults.get(s.key).cloned().unwrap_or(Value::Null);
+            let default_readout = match (s.unit, default.as_f64()) {
+                (Unit::Choice(_), _) | (_, None) => None,
+                (unit, Some(value)) => Some(crate::engine::settings::format_unit(unit, value)),
+            };
+            let ui = UiSetting { setting: *s, default, default_readout };
             serde_json::to_string(&ui).expect("a setting serialises")
         })
         .collect();

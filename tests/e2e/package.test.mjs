@@ -37,7 +37,7 @@ test("npm pack ships the element, the engine, the exercises' module, the wasm, t
   const files = dry.files.map((f) => f.path).sort();
   for (const name of ["checkpoint-lab.js", "checkpoint-lab.css", "checkpoint-lab.d.ts", "settings.js", "exercise-panel.js", "checkpoint_lab.js",
     "checkpoint_lab.d.ts", "checkpoint_lab_bg.wasm", "checkpoint_lab_exercises.js", "checkpoint_lab_exercises.d.ts",
-    "checkpoint_lab_exercises_bg.wasm", "LICENSE-MIT", "LICENSE-APACHE", "package.json", "README.md"]) {
+    "checkpoint_lab_exercises_bg.wasm", "first-picture.svg", "first-picture-dark.svg", "LICENSE-MIT", "LICENSE-APACHE", "package.json", "README.md"]) {
     assert.ok(files.includes(name), `${name} is in the package: ${files.join(", ")}`);
   }
   const pkg = JSON.parse(fs.readFileSync(path.join(PKG, "package.json"), "utf8"));

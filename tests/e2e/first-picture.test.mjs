@@ -1,0 +1,147 @@
+// End to end in headless Chromium: the element shows its first screen before the engine's module
+// has loaded. Its controls stand at the defaults with their readouts, inert; the lesson page's
+// picture of the pipeline view stands where the engine will draw it, in the page's theme, and
+// goes once the canvas is drawn. A shared link never shows it, and a module that cannot load is
+// said on the page.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { serve, launch, shotPath } from "./harness.mjs";
+
+let server, base, browser;
+before(async () => {
+  ({ server, base } = await serve());
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+/// A page of the lesson whose engine module is held back until `release()` (or fails to load
+/// with `fail`).
+async function heldBack(url, { colorScheme = "light", fail = false } = {}) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, colorScheme });
+  const errors = [];
+  page.on("pageerror", (err) => errors.push(String(err)));
+  let release;
+  const gate = new Promise((resolve) => (release = resolve));
+  await page.route("**/checkpoint_lab_bg.wasm", async (route) => {
+    await gate;
+    if (fail) await route.fulfill({ status: 404, body: "not found" });
+    else await route.continue();
+  });
+  await page.goto(url);
+  await page.waitForFunction(() => document.querySelector("checkpoint-lab")?.shadowRoot?.querySelector(".lab"));
+  return { page, errors, release };
+}
+
+/// What the first screen shows: whether it is inert, the picture shown (its theme and whether
+/// it has loaded), the main readouts and the pipeline canvas's box.
+function firstScreen(page) {
+  return page.evaluate(() => {
+    const lab = document.querySelector("checkpoint-lab");
+    const root = lab.shadowRoot.querySelector(".lab");
+    const slot = lab.shadowRoot.querySelector("slot.first-picture");
+    const shown = slot?.assignedElements().find((img) => img.getBoundingClientRect().width > 0);
+    const box = (e) => { const r = e?.getBoundingClientRect(); return r && [r.x, r.y, r.width, r.height].map(Math.round); };
+    return {
+      inert: root.inert,
+      busy: root.getAttribute("aria-busy"),
+      picture: shown ? { theme: shown.dataset.theme, loaded: shown.complete && shown.naturalWidth > 0, box: box(shown) } : null,
+      canvas: box(lab.shadowRoot.querySelector("[data-chart=pipeline]")),
+      readouts: [...lab.shadowRoot.querySelectorAll(".controls .readout")].slice(0, 3).map((o) => o.textContent),
+      thumbs: ["interval", "state-size", "crash-at"].map((n) => lab.shadowRoot.querySelector(`[data-control=${n}]`).value),
+      cursor: lab.shadowRoot.querySelector("[data-cursor=clock]").textContent,
+    };
+  });
+}
+
+test("before the engine loads: the first screen at the defaults, the page's picture over the pipeline canvas", async () => {
+  const { page, errors, release } = await heldBack(`${base}/index.html`);
+  await page.waitForFunction(() => {
+    const img = document.querySelector("img[data-theme=light]");
+    return img.complete && img.naturalWidth > 0;
+  });
+  const before = await firstScreen(page);
+  await page.screenshot({ path: shotPath("first-screen-before-engine.png") });
+  assert.equal(before.inert, true, "the controls do not answer before the engine can run");
+  assert.equal(before.busy, "true");
+  assert.equal(before.picture?.theme, "light");
+  assert.ok(before.picture.loaded, "the picture is painted");
+  assert.deepEqual(before.picture.box, before.canvas, "the picture covers the canvas's box exactly");
+  assert.deepEqual(before.readouts, ["30 s", "2 GB", "10:00:45 (+45 s)"]);
+  assert.equal(before.cursor, "10:00:45");
+  // The dark picture is neither shown nor fetched in the light theme.
+  const dark = await page.evaluate(() => performance.getEntriesByType("resource").some((e) => e.name.endsWith("first-picture-dark.svg")));
+  assert.equal(dark, false, "the dark picture loads only where it is shown");
+
+  release();
+  await page.waitForSelector("body[data-ready=true]", { state: "attached" });
+  const after = await firstScreen(page);
+  assert.equal(after.inert, false);
+  assert.equal(after.busy, null);
+  assert.equal(after.picture, null, "the engine's canvas replaces the picture");
+  // The controls stand where they stood: the defaults, as the engine formats them.
+  assert.deepEqual(after.readouts, before.readouts);
+  assert.deepEqual(after.thumbs, before.thumbs);
+  assert.equal(after.cursor, before.cursor);
+  assert.deepEqual(after.canvas, before.canvas, "the first screen did not move");
+  // The page's defaults (from the settings table) are the engine's.
+  const same = await page.evaluate(async () => {
+    const { defaults } = await import("/pkg/checkpoint-lab.js");
+    const { SETTINGS } = await import("/pkg/settings.js");
+    return JSON.stringify(await defaults()) === JSON.stringify(Object.fromEntries(SETTINGS.map((s) => [s.key, s.default])));
+  });
+  assert.ok(same, "settings.js holds the engine's defaults");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("the dark theme shows the dark picture", async () => {
+  const { page, release } = await heldBack(`${base}/index.html`, { colorScheme: "dark" });
+  await page.waitForFunction(() => {
+    const img = document.querySelector("img[data-theme=dark]");
+    return img.complete && img.naturalWidth > 0;
+  });
+  const screen = await firstScreen(page);
+  assert.equal(screen.picture?.theme, "dark");
+  release();
+  await page.close();
+});
+
+test("a shared link, another theme or a narrow page never shows the default scenario's picture", async () => {
+  for (const [url, options] of [
+    [`${base}/index.html#interval=5s`, {}],
+    [`${base}/index.html#cursor=10:01:00`, {}],
+  ]) {
+    const { page, release } = await heldBack(url, options);
+    await page.waitForTimeout(300);
+    assert.equal((await firstScreen(page)).picture, null, url);
+    release();
+    await page.waitForSelector("body[data-ready=true]", { state: "attached" });
+    await page.close();
+  }
+  const page = await browser.newPage({ viewport: { width: 360, height: 800 } });
+  let release;
+  const gate = new Promise((resolve) => (release = resolve));
+  await page.route("**/checkpoint_lab_bg.wasm", async (route) => { await gate; await route.continue(); });
+  await page.goto(`${base}/index.html`);
+  await page.waitForFunction(() => document.querySelector("checkpoint-lab")?.shadowRoot?.querySelector(".lab"));
+  assert.equal((await firstScreen(page)).picture, null, "the compact layout has no wide picture");
+  release();
+  await page.close();
+});
+
+test("an engine module that cannot load is said on the page", async () => {
+  const { page, release } = await heldBack(`${base}/index.html`, { fail: true });
+  release();
+  const error = await page.waitForFunction(() => {
+    const text = document.querySelector("checkpoint-lab").shadowRoot.querySelector(".error")?.textContent;
+    return text || undefined;
+  });
+  assert.match(await error.jsonValue(), /^The simulation could not load: /);
+  const screen = await firstScreen(page);
+  assert.equal(screen.inert, true);
+  assert.equal(screen.picture, null, "no picture of a chart that will not come");
+  await page.close();
+});
