@@ -282,9 +282,10 @@ impl Job {
     pub fn emit(&mut self, now_ms: u64, watermark_log_number: u64, epoch: u64, trace: &mut Trace) {
         let attempt = self.attempt;
         let Job { state, sinks, log, shape, data_plane, .. } = self;
-        sinks.write_emitted(|table| {
-            state.emit_ready(watermark_log_number, now_ms, log, shape, data_plane.as_deref(), |e| {
-                table.extend(e.totals.iter().map(|&(product_id, order_count)| Row {
+        state.emit_ready(watermark_log_number, now_ms, log, shape, data_plane.as_deref(), |e| {
+            sinks.write_emission(
+                now_ms,
+                e.totals.iter().map(|&(product_id, order_count)| Row {
                     product_id,
                     window_start_ms: e.window_start_ms,
                     order_count,
@@ -292,9 +293,9 @@ impl Job {
                     boundary_ms: e.boundary_ms,
                     attempt,
                     epoch,
-                }));
-                trace.push(now_ms, Event::Emitted { boundary_ms: e.boundary_ms, rows: e.totals.len() as u64 });
-            });
+                }),
+            );
+            trace.push(now_ms, Event::Emitted { boundary_ms: e.boundary_ms, rows: e.totals.len() as u64 });
         });
         let passed = self.state.windows.next_boundary_ms - self.shape.emit_every_ms;
         self.newest_emitted_boundary_ms = self.newest_emitted_boundary_ms.max(passed.min(now_ms));

@@ -227,8 +227,6 @@ pub struct Sinks {
 /// the table they will borrow.
 #[derive(Clone, Debug, Default)]
 struct Discarded {
-    /// The rows of the emission being written.
-    emission: Vec<Row>,
     /// Rows the append-only table would hold.
     appended: usize,
     /// Rows of the table to borrow.
@@ -304,28 +302,26 @@ impl Sinks {
         };
     }
 
-    /// Writes the rows `emit` appends, in order, to every sink: into the append-only table first
-    /// (the transactional sink's open transaction is a range of it), then the upsert table.
-    pub fn write_emitted(&mut self, emit: impl FnOnce(&mut Vec<Row>)) {
-        if let Some(discarded) = &mut self.discarded {
-            let emission = &mut discarded.emission;
-            emission.clear();
-            emit(emission);
-            let from = discarded.appended;
-            discarded.appended += emission.len();
-            if discarded.appended > discarded.known {
-                discarded.past_known.extend_from_slice(&emission[discarded.known.saturating_sub(from)..]);
-            }
-            if let Some(first) = emission.first() {
-                self.transactional.write_appended(discarded.appended, first.emitted_at_ms);
-            }
+    /// Writes an emission's `rows`, written at `at_ms`, to every sink: into the append-only
+    /// table first (the transactional sink's open transaction is a range of it), then the
+    /// upsert table. Sinks that keep no rows only count them, and build only those past the
+    /// rows they will borrow.
+    pub fn write_emission(&mut self, at_ms: u64, rows: impl ExactSizeIterator<Item = Row>) {
+        let n = rows.len();
+        if n == 0 {
             return;
         }
-        let from = self.append_and_upsert(emit);
-        let appended = self.append_only.rows();
-        if let Some(first) = appended.get(from) {
-            self.transactional.write_appended(appended.len(), first.emitted_at_ms);
+        if let Some(discarded) = &mut self.discarded {
+            let from = discarded.appended;
+            discarded.appended += n;
+            if discarded.appended > discarded.known {
+                discarded.past_known.extend(rows.skip(discarded.known.saturating_sub(from)));
+            }
+            self.transactional.write_appended(discarded.appended, at_ms);
+            return;
         }
+        self.append_and_upsert(|table| table.extend(rows));
+        self.transactional.write_appended(self.append_only.rows().len(), at_ms);
     }
 
     /// Appends the rows `emit` pushes to the append-only table and writes them to the upsert
