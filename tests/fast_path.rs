@@ -10,7 +10,7 @@
 mod common;
 
 use checkpoint_lab::engine::config::CheckpointingMode;
-use checkpoint_lab::engine::report::Outcome;
+use checkpoint_lab::engine::report::{Outcome, SinkTables};
 use checkpoint_lab::engine::sim::Execution;
 use checkpoint_lab::engine::sinks::{same_in_order, SinkDesign};
 use checkpoint_lab::engine::{Alignment, Config, Mode, Runner, Sim, Snapshots};
@@ -51,6 +51,7 @@ fn same_both_ways(config: &Config, previous: Option<&Outcome>) -> Outcome {
     for design in SinkDesign::ALL {
         assert_eq!(fast_report.tables.read(design), reference_report.tables.read(design), "{design:?} table: {why}");
     }
+    same_histories(config, &fast_report.tables, &reference_report.tables, &why);
     same_sim(&fast.run, &reference.run, &why);
     if let (Some(fast_free), Some(reference_free)) = (&fast.failure_free, &reference.failure_free) {
         if fast.truth_rows_borrowed {
@@ -60,6 +61,30 @@ fn same_both_ways(config: &Config, previous: Option<&Outcome>) -> Outcome {
         }
     }
     fast
+}
+
+/// A key's history (the sink-window chart), read emission by emission in the fast report
+/// wherever its tables can be, against every row of the reference's tables read: for every
+/// seventh product of each window, and for the keys of the first orphaned rows.
+fn same_histories(config: &Config, fast: &SinkTables, reference: &SinkTables, why: &str) {
+    let by_emission = config.mode == Mode::Barrier
+        && config.retry_rate == 0.0
+        && config.checkpointing_mode == CheckpointingMode::ExactlyOnce
+        && config.retention_ms.is_none();
+    if by_emission {
+        assert!(fast.emissions.is_some(), "read by emission: {why}");
+    }
+    assert!(reference.emissions.is_none(), "the reference reads every row: {why}");
+    let sampled = fast.dedupe_view.iter().filter(|r| r.product_id % 7 == 0);
+    let orphaned = fast.append_only.iter().filter(|r| fast.is_orphan(r)).take(3);
+    for row in sampled.chain(orphaned) {
+        let (window, product) = (row.window_start_ms, row.product_id);
+        assert_eq!(
+            fast.history(window, product),
+            reference.history_by_scan(window, product),
+            "{window} {product}: {why}"
+        );
+    }
 }
 
 /// A failure-free run that borrowed its rows from an earlier one (see `Sinks::discard_rows`)

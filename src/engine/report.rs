@@ -210,6 +210,39 @@ pub struct SinkTables {
     pub read_uncommitted: bool,
     /// The keys of the append-only (and so of every) table, numbered densely, when they can be.
     pub keys: Option<Arc<KeyIndex>>,
+    /// The append-only table read emission by emission, when it can be (see [`emissions_of`]).
+    pub emissions: Option<EmissionRows>,
+}
+
+/// The append-only table as a sequence of whole emissions: each emission's rows are one window's
+/// changed keys, one row per product, in product order, and every commit holds whole emissions
+/// of it. A key's rows are then found an emission at a time, without a pass over the rows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EmissionRows {
+    /// Where each emission's rows end in the append-only table, in write order.
+    ends: Arc<[usize]>,
+    /// The ranges of the append-only table the committed rows are copies of, in order.
+    committed: Arc<[std::ops::Range<usize>]>,
+}
+
+impl EmissionRows {
+    /// The rows of emission `i` in the append-only table.
+    fn rows(&self, i: usize) -> std::ops::Range<usize> {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        start..self.ends[i]
+    }
+
+    /// The emissions holding rows of the append-only table's `rows`, each cut to them.
+    fn within(&self, rows: std::ops::Range<usize>) -> impl DoubleEndedIterator<Item = std::ops::Range<usize>> + '_ {
+        let first = self.ends.partition_point(|&end| end <= rows.start);
+        let last = self.ends.partition_point(|&end| end < rows.end);
+        (first..(last + 1).min(self.ends.len()))
+            .map(move |i| {
+                let r = self.rows(i);
+                r.start.max(rows.start)..r.end.min(rows.end)
+            })
+            .filter(|r| !r.is_empty())
+    }
 }
 
 impl std::fmt::Debug for SinkTables {
@@ -264,10 +297,57 @@ impl SinkTables {
         self.recoveries.iter().any(|r| r.crashed_attempt == row.attempt && row.epoch > r.restored_id)
     }
 
-    /// The history of (window, product) in every sink.
+    /// The history of (window, product) in every sink: read emission by emission when the
+    /// tables can be (one lookup per emission), else by a pass over the rows.
     pub fn history(&self, window_start_ms: u64, product: u32) -> KeyHistory {
+        match &self.emissions {
+            Some(emissions) => self.history_by_emission(emissions, window_start_ms, product),
+            None => self.history_by_scan(window_start_ms, product),
+        }
+    }
+
+    /// The history of (window, product), every row of the tables read: what
+    /// [`SinkTables::history`] gives, the reference it is tested against.
+    pub fn history_by_scan(&self, window_start_ms: u64, product: u32) -> KeyHistory {
         let key = |r: &&Row| r.window_start_ms == window_start_ms && r.product_id == product;
         let rows: Vec<&Row> = self.append_only.iter().filter(key).collect();
+        let committed = |seen: usize, upto: usize| self.transactional[seen..upto].iter().rfind(key);
+        self.history_of(&rows, committed)
+    }
+
+    fn history_by_emission(&self, emissions: &EmissionRows, window_start_ms: u64, product: u32) -> KeyHistory {
+        // The key's row in a part of one emission, if it has one.
+        let find = |part: std::ops::Range<usize>| {
+            let rows = &self.append_only[part];
+            let first = rows.first()?;
+            if first.window_start_ms != window_start_ms {
+                return None;
+            }
+            rows.binary_search_by_key(&product, |r| r.product_id).ok().map(|i| &rows[i])
+        };
+        let rows: Vec<&Row> = (0..emissions.ends.len()).filter_map(|i| find(emissions.rows(i))).collect();
+        // The committed rows [seen, upto) are copies of pieces of the append-only table.
+        let committed = |seen: usize, upto: usize| {
+            let mut at = 0;
+            let mut pieces = Vec::new();
+            for range in emissions.committed.iter() {
+                let (from, to) = (at, at + range.len());
+                at = to;
+                if to <= seen || from >= upto {
+                    continue;
+                }
+                let cut_from = range.start + seen.saturating_sub(from);
+                let cut_to = range.end - to.saturating_sub(upto);
+                pieces.push(cut_from..cut_to);
+            }
+            pieces.into_iter().rev().find_map(|piece| emissions.within(piece).rev().find_map(find))
+        };
+        self.history_of(&rows, committed)
+    }
+
+    /// A key's history from its append-only rows, in write order, and its newest committed row
+    /// among the committed rows [seen, upto).
+    fn history_of<'a>(&'a self, rows: &[&'a Row], committed: impl Fn(usize, usize) -> Option<&'a Row>) -> KeyHistory {
         let orphans: Vec<(u32, u64, u32)> = rows.iter().filter(|r| self.is_orphan(r)).map(|r| r.content()).collect();
         let appended = rows
             .iter()
@@ -290,7 +370,7 @@ impl SinkTables {
             let mut seen = 0;
             let mut visible = Vec::new();
             for &(_, at, upto) in self.commits.iter() {
-                if let Some(latest) = self.transactional[seen..upto].iter().rfind(key) {
+                if let Some(latest) = committed(seen, upto) {
                     visible.push((at, latest.order_count));
                 }
                 seen = upto;
@@ -876,6 +956,20 @@ impl FiguresBuilder {
             dedupe_view: view_rows.into(),
             read_uncommitted,
             keys: self.keys.and_then(|keys| keys.0).map(Arc::new),
+            emissions: self.emissions.as_deref().and_then(|emitted| {
+                let ranges = run.sinks().transactional.committed_ranges();
+                let copies = ranges.iter().map(|r| r.len()).sum::<usize>() == committed.len();
+                copies.then(|| EmissionRows {
+                    ends: emitted
+                        .iter()
+                        .scan(0, |end, &(_, _, rows)| {
+                            *end += rows as usize;
+                            Some(*end)
+                        })
+                        .collect(),
+                    committed: ranges.into(),
+                })
+            }),
             recoveries: run
                 .recoveries
                 .iter()
