@@ -3,7 +3,9 @@
 //! counts the same events. Criterion prints each throughput; the floor ratio is printed at the end.
 //! Then each slider moved one step, computed per event and the fast way, side by side.
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use checkpoint_lab::engine::data_plane::DataPlane;
@@ -13,6 +15,31 @@ use checkpoint_lab::engine::source::SourceLog;
 use checkpoint_lab::engine::{self, Config, Runner};
 use checkpoint_lab::lesson::report::Report;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+
+/// The system allocator, counting allocations: how many a slider change makes (each one in
+/// WebAssembly is a call into the module's allocator, and so is its free).
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
 
 fn one_hour() -> Config {
     Config { rate_per_s: 20_000, capacity_per_s: 40_000, horizon_ms: 3_600_000, ..Config::default() }
@@ -132,12 +159,22 @@ fn sliders(c: &mut Criterion) {
         }
         start.elapsed().as_secs_f64() * 1000.0 / f64::from(runs)
     };
+    // Allocations of one change, made after the previous one is dropped (as the page drops it).
+    let allocations = |previous: &Outcome, config: &Config| {
+        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        drop(black_box(change(config, previous)));
+        ALLOCATIONS.load(Ordering::Relaxed) - before
+    };
     for (name, config) in slider_moves() {
         let slow = time(&|| drop(black_box(change(&config, &per_event))));
         let quick = time(&|| drop(black_box(change(&config, &fast))));
         let ratio = slow / quick;
         let verdict = if ratio >= 20.0 { "✓" } else { "✗" };
-        println!("{name}: per event {slow:.2} ms, fast {quick:.2} ms, {ratio:.1}x (target ≥ 20x {verdict})");
+        let (slow_allocs, quick_allocs) = (allocations(&per_event, &config), allocations(&fast, &config));
+        println!(
+            "{name}: per event {slow:.2} ms, fast {quick:.2} ms, {ratio:.1}x (target ≥ 20x {verdict}); \
+             allocations per change {slow_allocs} / {quick_allocs}"
+        );
     }
 }
 

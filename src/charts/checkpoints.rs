@@ -131,11 +131,11 @@ pub fn text_alternative(report: &Report) -> TextAlternative {
         .map(|c| {
             vec![
                 c.id.to_string(),
-                c.barrier_at.at.clone(),
+                c.barrier_at.at.to_string(),
                 format_duration_ms(if micro_batch { c.sync_ms } else { c.alignment_ms }),
                 format_duration_ms(if micro_batch { c.processing_ms } else { c.sync_ms }),
                 format_duration_ms(c.upload_ms),
-                c.completed_at.at.clone(),
+                c.completed_at.at.to_string(),
                 format_count(c.offset),
                 format_bytes(c.size_bytes as f64),
             ]

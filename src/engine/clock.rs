@@ -32,20 +32,45 @@ impl ClockTime {
             bytes[11] = digit(milli % 10);
             12
         };
-        ClockText { bytes, len }
+        ClockText { bytes, len: len as u8 }
     }
 }
 
-/// "HH:MM:SS" or "HH:MM:SS.mmm", on the stack.
-#[derive(Clone, Copy, Debug)]
+/// "HH:MM:SS" or "HH:MM:SS.mmm", on the stack: the report stamps every instant it lists, the
+/// per-second samples included, without a string on the heap for each.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct ClockText {
     bytes: [u8; 12],
-    len: usize,
+    len: u8,
 }
 
 impl ClockText {
     pub fn as_str(&self) -> &str {
-        std::str::from_utf8(&self.bytes[..self.len]).expect("ASCII digits and separators")
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).expect("ASCII digits and separators")
+    }
+}
+
+impl fmt::Display for ClockText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for ClockText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq<&str> for ClockText {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl serde::Serialize for ClockText {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
     }
 }
 

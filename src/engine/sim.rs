@@ -17,7 +17,7 @@ use super::protocol::{Ctx, Due, OffsetLogEntry, Protocol, RestorePoint};
 use super::restart::{detection_delay_ms, restart_backoff_ms};
 use super::sinks::{Row, Sinks};
 use super::source::SourceLog;
-use super::trace::{Event, Trace, WorldSample};
+use super::trace::{Event, Offsets, Trace, WorldSample};
 
 /// One crash and the recovery that followed it.
 #[derive(Clone, Debug, PartialEq)]
@@ -764,7 +764,7 @@ impl Sim {
             phase,
             log_end,
             position,
-            offsets: self.job.read_offsets.clone(),
+            offsets: Offsets::from_slice(&self.job.read_offsets),
             lag_events: log_end.saturating_sub(position),
             seen_ids: state.windows.windows.iter().map(|w| w.seen.len()).sum(),
             sink_rows: self.job.sink_rows(),

@@ -757,7 +757,7 @@ impl WorldIndex {
             return self.log.partition_offsets(self.config.start_offset);
         };
         if s.at_ms == t {
-            return s.offsets.clone();
+            return s.offsets.to_vec();
         }
         let config = &self.config;
         if config.backpressure_ms > 0 {
@@ -771,7 +771,7 @@ impl WorldIndex {
             Mode::MicroBatch => Rule::Still,
         };
         let rule = self.events_until(s.at_ms).iter().rev().find_map(|e| self.rule_after(e)).unwrap_or(initial);
-        let mut readers = Readers { index: self, at_ms: s.at_ms, offsets: s.offsets.clone(), rule };
+        let mut readers = Readers { index: self, at_ms: s.at_ms, offsets: s.offsets.to_vec(), rule };
         for e in between {
             readers.advance(e.at_ms);
             match e.event {
@@ -836,10 +836,10 @@ impl WorldIndex {
     fn interpolated(&self, t: u64, s: &WorldSample) -> Vec<u64> {
         let samples = &self.trace.samples;
         let Some(n) = samples.get(samples.partition_point(|x| x.at_ms <= t)) else {
-            return s.offsets.clone();
+            return s.offsets.to_vec();
         };
-        let mut from = (s.at_ms, s.offsets.clone());
-        let mut to = (n.at_ms, n.offsets.clone());
+        let mut from = (s.at_ms, s.offsets.to_vec());
+        let mut to = (n.at_ms, n.offsets.to_vec());
         let between = &self.trace.events[self.trace.events.partition_point(|e| e.at_ms <= s.at_ms)
             ..self.trace.events.partition_point(|e| e.at_ms <= n.at_ms)];
         for e in between {
@@ -860,7 +860,7 @@ impl WorldIndex {
                         _ => self.log.partition_offsets(offset),
                     };
                     from = (e.at_ms, restored);
-                    to = (n.at_ms, n.offsets.clone());
+                    to = (n.at_ms, n.offsets.to_vec());
                 }
                 Event::Restored { .. } => {
                     // Still down until the restore: where the readers stopped.

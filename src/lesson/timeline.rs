@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::engine::clock::{seconds, ClockTime};
+use crate::engine::clock::{seconds, ClockText, ClockTime};
 use crate::engine::config::Config;
 use crate::engine::trace::Phase;
 use crate::engine::trace::{Event, SinkStalenessMs, Trace};
@@ -15,7 +15,8 @@ use crate::engine::trace::{Event, SinkStalenessMs, Trace};
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
 pub struct Stamp {
-    pub at: String,
+    #[cfg_attr(not(target_arch = "wasm32"), ts(type = "string"))]
+    pub at: ClockText,
     pub ms: u64,
     pub s: f64,
 }
@@ -27,7 +28,7 @@ impl Stamp {
 
     /// The instant `at_ms` of a scenario that started at `start_ms`.
     pub fn since(start_ms: u64, at_ms: u64) -> Stamp {
-        Stamp { at: ClockTime(at_ms).text().as_str().to_owned(), ms: at_ms, s: seconds(at_ms.saturating_sub(start_ms)) }
+        Stamp { at: ClockTime(at_ms).text(), ms: at_ms, s: seconds(at_ms.saturating_sub(start_ms)) }
     }
 }
 
