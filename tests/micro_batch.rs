@@ -234,7 +234,7 @@ fn spark_sinks_before_the_write_between_write_and_commit_and_after_the_commit() 
             rows.iter().filter(|r| r.epoch == 42 && r.attempt == attempt).count()
         };
         let appended = run.sinks().append_only.rows();
-        let written_once = run.sinks().transactional.committed_rows();
+        let written_once = &run.sinks().committed_rows()[..];
         // The first attempt's rows stay where they were written: nothing aborts them.
         let first_attempt_wrote = append_duplicates || crash == "10:00:50";
         assert_eq!(batch_42(appended, 1) > 0, first_attempt_wrote, "{crash}");

@@ -103,7 +103,7 @@ fn the_world_at_an_instant_matches_the_simulation_stopped_there() {
             assert_eq!(world.sinks.upsert.rows, sinks.upsert.len(), "upsert rows: {what}");
             assert_eq!(
                 world.sinks.transactional.rows,
-                sinks.transactional.committed_rows().len() as u64,
+                sinks.committed_rows().len() as u64,
                 "transactional rows: {what}"
             );
             // Duplicates sort the whole table: checked at whole seconds and around events.
@@ -115,7 +115,7 @@ fn the_world_at_an_instant_matches_the_simulation_stopped_there() {
                 );
                 assert_eq!(
                     world.sinks.transactional.duplicate_rows,
-                    duplicate_rows(sinks.transactional.committed_rows()),
+                    duplicate_rows(&sinks.committed_rows()),
                     "transactional duplicates: {what}"
                 );
                 assert_eq!(world.sinks.dedupe_view.rows, dedupe_view::read(appended).len() as u64, "view rows: {what}");

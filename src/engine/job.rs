@@ -331,9 +331,19 @@ impl Job {
     /// The transactional sink commits epoch `epoch` (and any older pre-committed one) at `now_ms`;
     /// a transaction older than `timeout_ms` was aborted by the broker. Returns the rows lost so.
     pub fn commit_sinks(&mut self, epoch: u64, now_ms: u64, timeout_ms: u64) -> u64 {
-        let before = self.sinks.transactional.committed_rows().len();
+        let before = self.sinks.transactional.committed_ranges().len();
         let lost = self.sinks.commit(epoch, now_ms, timeout_ms);
-        if let Some(newest) = self.sinks.transactional.committed_rows()[before..].iter().map(|r| r.boundary_ms).max() {
+        // A transaction's rows are whole emissions of one attempt, in boundary order: its last
+        // row has its newest boundary.
+        let appended = self.sinks.append_only.rows();
+        let newest = self.sinks.transactional.committed_ranges()[before..]
+            .iter()
+            .map(|r| {
+                debug_assert!(appended[r.clone()].is_sorted_by_key(|row| row.boundary_ms));
+                appended[r.end - 1].boundary_ms
+            })
+            .max();
+        if let Some(newest) = newest {
             self.newest_committed_boundary_ms = self.newest_committed_boundary_ms.max(newest);
         }
         lost
@@ -386,7 +396,7 @@ impl Job {
         SinkRows {
             append_only: self.sinks.append_only.rows().len() as u64,
             upsert: keys,
-            transactional: self.sinks.transactional.committed_rows().len() as u64,
+            transactional: self.sinks.transactional.committed_len() as u64,
             // The view returns the newest row of every key the append-only table holds.
             dedupe_view: keys,
         }

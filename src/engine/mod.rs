@@ -138,9 +138,9 @@ enum Stage {
     UpToCrash(u64),
     /// Copying the run's tables into the failure-free companion, a part at a time.
     Forking,
-    /// Copying into the run, resumed at a keyframe, the rows the failure-free companion's two
-    /// growing tables held then (appended, committed), a part at a time.
-    Resuming(usize, usize),
+    /// Copying into the run, resumed at a keyframe, the rows the failure-free companion's
+    /// append-only table held then, a part at a time.
+    Resuming(usize),
     /// The failure-free companion, to the end.
     FailureFree,
     /// The run, to the end.
@@ -219,8 +219,7 @@ impl Runner {
             .and_then(|(previous, crash_at)| previous.keyframes.iter().rev().find(|k| k.at_ms() <= crash_at));
         let (run, stage) = match (latest, &truth, config.crash_at_ms) {
             (Some(keyframe), Some(truth), _) => {
-                let (appended, committed) = keyframe.table_rows();
-                (Sim::resume(keyframe, config, truth), Stage::Resuming(appended, committed))
+                (Sim::resume(keyframe, config, truth), Stage::Resuming(keyframe.table_rows().0))
             }
             (_, Some(_), _) | (_, None, None) => (Sim::of(config, execution)?, Stage::Run),
             (_, None, Some(crash_at)) => (Sim::of(config, execution)?, Stage::UpToCrash(crash_at)),
@@ -274,7 +273,7 @@ impl Runner {
                 if self.run.now_ms() >= crash_at {
                     let sinks = self.run.sinks();
                     let appended = sinks.append_only.rows().len();
-                    self.shared_rows = (appended, sinks.transactional.committed_rows().len());
+                    self.shared_rows = (appended, sinks.transactional.committed_len());
                     // Known rows serve only if they cover what the run wrote up to the crash.
                     self.known_rows = self.known_rows.take().filter(|known| known.rows.len() >= appended);
                     if let Some(known) = &self.known_rows {
@@ -297,9 +296,9 @@ impl Runner {
                     self.stage = Stage::FailureFree;
                 }
             }
-            Stage::Resuming(appended, committed) => {
+            Stage::Resuming(appended) => {
                 let truth = self.failure_free.as_ref().expect("reused");
-                if self.run.copy_prefix_rows_part(truth, (appended, committed), rows_per_slice(slice_ms)) {
+                if self.run.copy_prefix_rows_part(truth, appended, rows_per_slice(slice_ms)) {
                     self.stage = Stage::Run;
                 }
             }

@@ -13,7 +13,7 @@ use super::sim::{Execution, Keyframe, Recovery, Sim};
 use super::sinks::emissions::{Layout, TruthEmissions};
 use super::sinks::keys::{FirstPass, KeyIndex, Survey};
 use super::sinks::upsert::UpsertSink;
-use super::sinks::{dedupe_view, duplicates_and_keys, same_contents, same_in_order, Row, SinkDesign};
+use super::sinks::{dedupe_view, duplicates_and_keys, same_contents, same_in_order, CommittedRows, Row, SinkDesign};
 use super::trace::{Event, Trace};
 
 /// The crash: when, where the readers were, and the checkpoint it discarded.
@@ -198,8 +198,9 @@ pub struct SinkTables {
     pub append_only: Arc<Vec<Row>>,
     /// The upsert table, ordered by key.
     pub upsert: Arc<[Row]>,
-    /// Committed rows of the transactional sink, in commit order (the sink's own, shared).
-    pub transactional: Arc<Vec<Row>>,
+    /// Committed rows of the transactional sink, in commit order: ranges of the append-only
+    /// table, made into rows when first read whole.
+    pub transactional: Arc<CommittedRows>,
     /// Each commit: (epoch, committed at ms, committed rows up to this index).
     pub commits: Arc<[(u64, u64, usize)]>,
     /// What the dedupe view returns, ordered by key.
@@ -221,8 +222,6 @@ pub struct SinkTables {
 pub struct EmissionRows {
     /// Where each emission's rows end in the append-only table, in write order.
     ends: Arc<[usize]>,
-    /// The ranges of the append-only table the committed rows are copies of, in order.
-    committed: Arc<[std::ops::Range<usize>]>,
 }
 
 impl EmissionRows {
@@ -286,7 +285,7 @@ impl SinkTables {
         match design {
             SinkDesign::AppendOnly => &self.append_only,
             SinkDesign::Upsert => &self.upsert,
-            SinkDesign::Transactional => &self.transactional,
+            SinkDesign::Transactional => self.transactional.rows(),
             SinkDesign::DedupeView => &self.dedupe_view,
         }
     }
@@ -311,7 +310,7 @@ impl SinkTables {
     pub fn history_by_scan(&self, window_start_ms: u64, product: u32) -> KeyHistory {
         let key = |r: &&Row| r.window_start_ms == window_start_ms && r.product_id == product;
         let rows: Vec<&Row> = self.append_only.iter().filter(key).collect();
-        let committed = |seen: usize, upto: usize| self.transactional[seen..upto].iter().rfind(key);
+        let committed = |seen: usize, upto: usize| self.transactional.rows()[seen..upto].iter().rfind(key);
         self.history_of(&rows, committed)
     }
 
@@ -326,11 +325,11 @@ impl SinkTables {
             rows.binary_search_by_key(&product, |r| r.product_id).ok().map(|i| &rows[i])
         };
         let rows: Vec<&Row> = (0..emissions.ends.len()).filter_map(|i| find(emissions.rows(i))).collect();
-        // The committed rows [seen, upto) are copies of pieces of the append-only table.
+        // The committed rows [seen, upto) are pieces of the append-only table.
         let committed = |seen: usize, upto: usize| {
             let mut at = 0;
             let mut pieces = Vec::new();
-            for range in emissions.committed.iter() {
+            for range in self.transactional.ranges() {
                 let (from, to) = (at, at + range.len());
                 at = to;
                 if to <= seen || from >= upto {
@@ -639,11 +638,10 @@ enum SurveyPart {
 
 /// The failure-free rows the crashed run's transactional table is compared with: those complete
 /// by its newest commit, a prefix of the failure-free append-only table (or a copy of them, when
-/// that table is not in boundary order), or in micro-batch mode its own committed table.
+/// that table is not in boundary order), or in micro-batch mode its own committed rows.
 enum TruthCommitted {
     Prefix(usize),
     Copied(Vec<Row>),
-    Committed,
 }
 
 /// The figures of a finished run, built a pass at a time: each [`FiguresBuilder::step`] makes
@@ -677,6 +675,9 @@ pub struct FiguresBuilder {
     /// The run's append-only and committed tables as pieces of the failure-free table, when
     /// they line up with it.
     laid_out: Option<LaidOut>,
+    /// The run's committed rows, as ranges of its append-only table: made into rows only by the
+    /// passes that read them row by row.
+    committed: Option<Arc<CommittedRows>>,
 }
 
 /// A run's tables laid out as pieces of the failure-free table (see [`Layout`]).
@@ -727,7 +728,9 @@ impl FiguresBuilder {
         let (start, end) = (run.config.start_time_ms, run.config.end_ms());
         let appended = run.sinks().append_only.rows();
         let truth_appended = truth.sinks().append_only.rows();
-        let committed = run.sinks().transactional.committed_rows();
+        let committed = Arc::clone(
+            self.committed.get_or_insert_with(|| Arc::new(run.sinks().committed(run.sinks().append_only.shared()))),
+        );
         let micro_batch = run.config.mode == Mode::MicroBatch;
         match self.passes_done {
             0 => {
@@ -761,7 +764,7 @@ impl FiguresBuilder {
                         Some(layout) => {
                             layout.newest_within(seen, upto).map(|i| truth_appended[i as usize].boundary_ms)
                         }
-                        None => committed[seen..upto].iter().map(|r| r.boundary_ms).max(),
+                        None => committed.rows()[seen..upto].iter().map(|r| r.boundary_ms).max(),
                     };
                     if let Some(newest) = newest {
                         commit_visibility.push((at, newest));
@@ -775,7 +778,7 @@ impl FiguresBuilder {
             2 => {
                 let newest_ms = self.newest_committed_ms;
                 self.truth_committed = Some(if micro_batch {
-                    TruthCommitted::Committed
+                    TruthCommitted::Copied(truth.sinks().committed_rows())
                 } else if *outcome
                     .truth_tables
                     .in_boundary_order
@@ -823,7 +826,7 @@ impl FiguresBuilder {
             8 => {
                 self.committed_counts = match self.laid_out.as_ref().and_then(|l| Some((l, l.committed.as_ref()?))) {
                     Some((l, layout)) => (layout.duplicate_rows(), layout.keys(&l.by_boundary, l.slots)),
-                    None => self.keys().duplicates_and_keys(committed),
+                    None => self.keys().duplicates_and_keys(committed.rows()),
                 }
             }
             9 => self.view_counts = self.keys().duplicates_and_keys(self.view_rows()),
@@ -861,10 +864,11 @@ impl FiguresBuilder {
                     && committed.len() == truth_committed.len()
                     && shared <= committed.len()
                     && outcome.truth_tables.committed_starts_as_appended(
-                        truth.sinks().transactional.committed_rows(),
+                        &truth.sinks().committed_rows(),
                         truth_appended,
                         shared,
                     );
+                let committed = committed.rows();
                 self.matches[2] = (same_prefix && same_in_order(&committed[shared..], &truth_committed[shared..]))
                     || self.keys().same(micro_batch, committed, truth_committed);
             }
@@ -898,7 +902,6 @@ impl FiguresBuilder {
         match self.truth_committed.as_ref().expect("chosen in an earlier pass") {
             TruthCommitted::Prefix(len) => &truth.sinks().append_only.rows()[..*len],
             TruthCommitted::Copied(rows) => rows,
-            TruthCommitted::Committed => truth.sinks().transactional.committed_rows(),
         }
     }
 
@@ -907,7 +910,8 @@ impl FiguresBuilder {
         let run = &outcome.run;
         let Survey { duplicate_rows: appended_duplicates, keys: appended_keys, newest: view_rows } =
             self.appended.expect("surveyed");
-        let committed = run.sinks().transactional.committed_rows();
+        let committed =
+            self.committed.clone().unwrap_or_else(|| Arc::new(run.sinks().committed(run.sinks().append_only.shared())));
         let read_uncommitted = run.config.reads_uncommitted();
         let figures = |design: SinkDesign, rows: usize, (duplicate_rows, keys): (u64, u64), fresh: (u64, u64)| {
             let transactional = design == SinkDesign::Transactional;
@@ -951,24 +955,19 @@ impl FiguresBuilder {
         let tables = SinkTables {
             append_only: run.sinks().append_only.shared(),
             upsert: self.upsert_rows.into(),
-            transactional: run.sinks().transactional.committed_shared(),
+            transactional: committed,
             commits: run.sinks().transactional.commits().into(),
             dedupe_view: view_rows.into(),
             read_uncommitted,
             keys: self.keys.and_then(|keys| keys.0).map(Arc::new),
-            emissions: self.emissions.as_deref().and_then(|emitted| {
-                let ranges = run.sinks().transactional.committed_ranges();
-                let copies = ranges.iter().map(|r| r.len()).sum::<usize>() == committed.len();
-                copies.then(|| EmissionRows {
-                    ends: emitted
-                        .iter()
-                        .scan(0, |end, &(_, _, rows)| {
-                            *end += rows as usize;
-                            Some(*end)
-                        })
-                        .collect(),
-                    committed: ranges.into(),
-                })
+            emissions: self.emissions.as_deref().map(|emitted| EmissionRows {
+                ends: emitted
+                    .iter()
+                    .scan(0, |end, &(_, _, rows)| {
+                        *end += rows as usize;
+                        Some(*end)
+                    })
+                    .collect(),
             }),
             recoveries: run
                 .recoveries

@@ -86,16 +86,15 @@ fn rows_until_ms(config: &Config) -> u64 {
     config.end_ms().saturating_add(replayed_ms)
 }
 
-/// A failure-free run's state at one instant, without its growing tables and its trace: the
-/// run's final append-only table, committed rows and trace begin with those, so only their
-/// lengths are kept (the transactions not yet committed are ranges of the append-only table). A later run of the
+/// A failure-free run's state at one instant, without its append-only table and its trace: the
+/// run's final table and trace begin with those, so only their lengths are kept (the
+/// transactions, committed or not, are ranges of the append-only table). A later run of the
 /// same settings whose crash comes at or after this instant starts here ([`Sim::resume`])
 /// instead of from the scenario start: a crash-time change simulates only what it changes.
 #[derive(Clone, Debug)]
 pub struct Keyframe {
     sim: Sim,
     appended_rows: usize,
-    committed_rows: usize,
     trace_events: usize,
     trace_samples: usize,
 }
@@ -106,9 +105,9 @@ impl Keyframe {
         self.sim.now_ms
     }
 
-    /// Rows of the append-only and the committed table then.
+    /// Rows of the append-only table then, and of the committed rows (ranges of it).
     pub fn table_rows(&self) -> (usize, usize) {
-        (self.appended_rows, self.committed_rows)
+        (self.appended_rows, self.sim.job.sinks.transactional.committed_len())
     }
 }
 
@@ -249,31 +248,30 @@ impl Sim {
     }
 
     /// The failure-free companion forked off here: this run with its crashes cancelled, except
-    /// that its two growing tables (the append-only rows and the committed rows) start empty, so
-    /// the fork costs no copy of them. [`Sim::copy_rows_part`] copies them in parts before it
-    /// runs on.
+    /// that its append-only table (of which the committed rows are ranges) starts empty, so the
+    /// fork costs no copy of it. [`Sim::copy_rows_part`] copies it in parts before it runs on.
     pub fn fork_failure_free(&mut self) -> Sim {
-        let tables = self.job.sinks.take_tables();
+        let table = self.job.sinks.take_table();
         let mut truth = self.clone();
         truth.crashes.clear();
-        // Room for the rows to copy and for those still to come, so neither table grows by
+        // Room for the rows to copy and for those still to come, so the table does not grow by
         // copying itself.
         let to_come = truth.job.rows_to_come(truth.now_ms, truth.config.end_ms());
-        truth.job.sinks.reserve_tables((tables.0.rows().len(), tables.1.rows().len()), to_come);
-        self.job.sinks.put_tables(tables);
+        truth.job.sinks.reserve_table(table.rows().len(), to_come);
+        self.job.sinks.put_table(table);
         truth
     }
 
     /// The failure-free companion forked off here, keeping no rows: its append-only table is
     /// known to be the first rows of `known`, the table of an earlier failure-free run of the
     /// same data (see [`Sinks::discard_rows`]), which it borrows when it is over
-    /// ([`Sim::borrow_rows`]). Its upsert and committed tables stay empty.
+    /// ([`Sim::borrow_rows`]). Its upsert table and committed rows stay empty.
     pub fn fork_failure_free_discarding(&mut self, known: usize) -> Sim {
-        let tables = self.job.sinks.take_tables();
+        let table = self.job.sinks.take_table();
         let mut truth = self.clone();
         truth.crashes.clear();
-        truth.job.sinks.discard_rows(tables.0.rows().len(), known);
-        self.job.sinks.put_tables(tables);
+        truth.job.sinks.discard_rows(table.rows().len(), known);
+        self.job.sinks.put_table(table);
         truth
     }
 
@@ -285,16 +283,15 @@ impl Sim {
 
     /// A keyframe of this run now, which must be failure-free up to now (see [`Keyframe`]).
     pub fn keyframe(&mut self) -> Keyframe {
-        let tables = self.job.sinks.take_tables();
+        let table = self.job.sinks.take_table();
         let trace = std::mem::take(&mut self.trace);
         let keyframe = Keyframe {
-            appended_rows: tables.0.rows().len(),
-            committed_rows: tables.1.rows().len(),
+            appended_rows: table.rows().len(),
             trace_events: trace.events.len(),
             trace_samples: trace.samples.len(),
             sim: self.clone(),
         };
-        self.job.sinks.put_tables(tables);
+        self.job.sinks.put_table(table);
         self.trace = trace;
         keyframe
     }
@@ -329,7 +326,7 @@ impl Sim {
         sim.config = config.clone();
         sim.crashes = config.crash_at_ms.into_iter().collect();
         let to_come = sim.job.rows_to_come(sim.now_ms, rows_until_ms(config));
-        sim.job.sinks.reserve_tables(keyframe.table_rows(), to_come);
+        sim.job.sinks.reserve_table(keyframe.appended_rows, to_come);
         let to_end_s = config.end_ms().saturating_sub(sim.now_ms) / 1000 + 1;
         sim.trace.events = whole.trace.events[..keyframe.trace_events].to_vec();
         sim.trace.samples = Vec::with_capacity(keyframe.trace_samples + to_end_s as usize);
@@ -340,24 +337,15 @@ impl Sim {
     /// Copies up to `max_rows` more rows of the run this one was forked from (see
     /// [`Sim::fork_failure_free`]); returns true once it holds them all.
     pub fn copy_rows_part(&mut self, from: &Sim, max_rows: usize) -> bool {
-        let sinks = &from.job.sinks;
-        self.job.sinks.copy_tables_part(sinks.append_only.rows(), sinks.transactional.committed_rows(), max_rows)
+        self.job.sinks.copy_table_part(from.job.sinks.append_only.rows(), max_rows)
     }
 
-    /// Copies up to `max_rows` more of the first (appended, committed) rows of `whole`'s two
-    /// growing tables: those a keyframe left out, which this run, resumed at it, starts with
-    /// (see [`Sim::resume`]). Returns true once this run holds them all.
-    pub fn copy_prefix_rows_part(
-        &mut self,
-        whole: &Sim,
-        (appended, committed): (usize, usize),
-        max_rows: usize,
-    ) -> bool {
-        let (all_appended, all_committed) =
-            (whole.job.sinks.append_only.rows(), whole.job.sinks.transactional.committed_rows());
-        let appended = &all_appended[..appended.min(all_appended.len())];
-        let committed = &all_committed[..committed.min(all_committed.len())];
-        self.job.sinks.copy_tables_part(appended, committed, max_rows)
+    /// Copies up to `max_rows` more of the first `appended` rows of `whole`'s append-only table:
+    /// those a keyframe left out, which this run, resumed at it, starts with (see
+    /// [`Sim::resume`]). Returns true once this run holds them all.
+    pub fn copy_prefix_rows_part(&mut self, whole: &Sim, appended: usize, max_rows: usize) -> bool {
+        let all = whole.job.sinks.append_only.rows();
+        self.job.sinks.copy_table_part(&all[..appended.min(all.len())], max_rows)
     }
 
     /// Changes the checkpoint interval from now on: the next trigger comes one new interval from now.

@@ -18,7 +18,7 @@ use super::config::{Config, Mode};
 use super::protocol::{OffsetLogEntry, RestorePoint};
 use super::report::{Figures, SinkTables};
 use super::sinks::keys::KeyIndex;
-use super::sinks::Row;
+use super::sinks::{CommittedRows, Row};
 use super::source::SourceLog;
 use super::trace::{Event, Phase, Trace, TraceEvent, WorldSample};
 
@@ -283,8 +283,7 @@ struct FirstAttempt {
     seen: HashSet<u128, Mix>,
     /// The append-only table's first row of a later attempt, once met.
     appended_end: Option<usize>,
-    /// Committed rows checked to be of the first attempt, and the first that is not, once met.
-    committed_checked: usize,
+    /// How many committed rows from the first are of the first attempt, once read.
     committed_end: Option<usize>,
 }
 
@@ -327,25 +326,12 @@ impl FirstAttempt {
         }
     }
 
-    /// Whether the first `n` committed rows are all of the first attempt (checking up to
-    /// `max_rows` more of them): `None` until checked that far.
-    fn committed_first_attempt(&mut self, rows: &[Row], n: usize, max_rows: usize) -> Option<bool> {
-        let Some(first) = rows.first() else { return Some(true) };
-        if let Some(end) = self.committed_end {
-            return Some(n <= end);
-        }
-        if n <= self.committed_checked {
-            return Some(true);
-        }
-        let stop = n.min(self.committed_checked.saturating_add(max_rows));
-        match rows[self.committed_checked..stop].iter().position(|r| r.attempt != first.attempt) {
-            Some(i) => {
-                self.committed_end = Some(self.committed_checked + i);
-                return Some(n <= self.committed_checked + i);
-            }
-            None => self.committed_checked = self.committed_checked.max(stop),
-        }
-        (self.committed_checked >= n).then_some(true)
+    /// Whether the first `n` committed rows are all of the first attempt. A transaction's rows
+    /// are one attempt's, so the rows are read a transaction (a range of the append-only table)
+    /// at a time, once.
+    fn committed_first_attempt(&mut self, rows: &CommittedRows, n: usize) -> Option<bool> {
+        let end = *self.committed_end.get_or_insert_with(|| rows.first_attempt_rows());
+        Some(n <= end)
     }
 }
 
@@ -359,7 +345,7 @@ pub struct WorldIndex {
     offset_log: Vec<OffsetLogEntry>,
     crash_offsets: Option<Vec<u64>>,
     append_only: Arc<Vec<Row>>,
-    committed: Arc<Vec<Row>>,
+    committed: Arc<CommittedRows>,
     commits: Arc<[(u64, u64, usize)]>,
     /// The report's dense numbering of the tables' keys, when it has one.
     keys: Option<Arc<KeyIndex>>,
@@ -437,7 +423,7 @@ impl WorldIndex {
                 }
                 from = upto;
             }
-            Prefix::new(&self.committed, |i, _| visible[i])
+            Prefix::new(self.committed.rows(), |i, _| visible[i])
         })
     }
 
@@ -457,7 +443,7 @@ impl WorldIndex {
         let (appended, committed) = self.rows_visible_at(t_ms);
         let mut first = self.sinks.first_attempt.lock().unwrap_or_else(|e| e.into_inner());
         let keys = first.keys_among(&self.append_only, self.keys.as_deref(), appended, PREPARE_ROWS);
-        let first_attempt = first.committed_first_attempt(&self.committed, committed, PREPARE_ROWS);
+        let first_attempt = first.committed_first_attempt(&self.committed, committed);
         let (keys_done, committed_done) = (keys.is_some() || first.appended_end.is_some(), first_attempt.is_some());
         drop(first);
         if !keys_done || !committed_done {
@@ -884,7 +870,7 @@ impl WorldIndex {
         let (appended, committed) = self.rows_visible_at(t);
         let mut first = self.sinks.first_attempt.lock().unwrap_or_else(|e| e.into_inner());
         let first_keys = first.keys_among(&self.append_only, self.keys.as_deref(), appended, usize::MAX);
-        let committed_first_attempt = first.committed_first_attempt(&self.committed, committed, usize::MAX);
+        let committed_first_attempt = first.committed_first_attempt(&self.committed, committed);
         drop(first);
         let (rows, duplicates, keys) = match first_keys {
             Some(keys) => (appended as u64, 0, u64::from(keys)),
@@ -1028,7 +1014,8 @@ mod tests {
             if config.mode == Mode::Barrier {
                 assert!(Prefix::hashed(appended, |i, _| i as u64).duplicates.last() > Some(&0), "orphans re-emitted");
             }
-            for rows in [outcome.run.sinks().append_only.rows(), outcome.run.sinks().transactional.committed_rows()] {
+            let committed = outcome.run.sinks().committed_rows();
+            for rows in [outcome.run.sinks().append_only.rows(), &committed[..]] {
                 let slots = Prefix::new(rows, |i, _| i as u64);
                 assert_eq!(slots, Prefix::hashed(rows, |i, _| i as u64), "{config:?}");
             }

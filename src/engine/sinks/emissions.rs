@@ -326,7 +326,7 @@ mod tests {
             // The committed rows, laid out from the ranges of the append-only table they copy.
             let sink = &outcome.run.sinks().transactional;
             let committed = layout.of_ranges(sink.committed_ranges()).expect("within the table");
-            let committed_rows = sink.committed_rows();
+            let committed_rows = &outcome.run.sinks().committed_rows()[..];
             assert_eq!(
                 (committed.duplicate_rows(), committed.keys(&t, slots)),
                 keys.duplicates_and_keys(committed_rows),

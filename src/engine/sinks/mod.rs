@@ -8,7 +8,8 @@ pub mod keys;
 pub mod transactional;
 pub mod upsert;
 
-use std::sync::Arc;
+use std::ops::Range;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -126,6 +127,79 @@ impl SharedRows {
     }
 }
 
+/// The rows of `ranges` of `appended`, in order.
+fn committed_of(appended: &[Row], ranges: &[Range<usize>]) -> Vec<Row> {
+    let mut rows = Vec::with_capacity(ranges.iter().map(|r| r.len()).sum());
+    for range in ranges {
+        rows.extend_from_slice(&appended[range.clone()]);
+    }
+    rows
+}
+
+/// The committed rows of a finished run, shared: ranges of its append-only table, in commit
+/// order. A commit copies no row; the rows are made once, when something first reads them
+/// whole (the export, a reader's table); what the report and the pipeline view ask of them is
+/// answered from the ranges.
+#[derive(Clone, Debug, Default)]
+pub struct CommittedRows {
+    appended: Arc<Vec<Row>>,
+    ranges: Arc<[Range<usize>]>,
+    len: usize,
+    rows: OnceLock<Arc<Vec<Row>>>,
+}
+
+impl CommittedRows {
+    pub fn new(appended: Arc<Vec<Row>>, ranges: &[Range<usize>]) -> CommittedRows {
+        debug_assert!(ranges.iter().all(|r| r.end <= appended.len()), "ranges of the table");
+        let len = ranges.iter().map(|r| r.len()).sum();
+        CommittedRows { appended, ranges: ranges.into(), len, rows: OnceLock::new() }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The ranges of the append-only table the rows are, in commit order.
+    pub fn ranges(&self) -> &[Range<usize>] {
+        &self.ranges
+    }
+
+    /// The append-only table the ranges index.
+    pub fn appended(&self) -> &[Row] {
+        &self.appended
+    }
+
+    /// The rows, made on first use and kept.
+    pub fn rows(&self) -> &Arc<Vec<Row>> {
+        self.rows.get_or_init(|| Arc::new(committed_of(&self.appended, &self.ranges)))
+    }
+
+    /// How many rows from the first are of the first row's attempt: a transaction's rows are
+    /// one attempt's, so a range's first row stands for it.
+    pub fn first_attempt_rows(&self) -> usize {
+        let Some(first) = self.ranges.first().map(|r| self.appended[r.start].attempt) else { return 0 };
+        let mut rows = 0;
+        for range in self.ranges.iter() {
+            debug_assert!(self.appended[range.clone()].iter().all(|r| r.attempt == self.appended[range.start].attempt));
+            if self.appended[range.start].attempt != first {
+                break;
+            }
+            rows += range.len();
+        }
+        rows
+    }
+}
+
+impl PartialEq for CommittedRows {
+    fn eq(&self, other: &Self) -> bool {
+        self.rows() == other.rows()
+    }
+}
+
 /// The four designs, by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
@@ -236,42 +310,45 @@ struct Discarded {
 }
 
 impl Sinks {
-    /// The two tables that grow with the run: the append-only rows and the committed rows.
-    fn tables(&mut self) -> (&mut SharedRows, &mut SharedRows) {
-        (&mut self.append_only.rows, &mut self.transactional.committed)
-    }
-
-    /// Room for about `rows` more rows in the tables that keep every row.
+    /// Room for about `rows` more rows in the table that keeps every row.
     pub fn reserve(&mut self, rows: usize) {
-        self.reserve_tables((0, 0), rows);
+        self.reserve_table(0, rows);
     }
 
-    /// Room in the two growing tables for (appended, committed) rows still to copy into them and
-    /// `to_come` more each.
-    pub(crate) fn reserve_tables(&mut self, (appended, committed): (usize, usize), to_come: usize) {
-        let (appended_table, committed_table) = self.tables();
-        appended_table.reserve(appended + to_come);
-        committed_table.reserve(committed + to_come);
+    /// Room in the append-only table for `appended` rows still to copy into it and `to_come`
+    /// more.
+    pub(crate) fn reserve_table(&mut self, appended: usize, to_come: usize) {
+        self.append_only.rows.reserve(appended + to_come);
     }
 
-    /// The two growing tables taken out: what is left is cheap to clone.
-    pub(crate) fn take_tables(&mut self) -> (SharedRows, SharedRows) {
-        let (appended, committed) = self.tables();
-        (std::mem::take(appended), std::mem::take(committed))
+    /// The append-only table taken out: what is left is cheap to clone (the committed rows are
+    /// ranges of it).
+    pub(crate) fn take_table(&mut self) -> SharedRows {
+        std::mem::take(&mut self.append_only.rows)
     }
 
-    pub(crate) fn put_tables(&mut self, tables: (SharedRows, SharedRows)) {
-        (self.append_only.rows, self.transactional.committed) = tables;
+    pub(crate) fn put_table(&mut self, table: SharedRows) {
+        self.append_only.rows = table;
     }
 
-    /// Copies up to `max_rows` more rows of `appended` and `committed`, which begin with these
-    /// sinks' two growing tables (see [`Sinks::take_tables`]); returns true once both hold all
-    /// of them.
-    pub(crate) fn copy_tables_part(&mut self, appended: &[Row], committed: &[Row], max_rows: usize) -> bool {
-        let (appended_table, committed_table) = self.tables();
-        let copied = appended_table.copy_part(appended, max_rows);
-        committed_table.copy_part(committed, max_rows - copied);
-        appended_table.rows().len() == appended.len() && committed_table.rows().len() == committed.len()
+    /// Copies up to `max_rows` more rows of `appended`, which begins with these sinks'
+    /// append-only table (see [`Sinks::take_table`]); returns true once it holds all of them.
+    pub(crate) fn copy_table_part(&mut self, appended: &[Row], max_rows: usize) -> bool {
+        self.append_only.rows.copy_part(appended, max_rows);
+        self.append_only.rows().len() == appended.len()
+    }
+
+    /// The committed rows: what a `read_committed` reader sees, in commit order. Made from the
+    /// ranges of the append-only table they are (see [`CommittedRows`] for a table that makes
+    /// them once).
+    pub fn committed_rows(&self) -> Vec<Row> {
+        committed_of(self.append_only.rows(), self.transactional.committed_ranges())
+    }
+
+    /// The committed rows as ranges of the append-only table `appended`, shared (that table is
+    /// this run's, shared with the report).
+    pub fn committed(&self, appended: Arc<Vec<Row>>) -> CommittedRows {
+        CommittedRows::new(appended, self.transactional.committed_ranges())
     }
 
     /// From now on, keeps no rows: the append-only table that would grow from `appended` rows
@@ -284,7 +361,7 @@ impl Sinks {
     /// is the append-only rows applied in order, and the committed rows are counted only.
     pub fn discard_rows(&mut self, appended: usize, known: usize) {
         self.upsert = upsert::UpsertSink::default();
-        self.transactional.committed = SharedRows::default();
+        self.transactional.forget_committed();
         self.discarded = Some(Discarded { appended, known, ..Discarded::default() });
     }
 
@@ -336,8 +413,7 @@ impl Sinks {
     /// The transactional sink commits epoch `epoch` (and any older pre-committed one) at `at_ms`
     /// (see [`transactional::TransactionalSink::commit`]).
     pub fn commit(&mut self, epoch: u64, at_ms: u64, timeout_ms: u64) -> u64 {
-        let appended = if self.discarded.is_some() { None } else { Some(self.append_only.rows.rows()) };
-        self.transactional.commit(epoch, at_ms, timeout_ms, appended)
+        self.transactional.commit(epoch, at_ms, timeout_ms, self.discarded.is_none())
     }
 
     /// Micro-batch mode: batch `batch_id`'s rows through `foreachBatch` at `at_ms`, appended, merged
@@ -345,9 +421,8 @@ impl Sinks {
     /// for a re-run batch it had written already).
     pub fn write_batch(&mut self, batch_id: u64, rows: Vec<Row>, at_ms: u64) -> bool {
         debug_assert!(self.discarded.is_none(), "micro-batch runs keep their rows");
-        let written = self.transactional.write_batch(batch_id, &rows, at_ms);
-        self.append_and_upsert(|table| table.extend_from_slice(&rows));
-        written
+        let from = self.append_and_upsert(|table| table.extend_from_slice(&rows));
+        self.transactional.write_batch(batch_id, from..from + rows.len(), at_ms)
     }
 
     /// What a reader of `design` sees at the end of the run, ordered by key.
@@ -355,7 +430,7 @@ impl Sinks {
         match design {
             SinkDesign::AppendOnly => self.append_only.rows().to_vec(),
             SinkDesign::Upsert => self.upsert.rows(self.append_only.rows()),
-            SinkDesign::Transactional => self.transactional.committed_rows().to_vec(),
+            SinkDesign::Transactional => self.committed_rows(),
             SinkDesign::DedupeView => dedupe_view::read(self.append_only.rows()),
         }
     }

@@ -9,16 +9,14 @@
 //!
 //! Every row a transaction holds was also appended, in the same order, to the run's append-only
 //! table, so an open or pre-committed transaction is kept as a range of that table's rows, and a
-//! commit copies the range into the committed rows.
+//! commit adds the range to the committed ones: the committed rows are those ranges of the
+//! append-only table, in commit order, and a commit copies no row.
 //!
 //! In micro-batch mode there is no such transaction (Spark's `foreachBatch` is at-least-once): the
 //! design becomes an idempotent write keyed by the batch id. Batch N's rows are visible as soon as
 //! they are written; a re-run of batch N finds N already written and skips it.
 
 use std::ops::Range;
-use std::sync::Arc;
-
-use super::{Row, SharedRows};
 
 /// A transaction pre-committed at its checkpoint's barrier, waiting for the commit.
 #[derive(Clone, Debug)]
@@ -41,9 +39,10 @@ pub struct TransactionalSink {
     pre_committed: Vec<PreCommitted>,
     /// Transactions whose timeout ran out while they were still open, before their barrier.
     fenced_transactions: u64,
-    pub(super) committed: SharedRows,
-    /// The ranges of the append-only table the committed rows were copied from, in order.
+    /// The ranges of the append-only table the committed rows are, in commit order.
     committed_ranges: Vec<Range<usize>>,
+    /// Rows in those ranges.
+    committed_len: usize,
     /// For each commit: (checkpoint id, commit time, rows committed so far).
     commits: Vec<(u64, u64, usize)>,
     aborted_rows: u64,
@@ -80,13 +79,12 @@ impl TransactionalSink {
     }
 
     /// The sink commits checkpoint `id`'s transaction and any older pre-committed one at `at_ms`,
-    /// after the checkpoint completed or when a restored job commits it again; `appended` is the
-    /// append-only table, which holds their rows (`None`: rows are not kept, only counted). A
-    /// transaction whose timeout ran out after its pre-commit was aborted by the broker in the
-    /// meantime: its checkpoint's offsets are already past its rows, so they are lost. (One that
-    /// timed out while still open is counted at its pre-commit instead.) Returns the rows lost
-    /// this way.
-    pub fn commit(&mut self, id: u64, at_ms: u64, timeout_ms: u64, appended: Option<&[Row]>) -> u64 {
+    /// after the checkpoint completed or when a restored job commits it again; `keeps_rows` is
+    /// false when the run keeps no rows, only counts them. A transaction whose timeout ran out
+    /// after its pre-commit was aborted by the broker in the meantime: its checkpoint's offsets
+    /// are already past its rows, so they are lost. (One that timed out while still open is
+    /// counted at its pre-commit instead.) Returns the rows lost this way.
+    pub fn commit(&mut self, id: u64, at_ms: u64, timeout_ms: u64, keeps_rows: bool) -> u64 {
         let (ready, waiting): (Vec<_>, Vec<_>) =
             std::mem::take(&mut self.pre_committed).into_iter().partition(|t| t.epoch <= id);
         self.pre_committed = waiting;
@@ -97,28 +95,33 @@ impl TransactionalSink {
         for t in ready {
             if at_ms > t.began_at_ms + timeout_ms && !t.fenced {
                 lost += t.rows.len() as u64;
-            } else if let Some(appended) = appended {
-                self.committed.extend(&appended[t.rows.clone()]);
-                if !t.rows.is_empty() {
-                    self.committed_ranges.push(t.rows);
-                }
+            } else if keeps_rows {
+                self.add_committed(t.rows);
             }
         }
         self.timed_out_rows += lost;
-        self.commits.push((id, at_ms, self.committed.rows().len()));
+        self.commits.push((id, at_ms, self.committed_len));
         lost
     }
 
+    fn add_committed(&mut self, rows: Range<usize>) {
+        if !rows.is_empty() {
+            self.committed_len += rows.len();
+            self.committed_ranges.push(rows);
+        }
+    }
+
     /// Micro-batch mode: batch `batch_id`'s rows, written at `at_ms` by an idempotent writer
-    /// keyed by batch id. A batch id already written is skipped. Returns whether it was written.
-    pub fn write_batch(&mut self, batch_id: u64, rows: &[Row], at_ms: u64) -> bool {
+    /// keyed by batch id, which are the append-only table's `rows`. A batch id already written
+    /// is skipped. Returns whether it was written.
+    pub fn write_batch(&mut self, batch_id: u64, rows: Range<usize>, at_ms: u64) -> bool {
         if self.last_batch_id.is_some_and(|last| batch_id <= last) {
             self.skipped_rows += rows.len() as u64;
             return false;
         }
         self.last_batch_id = Some(batch_id);
-        self.committed.extend(rows);
-        self.commits.push((batch_id, at_ms, self.committed.rows().len()));
+        self.add_committed(rows);
+        self.commits.push((batch_id, at_ms, self.committed_len));
         true
     }
 
@@ -141,20 +144,20 @@ impl TransactionalSink {
         self.fenced_transactions
     }
 
-    /// The ranges of the append-only table the committed rows were copied from, in order: all
-    /// of them in barrier mode, when the rows are kept (a micro-batch's rows are written whole).
+    /// The ranges of the append-only table the committed rows are, in commit order.
     pub fn committed_ranges(&self) -> &[Range<usize>] {
         &self.committed_ranges
     }
 
-    /// Rows readers can see: those of committed transactions, in commit order.
-    pub fn committed_rows(&self) -> &[Row] {
-        self.committed.rows()
+    /// How many rows readers can see: those of committed transactions.
+    pub fn committed_len(&self) -> usize {
+        self.committed_len
     }
 
-    /// The committed rows, shared with the report, which keeps them without copying.
-    pub fn committed_shared(&self) -> Arc<Vec<Row>> {
-        self.committed.shared()
+    /// Forgets the committed rows (a run that keeps no rows from now on).
+    pub(super) fn forget_committed(&mut self) {
+        self.committed_ranges.clear();
+        self.committed_len = 0;
     }
 
     /// Rows written but never committed because a crash aborted their transaction.
