@@ -327,18 +327,7 @@ impl SinkTables {
         let rows: Vec<&Row> = (0..emissions.ends.len()).filter_map(|i| find(emissions.rows(i))).collect();
         // The committed rows [seen, upto) are pieces of the append-only table.
         let committed = |seen: usize, upto: usize| {
-            let mut at = 0;
-            let mut pieces = Vec::new();
-            for range in self.transactional.ranges() {
-                let (from, to) = (at, at + range.len());
-                at = to;
-                if to <= seen || from >= upto {
-                    continue;
-                }
-                let cut_from = range.start + seen.saturating_sub(from);
-                let cut_to = range.end - to.saturating_sub(upto);
-                pieces.push(cut_from..cut_to);
-            }
+            let pieces = self.transactional.pieces(seen, upto);
             pieces.into_iter().rev().find_map(|piece| emissions.within(piece).rev().find_map(find))
         };
         self.history_of(&rows, committed)
@@ -728,9 +717,7 @@ impl FiguresBuilder {
         let (start, end) = (run.config.start_time_ms, run.config.end_ms());
         let appended = run.sinks().append_only.rows();
         let truth_appended = truth.sinks().append_only.rows();
-        let committed = Arc::clone(
-            self.committed.get_or_insert_with(|| Arc::new(run.sinks().committed(run.sinks().append_only.shared()))),
-        );
+        let committed = self.committed_table(run);
         let micro_batch = run.config.mode == Mode::MicroBatch;
         match self.passes_done {
             0 => {
@@ -890,6 +877,11 @@ impl FiguresBuilder {
         build(outcome, self)
     }
 
+    /// The run's committed rows, as ranges of its append-only table (made once per report).
+    fn committed_table(&mut self, run: &Sim) -> Arc<CommittedRows> {
+        Arc::clone(self.committed.get_or_insert_with(|| Arc::new(run.sinks().committed())))
+    }
+
     fn keys(&self) -> &Keys {
         self.keys.as_ref().expect("the keys are indexed in an earlier pass")
     }
@@ -906,12 +898,11 @@ impl FiguresBuilder {
     }
 
     /// The sink figures and tables from the passes made.
-    fn sink_figures(self, outcome: &Outcome) -> (SinkReport, SinkTables) {
+    fn sink_figures(mut self, outcome: &Outcome) -> (SinkReport, SinkTables) {
         let run = &outcome.run;
+        let committed = self.committed_table(run);
         let Survey { duplicate_rows: appended_duplicates, keys: appended_keys, newest: view_rows } =
-            self.appended.expect("surveyed");
-        let committed =
-            self.committed.clone().unwrap_or_else(|| Arc::new(run.sinks().committed(run.sinks().append_only.shared())));
+            self.appended.take().expect("surveyed");
         let read_uncommitted = run.config.reads_uncommitted();
         let figures = |design: SinkDesign, rows: usize, (duplicate_rows, keys): (u64, u64), fresh: (u64, u64)| {
             let transactional = design == SinkDesign::Transactional;

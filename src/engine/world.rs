@@ -329,9 +329,8 @@ impl FirstAttempt {
     /// Whether the first `n` committed rows are all of the first attempt. A transaction's rows
     /// are one attempt's, so the rows are read a transaction (a range of the append-only table)
     /// at a time, once.
-    fn committed_first_attempt(&mut self, rows: &CommittedRows, n: usize) -> Option<bool> {
-        let end = *self.committed_end.get_or_insert_with(|| rows.first_attempt_rows());
-        Some(n <= end)
+    fn committed_first_attempt(&mut self, rows: &CommittedRows, n: usize) -> bool {
+        n <= *self.committed_end.get_or_insert_with(|| rows.first_attempt_rows())
     }
 }
 
@@ -444,16 +443,16 @@ impl WorldIndex {
         let mut first = self.sinks.first_attempt.lock().unwrap_or_else(|e| e.into_inner());
         let keys = first.keys_among(&self.append_only, self.keys.as_deref(), appended, PREPARE_ROWS);
         let first_attempt = first.committed_first_attempt(&self.committed, committed);
-        let (keys_done, committed_done) = (keys.is_some() || first.appended_end.is_some(), first_attempt.is_some());
+        let keys_done = keys.is_some() || first.appended_end.is_some();
         drop(first);
-        if !keys_done || !committed_done {
+        if !keys_done {
             return false;
         }
         if keys.is_none() && self.sinks.append_only.get().is_none() {
             self.append_only_index();
             return false;
         }
-        if first_attempt == Some(false) {
+        if !first_attempt {
             self.committed_index();
         }
         true
@@ -876,12 +875,11 @@ impl WorldIndex {
             Some(keys) => (appended as u64, 0, u64::from(keys)),
             None => self.append_only_index().at(t),
         };
-        let (committed, committed_duplicates) = match committed_first_attempt {
-            Some(true) => (committed as u64, 0),
-            _ => {
-                let (rows, duplicates, _) = self.committed_index().at(t);
-                (rows, duplicates)
-            }
+        let (committed, committed_duplicates) = if committed_first_attempt {
+            (committed as u64, 0)
+        } else {
+            let (rows, duplicates, _) = self.committed_index().at(t);
+            (rows, duplicates)
         };
         self.sinks_from(t, (rows, duplicates, keys), (committed, committed_duplicates))
     }

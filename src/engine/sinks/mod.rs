@@ -173,6 +173,20 @@ impl CommittedRows {
         &self.appended
     }
 
+    /// The committed rows [seen, upto) as pieces of the append-only table, in order.
+    pub fn pieces(&self, seen: usize, upto: usize) -> Vec<Range<usize>> {
+        let mut pieces = Vec::new();
+        let mut from = 0;
+        for range in self.ranges.iter() {
+            let to = from + range.len();
+            if to > seen && from < upto {
+                pieces.push(range.start + seen.saturating_sub(from)..range.end - to.saturating_sub(upto));
+            }
+            from = to;
+        }
+        pieces
+    }
+
     /// The rows, made on first use and kept.
     pub fn rows(&self) -> &Arc<Vec<Row>> {
         self.rows.get_or_init(|| Arc::new(committed_of(&self.appended, &self.ranges)))
@@ -345,10 +359,9 @@ impl Sinks {
         committed_of(self.append_only.rows(), self.transactional.committed_ranges())
     }
 
-    /// The committed rows as ranges of the append-only table `appended`, shared (that table is
-    /// this run's, shared with the report).
-    pub fn committed(&self, appended: Arc<Vec<Row>>) -> CommittedRows {
-        CommittedRows::new(appended, self.transactional.committed_ranges())
+    /// The committed rows as ranges of the append-only table, which they share.
+    pub fn committed(&self) -> CommittedRows {
+        CommittedRows::new(self.append_only.shared(), self.transactional.committed_ranges())
     }
 
     /// From now on, keeps no rows: the append-only table that would grow from `appended` rows
