@@ -452,7 +452,12 @@ impl WorldIndex {
             self.append_only_index();
             return false;
         }
-        if !first_attempt {
+        if !first_attempt && self.sinks.committed.get().is_none() {
+            // Making the committed rows and indexing them are a step each.
+            if !self.committed.made() {
+                self.committed.rows();
+                return false;
+            }
             self.committed_index();
         }
         true

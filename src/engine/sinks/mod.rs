@@ -187,6 +187,11 @@ impl CommittedRows {
         pieces
     }
 
+    /// Whether the rows are made already.
+    pub fn made(&self) -> bool {
+        self.rows.get().is_some()
+    }
+
     /// The rows, made on first use and kept.
     pub fn rows(&self) -> &Arc<Vec<Row>> {
         self.rows.get_or_init(|| Arc::new(committed_of(&self.appended, &self.ranges)))
