@@ -158,6 +158,24 @@ fn with_producer_retries_and_retention() {
     assert!(sweep(Config { retention_ms: Some(15_000), ..Config::default() }, &INTERVALS_MS, 5) > 0);
 }
 
+/// Windows that close inside the horizon (each emission of a window whose every period came whole
+/// from the data plane is the plane's running totals; a window starts over at its first period),
+/// emit periods of several seconds, and a scenario that starts inside a window.
+#[test]
+fn windows_that_close_and_a_start_inside_a_window() {
+    let bases = [
+        Config { window_ms: 30_000, ..Config::default() },
+        Config { window_ms: 60_000, emit_every_ms: 3_000, retention_ms: Some(15_000), ..Config::default() },
+        Config { window_ms: 20_000, emit_every_ms: 5_000, alignment: Alignment::Unaligned, ..Config::default() },
+        Config { window_ms: 30_000, mode: Mode::MicroBatch, ..Config::default() },
+        // Windows of 70 s: 10:00:00 falls inside one (09:59:40 to 10:00:50).
+        Config { window_ms: 70_000, backpressure_ms: 1_500, ..Config::default() },
+    ];
+    for base in bases {
+        assert!(sweep(base, &INTERVALS_MS[1..5], 7) > 0);
+    }
+}
+
 #[test]
 fn slow_capacity_state_sizes_and_no_crash() {
     for state_bytes in [1_000_000, 200_000_000, 20_000_000_000] {

@@ -5,6 +5,11 @@
 //! window setting and kept; a run then adds a whole emit period's counts in one step instead of
 //! hashing its events again, and the checkpoint settings only change when things happen.
 //!
+//! Because a window's running totals are the sum of its periods' counts, the plane also keeps
+//! each period's emission: the running total of every product the period changed, in product
+//! order. A window whose every period so far was read whole in log order emits those totals as
+//! they are, without adding anything (see `JobState::emit_ready`).
+//!
 //! Only a log without producer retries has a data plane: with retries, whether an event counts
 //! depends on which order ids the dedupe operator remembers, which is the run's state.
 
@@ -24,8 +29,9 @@ enum ProductIds {
 
 /// Most log numbers whose product id is kept (one or two bytes each).
 const MAX_KEPT_PRODUCT_IDS: u64 = 16_000_000;
-/// Most (product, count) pairs kept over all emit periods (8 bytes each).
-const MAX_PERIOD_COUNTS: u64 = 8_000_000;
+/// Most (product, count) entries kept over all emit periods (16 bytes each, with the running
+/// total beside the count).
+const MAX_PERIOD_COUNTS: u64 = 4_000_000;
 
 /// The settings the data plane depends on: two configurations with the same key count the same.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,6 +43,7 @@ pub struct DataPlaneKey {
     start_offset: u64,
     start_time_ms: u64,
     emit_every_ms: u64,
+    window_ms: u64,
     /// The data plane covers the log up to this instant.
     end_ms: u64,
 }
@@ -51,6 +58,7 @@ impl DataPlaneKey {
             start_offset: config.start_offset,
             start_time_ms: config.start_time_ms,
             emit_every_ms: config.emit_every_ms,
+            window_ms: config.window_ms,
             end_ms: config.end_ms(),
         })
     }
@@ -66,10 +74,15 @@ pub struct DataPlane {
     first_log_number: u64,
     /// Log numbers where each built period ends.
     period_ends: Vec<u64>,
-    /// Where each period's counts start in `counts`; one more entry than periods.
+    /// Where each period's entries start in `counts` and `totals`; one more entry than periods.
     counts_at: Vec<u32>,
-    /// (product, orders) of each period, products in the order their first order arrived.
+    /// (product, orders) of each period, in product order.
     counts: Vec<(u32, u32)>,
+    /// (product, running total in its window) of each period's products, in product order: the
+    /// emission at the period's end when every period of the window before it was counted too.
+    totals: Vec<(u32, u32)>,
+    /// Running totals per product of the window being counted.
+    window_totals: Vec<u32>,
     product_ids: ProductIds,
     /// The next log number to count: a period may be counted over several calls to
     /// [`DataPlane::build`], so no call counts more than it was asked to.
@@ -105,6 +118,8 @@ impl DataPlane {
             period_ends: Vec::with_capacity(periods as usize),
             counts_at: vec![0],
             counts: Vec::new(),
+            totals: Vec::new(),
+            window_totals: vec![0; config.products as usize],
             product_ids,
             counted_to: config.start_offset,
             open_counts: vec![0; config.products as usize],
@@ -155,8 +170,16 @@ impl DataPlane {
                 return false;
             }
             let first_entry = *self.counts_at.last().expect("one entry more than periods") as usize;
-            for entry in &mut self.counts[first_entry..] {
+            if self.resets_window(boundary_ms) {
+                self.window_totals.iter_mut().for_each(|t| *t = 0);
+            }
+            let period = &mut self.counts[first_entry..];
+            period.sort_unstable_by_key(|&(product, _)| product);
+            for entry in period {
                 entry.1 = std::mem::take(&mut self.open_counts[entry.0 as usize]);
+                let total = &mut self.window_totals[entry.0 as usize];
+                *total += entry.1;
+                self.totals.push((entry.0, *total));
             }
             self.period_ends.push(end);
             self.counts_at.push(self.counts.len() as u32);
@@ -182,6 +205,40 @@ impl DataPlane {
         let (k, period_start, period_end) = self.bounds(boundary_ms)?;
         (first == period_start && end == period_end)
             .then(|| &self.counts[self.counts_at[k] as usize..self.counts_at[k + 1] as usize])
+    }
+
+    /// The running totals the period ending at `boundary_ms` brings to its window's products, if
+    /// counted: (product, total) in product order, what the window emits at that boundary when
+    /// it counted every period of the plane's window before it.
+    #[inline]
+    pub fn emission(&self, boundary_ms: u64) -> Option<&[(u32, u32)]> {
+        let (k, _, _) = self.bounds(boundary_ms)?;
+        Some(&self.totals[self.counts_at[k] as usize..self.counts_at[k + 1] as usize])
+    }
+
+    /// Whether the running totals start again at the period ending at `boundary_ms`: it is the
+    /// plane's first period or the first of its window.
+    pub fn resets_window(&self, boundary_ms: u64) -> bool {
+        boundary_ms == self.first_boundary_ms
+            || (boundary_ms - 1) / self.key.window_ms != (boundary_ms - self.emit_every_ms - 1) / self.key.window_ms
+    }
+
+    /// Writes into `totals` (indexed by product) the running totals of the window starting at
+    /// `window_start_ms` after its emission at `through_ms`: the newest total of each product
+    /// its periods since the plane's window started brought. Products they did not bring are
+    /// left as they are.
+    pub fn window_totals_into(&self, window_start_ms: u64, through_ms: u64, totals: &mut [u32]) {
+        // The window's first boundary: the first one past its start.
+        let mut boundary_ms = match window_start_ms.checked_sub(self.first_boundary_ms) {
+            None => self.first_boundary_ms,
+            Some(since) => self.first_boundary_ms + (since / self.emit_every_ms + 1) * self.emit_every_ms,
+        };
+        while boundary_ms <= through_ms {
+            for &(product, total) in self.emission(boundary_ms).expect("a window's emissions are counted") {
+                totals[product as usize] = total;
+            }
+            boundary_ms += self.emit_every_ms;
+        }
     }
 
     /// The first log number of the period that ends at `boundary_ms`, if counted.
@@ -216,7 +273,7 @@ impl DataPlane {
             ProductIds::Wide(ids) => 2 * ids.len() as u64,
             ProductIds::NotKept => 0,
         };
-        ids + 8 * self.counts.len() as u64 + 12 * self.period_ends.len() as u64
+        ids + 16 * self.counts.len() as u64 + 12 * self.period_ends.len() as u64
     }
 }
 
@@ -241,6 +298,7 @@ mod tests {
                 None => expected.push((product, 1)),
             }
         }
+        expected.sort_unstable();
         assert_eq!(period, &expected[..]);
         assert!(plane.period(boundary_ms, first + 1, end).is_none(), "only a whole period");
     }

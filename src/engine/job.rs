@@ -188,6 +188,30 @@ impl Job {
         let boundary_log_number = self.log.log_end_at(boundary_ms);
         let stop_at = stop_at.unwrap_or(u64::MAX);
         let (mut t, mut position, mut credit) = (now_ms, from, self.log_order_credit);
+        let capacity = config.capacity_per_s;
+        if self.input_closed_at_ms.is_none() && capacity > 0 {
+            // The milliseconds that surely neither catch up nor stop, taken in one go: while
+            // behind, k of them read (credit + k x capacity) / 1000 events.
+            let reach = |limit: u64| {
+                // The last k whose position stays below `limit`.
+                (u128::from(limit.saturating_sub(from)) * 1000)
+                    .checked_sub(u128::from(credit) + 1)
+                    .map_or(0, |c| u64::try_from(c / u128::from(capacity)).unwrap_or(u64::MAX))
+            };
+            let before_boundary_ms = boundary_ms.saturating_sub(now_ms + 1);
+            let jump = self
+                .log
+                .ms_surely_behind(now_ms, from, credit, capacity)
+                .min(before_boundary_ms.max(reach(boundary_log_number)))
+                .min(reach(stop_at))
+                .min(until_ms.saturating_sub(now_ms + 1));
+            if jump > 0 {
+                let total = u128::from(credit) + u128::from(jump) * u128::from(capacity);
+                position += (total / 1000) as u64;
+                credit = (total % 1000) as u64;
+                t += jump;
+            }
+        }
         loop {
             t += 1;
             let available = self.log_end(t) - position;

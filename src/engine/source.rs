@@ -83,6 +83,25 @@ impl SourceLog {
         self.start_offset + arrived
     }
 
+    /// How many milliseconds after `now_ms` readers at `position` surely stay behind the log when
+    /// reading at capacity (`credit` in 1/1000 events, growing by `capacity_per_s` each
+    /// millisecond): for every k up to the answer, the log at `now_ms + k` holds more events than
+    /// the credit by then lets them read. `u64::MAX` when the capacity never overtakes the rate.
+    pub fn ms_surely_behind(&self, now_ms: u64, position: u64, credit: u64, capacity_per_s: u64) -> u64 {
+        // The log holds at least start_offset + (elapsed + k) x rate / 1000 events; the readers
+        // reach at most position + (credit + k x capacity) / 1000.
+        let elapsed = i128::from(now_ms.saturating_sub(self.start_ms));
+        let lead = 1000 * (i128::from(self.start_offset) - i128::from(position))
+            + elapsed * i128::from(self.rate_per_s)
+            - i128::from(credit);
+        let gain = i128::from(capacity_per_s) - i128::from(self.rate_per_s);
+        match (lead > 0, gain > 0) {
+            (false, _) => 0,
+            (true, false) => u64::MAX,
+            (true, true) => u64::try_from((lead - 1) / gain).unwrap_or(u64::MAX),
+        }
+    }
+
     /// Event time of log number `g` (only meaningful for `g >= start_offset`).
     #[inline]
     pub fn event_time_ms(&self, g: u64) -> u64 {
@@ -173,6 +192,41 @@ impl SourceLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Readers behind the log, a millisecond at a time as `Job::read_in_log_order` reads: the
+    /// answer never covers a millisecond that catches up, and misses the first one by at most
+    /// the few milliseconds the rounding of both rates hides.
+    #[test]
+    fn readers_surely_behind_never_catch_up_inside_the_answer() {
+        for (rate_per_s, capacity_per_s) in [(2_000, 4_000), (2_000, 2_100), (3_000, 3_250), (7, 13), (2_000, 2_000)] {
+            let log = SourceLog::new(&Config { rate_per_s, ..Config::default() });
+            for (behind_ms, credit) in [(0, 0), (1, 999), (37, 500), (5_000, 1), (45_000, 999)] {
+                let now_ms = 36_000_000 + 60_000;
+                let from = log.log_end_at(now_ms - behind_ms);
+                let answer = log.ms_surely_behind(now_ms, from, credit, capacity_per_s);
+                let (mut position, mut credit, mut k) = (from, credit, 0);
+                let caught_up_at = loop {
+                    k += 1;
+                    let available = log.log_end_at(now_ms + k) - position;
+                    credit += capacity_per_s;
+                    let n = available.min(credit / 1000);
+                    credit -= n * 1000;
+                    position += n;
+                    if n == available || k > 2_000_000 {
+                        break k;
+                    }
+                };
+                let case = format!("rate {rate_per_s}, capacity {capacity_per_s}, {behind_ms} ms behind");
+                if capacity_per_s == rate_per_s {
+                    assert!(answer == u64::MAX || behind_ms == 0, "{case}: {answer}");
+                    continue;
+                }
+                assert!(answer < caught_up_at, "{case}: {answer} covers the catch-up at {caught_up_at}");
+                let slack_ms = 2_000 / (capacity_per_s - rate_per_s) + 2;
+                assert!(caught_up_at - answer <= slack_ms, "{case}: {answer} against {caught_up_at}");
+            }
+        }
+    }
 
     #[test]
     fn offsets_follow_the_lesson() {

@@ -18,10 +18,24 @@ fn add_period(bucket: &mut Bucket, period: &[(u32, u32)]) {
     }
 }
 
-/// Counts the range `bucket` deferred, an event at a time.
+/// Counts the range `bucket` deferred, an event at a time, and adds the period it took whole
+/// from the plane: afterwards its counts are all it holds.
 fn count_deferred(bucket: &mut Bucket, plane: Option<&DataPlane>, log: &SourceLog) {
     if let Some((from, to)) = bucket.deferred.take() {
         count_range(bucket, from, to, 1, plane, log);
+    }
+    if std::mem::take(&mut bucket.from_plane) {
+        let plane = plane.expect("a bucket takes a period from the plane it counts from");
+        let start = plane.period_start(bucket.end_ms).expect("counted");
+        add_period(bucket, plane.period(bucket.end_ms, start, bucket.end_log_number).expect("a whole period"));
+    }
+}
+
+/// Makes `window`'s totals its own when they were the plane's (see `OpenWindow::plane_through_ms`).
+fn own_totals(window: &mut OpenWindow, plane: Option<&DataPlane>) {
+    if let Some(through_ms) = window.plane_through_ms.take() {
+        let plane = plane.expect("a window takes its totals from the plane it counts from");
+        plane.window_totals_into(window.start_ms, through_ms, &mut window.totals);
     }
 }
 
@@ -104,8 +118,10 @@ impl JobState {
         }
     }
 
-    /// Makes sure buckets (and their windows) exist up to the one holding log number `g`.
-    fn ensure_bucket(&mut self, g: u64, log: &SourceLog, shape: &JobShape) {
+    /// Makes sure buckets (and their windows) exist up to the one holding log number `g`. A window
+    /// whose first bucket is the first period of the plane's window takes its totals from the
+    /// plane for as long as its periods are read whole.
+    fn ensure_bucket(&mut self, g: u64, log: &SourceLog, shape: &JobShape, plane: Option<&DataPlane>) {
         loop {
             let (end_ms, end_log_number) = match self.windows.buckets.back() {
                 Some(b) if b.end_log_number > g => return,
@@ -119,9 +135,11 @@ impl JobState {
             if self.windows.windows.back().is_none_or(|w| w.start_ms < window_start_ms) {
                 let first = log.log_end_at(window_start_ms);
                 let end = log.log_end_at(window_start_ms + shape.window_ms);
+                let plane_through_ms = plane.filter(|p| p.resets_window(end_ms)).map(|_| end_ms - shape.emit_every_ms);
                 self.windows.windows.push_back(OpenWindow {
                     start_ms: window_start_ms,
                     totals: vec![0; shape.products as usize],
+                    plane_through_ms,
                     seen: SeenIds::new(first, end),
                 });
             }
@@ -133,6 +151,7 @@ impl JobState {
                 counts,
                 changed: self.spare_changed.pop().unwrap_or_default(),
                 deferred: None,
+                from_plane: false,
             });
         }
     }
@@ -152,7 +171,7 @@ impl JobState {
     ) {
         let mut g = first;
         while g < end {
-            self.ensure_bucket(g, log, shape);
+            self.ensure_bucket(g, log, shape, plane);
             // Find the bucket of g; then process every event that falls in it in one tight loop.
             let b = self.windows.buckets.iter().position(|b| b.end_log_number > g).expect("ensured above");
             let bucket_end = self.windows.buckets[b].end_log_number.min(end);
@@ -183,9 +202,9 @@ impl JobState {
                                 g = bucket_end;
                                 continue;
                             }
-                            if let Some(period) = plane.period(bucket.end_ms, from, bucket_end) {
+                            if plane.period(bucket.end_ms, from, bucket_end).is_some() {
                                 bucket.deferred = None;
-                                add_period(bucket, period);
+                                bucket.from_plane = true;
                                 g = bucket_end;
                                 continue;
                             }
@@ -230,6 +249,9 @@ impl JobState {
         for bucket in &mut self.windows.buckets {
             count_deferred(bucket, plane, log);
         }
+        for window in &mut self.windows.windows {
+            own_totals(window, plane);
+        }
     }
 
     /// Emits every bucket whose end the watermark has passed; `watermark_log_number` is the
@@ -259,41 +281,53 @@ impl JobState {
             let closes_window = boundary % shape.window_ms == 0;
             if self.windows.buckets.front().is_some_and(|b| b.end_ms == boundary) {
                 let mut bucket = self.windows.buckets.pop_front().expect("checked");
-                // Read to its end, or past it when a recovery skipped what the log no longer held.
-                count_deferred(&mut bucket, plane, log);
                 let window = self
                     .windows
                     .windows
                     .iter_mut()
                     .find(|w| w.start_ms == bucket.window_start_ms)
                     .expect("a bucket's window stays open until the bucket is emitted");
-                totals.clear();
-                let mut add = |product: u32, slot: &mut u32| {
-                    let total = &mut window.totals[product as usize];
-                    *total += *slot;
-                    *slot = 0;
-                    totals.push((product, *total));
-                };
-                // In product order: when most products changed, walking the counts is cheaper
-                // than sorting the changed list.
-                if bucket.changed.len() * 8 >= bucket.counts.len() {
-                    for (product, slot) in bucket.counts.iter_mut().enumerate() {
-                        if *slot > 0 {
-                            add(product as u32, slot);
+                // Every period of the window so far and this one whole from the plane: the
+                // plane's running totals are the emission, and nothing is added.
+                let previous_ms = boundary - shape.emit_every_ms;
+                let emission = if bucket.from_plane && window.plane_through_ms == Some(previous_ms) {
+                    bucket.from_plane = false;
+                    window.plane_through_ms = Some(boundary);
+                    let plane = plane.expect("a bucket takes a period from the plane it counts from");
+                    plane.emission(boundary).expect("counted")
+                } else {
+                    own_totals(window, plane);
+                    // Read to its end, or past it when a recovery skipped what the log no longer held.
+                    count_deferred(&mut bucket, plane, log);
+                    totals.clear();
+                    let mut add = |product: u32, slot: &mut u32| {
+                        let total = &mut window.totals[product as usize];
+                        *total += *slot;
+                        *slot = 0;
+                        totals.push((product, *total));
+                    };
+                    // In product order: when most products changed, walking the counts is cheaper
+                    // than sorting the changed list.
+                    if bucket.changed.len() * 8 >= bucket.counts.len() {
+                        for (product, slot) in bucket.counts.iter_mut().enumerate() {
+                            if *slot > 0 {
+                                add(product as u32, slot);
+                            }
+                        }
+                    } else {
+                        bucket.changed.sort_unstable();
+                        for &product in &bucket.changed {
+                            add(product, &mut bucket.counts[product as usize]);
                         }
                     }
-                } else {
-                    bucket.changed.sort_unstable();
-                    for &product in &bucket.changed {
-                        add(product, &mut bucket.counts[product as usize]);
-                    }
-                }
-                if !totals.is_empty() {
+                    &totals
+                };
+                if !emission.is_empty() {
                     emit(BucketEmission {
                         boundary_ms: boundary,
                         window_start_ms: window.start_ms,
                         is_final: closes_window,
-                        totals: &totals,
+                        totals: emission,
                     });
                 }
                 self.spare.push(bucket.counts);
@@ -357,7 +391,8 @@ impl JobState {
         self.windows.windows.iter().flat_map(|w| w.seen.iter()).collect()
     }
 
-    /// Whether two states hold the same logical content (spare buffers aside).
+    /// Whether two states hold the same logical content (spare buffers aside), once both read
+    /// whole (see [`JobState::count_deferred`]).
     pub fn same_content(&self, other: &JobState) -> bool {
         // Pending buckets are compared by their counts: the order products were first seen in
         // depends on how the input was interleaved, not on what was counted.
@@ -388,6 +423,53 @@ mod tests {
         }
     }
 
+    /// The emissions of `state` up to `watermark` at `now_ms`: (boundary, product, total).
+    fn emitted(
+        state: &mut JobState,
+        watermark: u64,
+        now_ms: u64,
+        log: &SourceLog,
+        shape: &JobShape,
+        plane: Option<&DataPlane>,
+    ) -> Vec<(u64, u32, u32)> {
+        let mut rows = Vec::new();
+        state.emit_ready(watermark, now_ms, log, shape, plane, |e| {
+            rows.extend(e.totals.iter().map(|&(product, total)| (e.boundary_ms, product, total)));
+        });
+        rows
+    }
+
+    #[test]
+    fn a_window_emits_the_planes_totals_only_while_it_counted_every_period() {
+        let config = Config::default();
+        let (log, shape) = (SourceLog::new(&config), JobShape::new(&config));
+        let plane = DataPlane::of(&config).expect("no retries");
+        let boundary = |k: u64| config.start_time_ms + k * config.emit_every_ms;
+        let end = |k: u64| log.log_end_at(boundary(k));
+        // Periods one and two whole, three skipped (as a recovery past the log's retention
+        // skips), four whole: the emission at four is one, two and four, not the plane's totals.
+        let (mut fast, mut reference) = (JobState::new(&config), JobState::new(&config));
+        let both = |fast: &mut JobState, reference: &mut JobState, from: u64, to: u64, k: u64| {
+            fast.process(from, to, 1, &log, &shape, Some(&plane));
+            reference.process(from, to, 1, &log, &shape, None);
+            let a = emitted(fast, to, boundary(k), &log, &shape, Some(&plane));
+            let b = emitted(reference, to, boundary(k), &log, &shape, None);
+            assert_eq!(a, b, "period {k}");
+            a
+        };
+        assert_eq!(both(&mut fast, &mut reference, end(0), end(1), 1).len(), 100);
+        both(&mut fast, &mut reference, end(1), end(2), 2);
+        assert!(fast.windows.windows[0].plane_through_ms == Some(boundary(2)), "the plane's totals so far");
+        assert!(both(&mut fast, &mut reference, end(3), end(3), 3).is_empty(), "nothing counted in period three");
+        let four = both(&mut fast, &mut reference, end(3), end(4), 4);
+        assert_ne!(
+            four,
+            plane.emission(boundary(4)).unwrap().iter().map(|&(p, t)| (boundary(4), p, t)).collect::<Vec<_>>()
+        );
+        fast.count_deferred(Some(&plane), &log);
+        assert!(fast.same_content(&reference));
+    }
+
     #[test]
     fn a_period_read_in_steps_counts_as_one_read_whole() {
         let config = Config::default();
@@ -409,6 +491,8 @@ mod tests {
             .all(|b| b.end_ms < config.start_time_ms + 3_000 || b.deferred.is_some()));
         stepped.process(two + 300, three, 1, &log, &shape, Some(&plane));
         assert!(stepped.windows.buckets.iter().all(|b| b.deferred.is_none()), "counted once read to the end");
+        assert!(stepped.windows.buckets.iter().all(|b| b.from_plane), "each period taken whole from the plane");
+        stepped.count_deferred(Some(&plane), &log);
         assert!(stepped.same_content(&whole));
         // Stopped inside a period, it counts what it deferred when asked, as if read event by event.
         let mut partial = JobState::new(&config);
@@ -426,6 +510,7 @@ mod tests {
         }
         let mut reference = JobState::new(&config);
         reference.process(first, one, 1, &log, &shape, None);
+        held.count_deferred(Some(&plane), &log);
         assert!(held.same_content(&reference));
     }
 }

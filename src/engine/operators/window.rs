@@ -11,7 +11,12 @@ use super::dedupe::SeenIds;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpenWindow {
     pub start_ms: u64,
+    /// The totals per product, unless `plane_through_ms` is set.
     pub totals: Vec<u32>,
+    /// Set while the window has counted every period of the data plane's window as a whole
+    /// period (see [`Bucket::from_plane`]), up to and including the one ending here: its totals
+    /// are then the plane's running totals at this boundary and `totals` is not kept.
+    pub plane_through_ms: Option<u64>,
     pub seen: SeenIds,
 }
 
@@ -31,6 +36,9 @@ pub struct Bucket {
     /// into `counts`: a period read in several steps is counted once, from the data plane, when
     /// its last step reads it to its end (see `JobState::process`).
     pub deferred: Option<(u64, u64)>,
+    /// The whole period was read in log order and its counts are the data plane's: they are
+    /// not added into `counts` unless something reads them (see `JobState::count_deferred`).
+    pub from_plane: bool,
 }
 
 impl Bucket {
@@ -87,7 +95,8 @@ impl WindowState {
         }
     }
 
-    /// Total orders counted in the window starting at `start_ms`, emitted or still pending.
+    /// Total orders counted in the window starting at `start_ms`, emitted or still pending, once
+    /// the state reads whole (see `JobState::count_deferred`).
     pub fn window_total(&self, start_ms: u64) -> u64 {
         let emitted: u64 = self
             .windows
