@@ -985,20 +985,22 @@ fn window_total_before_crash(run: &Sim) -> Option<WindowTotal> {
     let last_before = rows.partition_point(|row| row.emitted_at_ms < r.crashed_at_ms).checked_sub(1)?;
     let last = &rows[last_before];
     let window = last.window_start_ms;
-    // The latest running total per product of that window.
-    let mut latest: Vec<Option<u32>> = vec![None; run.config.products as usize];
-    for row in rows[..=last_before].iter().filter(|row| row.window_start_ms == window) {
-        let i = row.product_id as usize;
-        if latest.len() <= i {
-            latest.resize(i + 1, None);
+    // The latest running total per product of that window, read back from the last row. Before
+    // the first crash nothing is replayed, so windows are emitted in order: the window's rows
+    // are the last ones, and the read stops at an older window or once every product is seen.
+    let products = run.config.products as usize;
+    let (mut seen, mut unseen, mut order_count) = (vec![false; products], products, 0);
+    for row in rows[..=last_before].iter().rev() {
+        if row.window_start_ms != window || unseen == 0 {
+            debug_assert!(row.window_start_ms <= window, "no newer window before the first crash");
+            break;
         }
-        latest[i] = Some(row.order_count);
+        if !std::mem::replace(&mut seen[row.product_id as usize], true) {
+            unseen -= 1;
+            order_count += u64::from(row.order_count);
+        }
     }
-    Some(WindowTotal {
-        window_start_ms: window,
-        order_count: latest.iter().flatten().map(|&c| u64::from(c)).sum(),
-        emitted_at_ms: last.emitted_at_ms,
-    })
+    Some(WindowTotal { window_start_ms: window, order_count, emitted_at_ms: last.emitted_at_ms })
 }
 
 /// Worst replay seen failure-free: a crash just before a checkpoint completes rewinds to the

@@ -132,7 +132,11 @@ impl Layout {
             if n == 0 {
                 continue;
             }
-            let k = t.boundaries.binary_search(&boundary_ms).ok()?;
+            // Most emissions are the boundary after the stretch's last one.
+            let k = match stretches.last() {
+                Some(&(_, last, _)) if t.boundaries.get(last + 1) == Some(&boundary_ms) => last + 1,
+                _ => t.boundaries.binary_search(&boundary_ms).ok()?,
+            };
             let (from, to) = (t.start(k) as usize, t.ends[k] as usize);
             if (to - from) as u64 != n {
                 return None;
