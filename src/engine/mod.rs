@@ -40,7 +40,8 @@ use trace::Event;
 #[derive(Clone, Debug)]
 pub struct Runner {
     run: Sim,
-    failure_free: Option<Sim>,
+    /// Owned while it is forked and run; shared with the previous outcome when reused.
+    failure_free: Option<Arc<Sim>>,
     stage: Stage,
     /// The data plane while it is being counted, and the stage that follows.
     counting: Option<(DataPlane, Stage)>,
@@ -209,10 +210,11 @@ impl Runner {
         };
         // Moving only the crash: the failure-free run is reused, and the run is that run up to
         // its crash, so it starts from the latest keyframe at or before the crash.
-        let truth = reusable.map(|previous| {
-            let mut truth = previous.truth().clone();
-            truth.config.crash_at_ms = config.crash_at_ms;
-            truth
+        // It keeps the configuration it ran with: its crash time, which it never reached, aside,
+        // the same as this one's.
+        let truth = reusable.map(|previous| match &previous.failure_free {
+            Some(truth) => Arc::clone(truth),
+            None => Arc::new(previous.run.clone()),
         });
         let latest = reusable
             .zip(config.crash_at_ms)
@@ -282,16 +284,16 @@ impl Runner {
                         // simulates a failure-free run of its own.
                         self.shared_rows.1 = 0;
                         self.keyframes = Keyframes::Reused(Arc::default());
-                        self.failure_free = Some(self.run.fork_failure_free_discarding(known.rows.len()));
+                        self.failure_free = Some(Arc::new(self.run.fork_failure_free_discarding(known.rows.len())));
                         self.stage = Stage::FailureFree;
                     } else {
-                        self.failure_free = Some(self.run.fork_failure_free());
+                        self.failure_free = Some(Arc::new(self.run.fork_failure_free()));
                         self.stage = Stage::Forking;
                     }
                 }
             }
             Stage::Forking => {
-                let truth = self.failure_free.as_mut().expect("forked at the crash");
+                let truth = self.failure_free.as_mut().and_then(Arc::get_mut).expect("forked at the crash");
                 if truth.copy_rows_part(&self.run, rows_per_slice(slice_ms)) {
                     self.stage = Stage::FailureFree;
                 }
@@ -303,7 +305,7 @@ impl Runner {
                 }
             }
             Stage::FailureFree => {
-                let truth = self.failure_free.as_mut().expect("forked at the crash");
+                let truth = self.failure_free.as_mut().and_then(Arc::get_mut).expect("forked at the crash");
                 let until_ms = end.min(truth.now_ms().saturating_add(slice_ms));
                 self.keyframes.run_until(truth, until_ms);
                 if truth.now_ms() >= end {

@@ -426,7 +426,8 @@ pub struct Figures {
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub run: Sim,
-    pub failure_free: Option<Sim>,
+    /// The failure-free companion, shared with later outcomes that move only the crash time.
+    pub failure_free: Option<Arc<Sim>>,
     /// Keyframes of the failure-free run, for a later run that moves only the crash time.
     pub keyframes: Arc<Vec<Keyframe>>,
     /// What the report reads of the failure-free run's rows, shared with later runs that reuse it.
@@ -512,7 +513,7 @@ impl TruthTables {
 impl Outcome {
     /// The failure-free run (the run itself when there was no crash).
     pub fn truth(&self) -> &Sim {
-        self.failure_free.as_ref().unwrap_or(&self.run)
+        self.failure_free.as_deref().unwrap_or(&self.run)
     }
 
     /// The run's figures, in numbers.
