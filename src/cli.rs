@@ -414,10 +414,10 @@ fn output_text(outcome: &engine::Outcome, action: &Action) -> String {
                         .map(|row| {
                             serde_json::json!({
                                 "product_id": row.product_id,
-                                "window_start": ClockTime(row.window_start_ms).to_string(),
+                                "window_start": ClockTime(row.window_start_ms.into()).to_string(),
                                 "window_start_ms": row.window_start_ms,
                                 "order_count": row.order_count,
-                                "emitted_at": ClockTime(row.emitted_at_ms).to_string(),
+                                "emitted_at": ClockTime(row.emitted_at_ms.into()).to_string(),
                                 "emitted_at_ms": row.emitted_at_ms,
                             })
                         })
@@ -430,7 +430,8 @@ fn output_text(outcome: &engine::Outcome, action: &Action) -> String {
                         "product_id", "window_start", "order_count", "emitted_at"
                     );
                     for row in rows.iter() {
-                        let (window, emitted) = (ClockTime(row.window_start_ms), ClockTime(row.emitted_at_ms));
+                        let (window, emitted) =
+                            (ClockTime(row.window_start_ms.into()), ClockTime(row.emitted_at_ms.into()));
                         let _ =
                             writeln!(out, "{:>10} {window:>12} {:>11} {emitted:>12}", row.product_id, row.order_count);
                     }

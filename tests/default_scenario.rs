@@ -39,7 +39,7 @@ fn running_total_of_the_ten_oclock_window_at_10_00_44() {
         .sinks()
         .read(SinkDesign::AppendOnly)
         .iter()
-        .filter(|r| r.window_start_ms == at("10:00:00") && r.emitted_at_ms <= at("10:00:44"))
+        .filter(|r| u64::from(r.window_start_ms) == at("10:00:00") && u64::from(r.emitted_at_ms) <= at("10:00:44"))
         .fold(std::collections::BTreeMap::new(), |mut latest, r| {
             latest.insert(r.product_id, r.order_count);
             latest
@@ -137,13 +137,14 @@ fn the_four_sinks_after_the_crash() {
     let orphans: Vec<_> = appended.iter().filter(|r| r.attempt == 1 && r.epoch > 42).collect();
     assert!(!orphans.is_empty());
     for orphan in &orphans {
-        assert!(orphan.emitted_at_ms > at("10:00:30") && orphan.emitted_at_ms <= at("10:00:45"));
+        assert!(u64::from(orphan.emitted_at_ms) > at("10:00:30") && u64::from(orphan.emitted_at_ms) <= at("10:00:45"));
         let again = appended.iter().filter(|r| r.attempt == 2 && r.content() == orphan.content()).count();
         assert_eq!(again, 1, "the replay writes {:?} again", orphan.content());
     }
-    let products = appended.iter().filter(|r| r.window_start_ms == window).map(|r| r.product_id);
+    let products = appended.iter().filter(|r| u64::from(r.window_start_ms) == window).map(|r| r.product_id);
     for product in products.collect::<std::collections::BTreeSet<_>>() {
-        let rows = appended.iter().filter(|r| r.window_start_ms == window && r.product_id == product).count();
+        let rows =
+            appended.iter().filter(|r| u64::from(r.window_start_ms) == window && r.product_id == product).count();
         assert!(rows >= 2);
     }
     assert_eq!(report.sinks.append_only.duplicate_rows, orphans.len() as u64);

@@ -78,7 +78,7 @@ fn same_histories(config: &Config, fast: &SinkTables, reference: &SinkTables, wh
     let sampled = fast.dedupe_view.iter().filter(|r| r.product_id % 7 == 0);
     let orphaned = fast.append_only.iter().filter(|r| fast.is_orphan(r)).take(3);
     for row in sampled.chain(orphaned) {
-        let (window, product) = (row.window_start_ms, row.product_id);
+        let (window, product) = (u64::from(row.window_start_ms), row.product_id);
         assert_eq!(
             fast.history(window, product),
             reference.history_by_scan(window, product),

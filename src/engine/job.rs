@@ -11,7 +11,7 @@ use super::checkpoint::Snapshot;
 use super::config::Config;
 use super::data_plane::DataPlane;
 use super::operators::{window::Emission, JobShape, JobState};
-use super::sinks::{Row, Sinks};
+use super::sinks::{row_ms, Row, Sinks};
 use super::source::SourceLog;
 use super::trace::{Event, SinkRows, SinkStalenessMs, Trace};
 
@@ -311,10 +311,10 @@ impl Job {
                 now_ms,
                 e.totals.iter().map(|&(product_id, order_count)| Row {
                     product_id,
-                    window_start_ms: e.window_start_ms,
+                    window_start_ms: row_ms(e.window_start_ms),
                     order_count,
-                    emitted_at_ms: now_ms,
-                    boundary_ms: e.boundary_ms,
+                    emitted_at_ms: row_ms(now_ms),
+                    boundary_ms: row_ms(e.boundary_ms),
                     attempt,
                     epoch,
                 }),
@@ -364,7 +364,7 @@ impl Job {
             .iter()
             .map(|r| {
                 debug_assert!(appended[r.clone()].is_sorted_by_key(|row| row.boundary_ms));
-                appended[r.end - 1].boundary_ms
+                u64::from(appended[r.end - 1].boundary_ms)
             })
             .max();
         if let Some(newest) = newest {
@@ -449,10 +449,10 @@ impl Job {
 fn row(e: Emission, now_ms: u64, attempt: u32, epoch: u64) -> Row {
     Row {
         product_id: e.product_id,
-        window_start_ms: e.window_start_ms,
+        window_start_ms: row_ms(e.window_start_ms),
         order_count: e.order_count,
-        emitted_at_ms: now_ms,
-        boundary_ms: e.boundary_ms,
+        emitted_at_ms: row_ms(now_ms),
+        boundary_ms: row_ms(e.boundary_ms),
         attempt,
         epoch,
     }

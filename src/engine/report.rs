@@ -308,7 +308,7 @@ impl SinkTables {
     /// The history of (window, product), every row of the tables read: what
     /// [`SinkTables::history`] gives, the reference it is tested against.
     pub fn history_by_scan(&self, window_start_ms: u64, product: u32) -> KeyHistory {
-        let key = |r: &&Row| r.window_start_ms == window_start_ms && r.product_id == product;
+        let key = |r: &&Row| u64::from(r.window_start_ms) == window_start_ms && r.product_id == product;
         let rows: Vec<&Row> = self.append_only.iter().filter(key).collect();
         let committed = |seen: usize, upto: usize| self.transactional.rows()[seen..upto].iter().rfind(key);
         self.history_of(&rows, committed)
@@ -319,7 +319,7 @@ impl SinkTables {
         let find = |part: std::ops::Range<usize>| {
             let rows = &self.append_only[part];
             let first = rows.first()?;
-            if first.window_start_ms != window_start_ms {
+            if u64::from(first.window_start_ms) != window_start_ms {
                 return None;
             }
             rows.binary_search_by_key(&product, |r| r.product_id).ok().map(|i| &rows[i])
@@ -347,13 +347,13 @@ impl SinkTables {
                 } else {
                     RowKind::Kept
                 };
-                (r.emitted_at_ms, r.order_count, kind)
+                (u64::from(r.emitted_at_ms), r.order_count, kind)
             })
             .collect();
-        let upsert = rows.iter().map(|r| (r.emitted_at_ms, r.order_count)).collect();
+        let upsert = rows.iter().map(|r| (u64::from(r.emitted_at_ms), r.order_count)).collect();
         let transactional = if self.read_uncommitted {
             // Every row the sink receives, as it is written: the append-only table's rows.
-            rows.iter().map(|r| (r.emitted_at_ms, r.order_count)).collect()
+            rows.iter().map(|r| (u64::from(r.emitted_at_ms), r.order_count)).collect()
         } else {
             let mut seen = 0;
             let mut visible = Vec::new();
@@ -534,11 +534,11 @@ impl Outcome {
 /// The rows of `rows` complete up to `boundary_ms`, in write order: borrowed when they are a
 /// prefix of the table (boundaries only grow in a run without a restart), else copied.
 fn rows_up_to(rows: &[Row], boundary_ms: u64) -> Cow<'_, [Row]> {
-    let prefix = rows.iter().take_while(|r| r.boundary_ms <= boundary_ms).count();
-    if rows[prefix..].iter().all(|r| r.boundary_ms > boundary_ms) {
+    let prefix = rows.iter().take_while(|r| u64::from(r.boundary_ms) <= boundary_ms).count();
+    if rows[prefix..].iter().all(|r| u64::from(r.boundary_ms) > boundary_ms) {
         Cow::Borrowed(&rows[..prefix])
     } else {
-        Cow::Owned(rows.iter().filter(|r| r.boundary_ms <= boundary_ms).copied().collect())
+        Cow::Owned(rows.iter().filter(|r| u64::from(r.boundary_ms) <= boundary_ms).copied().collect())
     }
 }
 
@@ -739,7 +739,11 @@ impl FiguresBuilder {
                 // An emission's rows share their time and boundary: one stands for all.
                 self.immediate = match &self.emissions {
                     Some(emitted) => freshness(start, end, emitted.iter().map(|&(at, boundary, _)| (at, boundary))),
-                    None => freshness(start, end, appended.iter().map(|r| (r.emitted_at_ms, r.boundary_ms))),
+                    None => freshness(
+                        start,
+                        end,
+                        appended.iter().map(|r| (u64::from(r.emitted_at_ms), u64::from(r.boundary_ms))),
+                    ),
                 };
             }
             1 => {
@@ -750,9 +754,9 @@ impl FiguresBuilder {
                 for &(_, at, upto) in commits {
                     let newest = match laid_out {
                         Some(layout) => {
-                            layout.newest_within(seen, upto).map(|i| truth_appended[i as usize].boundary_ms)
+                            layout.newest_within(seen, upto).map(|i| u64::from(truth_appended[i as usize].boundary_ms))
                         }
-                        None => committed.rows()[seen..upto].iter().map(|r| r.boundary_ms).max(),
+                        None => committed.rows()[seen..upto].iter().map(|r| u64::from(r.boundary_ms)).max(),
                     };
                     if let Some(newest) = newest {
                         commit_visibility.push((at, newest));
@@ -772,7 +776,7 @@ impl FiguresBuilder {
                     .in_boundary_order
                     .get_or_init(|| truth_appended.windows(2).all(|w| w[0].boundary_ms <= w[1].boundary_ms))
                 {
-                    TruthCommitted::Prefix(truth_appended.partition_point(|r| r.boundary_ms <= newest_ms))
+                    TruthCommitted::Prefix(truth_appended.partition_point(|r| u64::from(r.boundary_ms) <= newest_ms))
                 } else {
                     match rows_up_to(truth_appended, newest_ms) {
                         Cow::Borrowed(prefix) => TruthCommitted::Prefix(prefix.len()),
@@ -983,7 +987,7 @@ fn window_total_before_crash(run: &Sim) -> Option<WindowTotal> {
     let rows = run.sinks().append_only.rows();
     // Rows are appended as the clock moves, so those written before the crash come first.
     debug_assert!(rows.is_sorted_by_key(|row| row.emitted_at_ms));
-    let last_before = rows.partition_point(|row| row.emitted_at_ms < r.crashed_at_ms).checked_sub(1)?;
+    let last_before = rows.partition_point(|row| u64::from(row.emitted_at_ms) < r.crashed_at_ms).checked_sub(1)?;
     let last = &rows[last_before];
     let window = last.window_start_ms;
     // The latest running total per product of that window, read back from the last row. Before
@@ -1001,7 +1005,7 @@ fn window_total_before_crash(run: &Sim) -> Option<WindowTotal> {
             order_count += u64::from(row.order_count);
         }
     }
-    Some(WindowTotal { window_start_ms: window, order_count, emitted_at_ms: last.emitted_at_ms })
+    Some(WindowTotal { window_start_ms: window.into(), order_count, emitted_at_ms: last.emitted_at_ms.into() })
 }
 
 /// Worst replay seen failure-free: a crash just before a checkpoint completes rewinds to the

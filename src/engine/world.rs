@@ -409,7 +409,7 @@ impl WorldIndex {
     }
 
     fn append_only_index(&self) -> &Prefix {
-        self.sinks.append_only.get_or_init(|| Prefix::new(&self.append_only, |_, r| r.emitted_at_ms))
+        self.sinks.append_only.get_or_init(|| Prefix::new(&self.append_only, |_, r| u64::from(r.emitted_at_ms)))
     }
 
     fn committed_index(&self) -> &Prefix {
@@ -429,7 +429,7 @@ impl WorldIndex {
     /// Rows of the append-only and committed tables visible at `t`: written by then, and
     /// committed by then.
     fn rows_visible_at(&self, t: u64) -> (usize, usize) {
-        let appended = self.append_only.partition_point(|r| r.emitted_at_ms <= t);
+        let appended = self.append_only.partition_point(|r| u64::from(r.emitted_at_ms) <= t);
         let commits = self.commits.partition_point(|&(_, at, _)| at <= t);
         let committed = commits.checked_sub(1).map_or(0, |i| self.commits[i].2);
         (appended, committed)

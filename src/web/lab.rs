@@ -508,12 +508,12 @@ impl Lab {
             .tables
             .read(design)
             .iter()
-            .filter(|r| r.window_start_ms == window)
+            .filter(|r| u64::from(r.window_start_ms) == window)
             .map(|r| SinkRow {
                 product_id: r.product_id,
-                window_start: ClockTime(r.window_start_ms).to_string(),
+                window_start: ClockTime(r.window_start_ms.into()).to_string(),
                 order_count: r.order_count,
-                emitted_at: ClockTime(r.emitted_at_ms).to_string(),
+                emitted_at: ClockTime(r.emitted_at_ms.into()).to_string(),
             })
             .collect();
         to_js(&rows)

@@ -27,7 +27,7 @@ fn wins(row: &Row, best: &Row) -> bool {
 fn read_sparse(rows: &[Row]) -> Vec<Row> {
     let mut latest: BTreeMap<u64, Vec<Option<Row>>> = BTreeMap::new();
     for row in rows {
-        let slots = latest.entry(row.window_start_ms).or_default();
+        let slots = latest.entry(u64::from(row.window_start_ms)).or_default();
         let i = row.product_id as usize;
         if slots.len() <= i {
             slots.resize(i + 1, None);

@@ -43,13 +43,13 @@ impl TruthEmissions {
         let mut finder = keys.finder();
         for (i, row) in truth.iter().enumerate() {
             match boundaries.last() {
-                Some(&last) if last == row.boundary_ms => {}
-                Some(&last) if last > row.boundary_ms => return None,
+                Some(&last) if last == u64::from(row.boundary_ms) => {}
+                Some(&last) if last > u64::from(row.boundary_ms) => return None,
                 Some(_) => {
                     ends.push(i as u32);
-                    boundaries.push(row.boundary_ms);
+                    boundaries.push(row.boundary_ms.into());
                 }
-                None => boundaries.push(row.boundary_ms),
+                None => boundaries.push(row.boundary_ms.into()),
             }
             slot_starts[finder.slot(row) + 1] += 1;
         }

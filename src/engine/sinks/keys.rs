@@ -37,13 +37,13 @@ impl KeyIndex {
         for table in tables {
             rows += table.len();
             let Some(first) = table.first() else { continue };
-            let mut last_start_ms = first.window_start_ms;
+            let mut last_start_ms = u64::from(first.window_start_ms);
             note_window(&mut windows, last_start_ms);
             let mut largest_product = 0;
             for row in table.iter() {
                 // Consecutive rows mostly share a window: only a change of window is looked up.
-                if row.window_start_ms != last_start_ms {
-                    last_start_ms = row.window_start_ms;
+                if u64::from(row.window_start_ms) != last_start_ms {
+                    last_start_ms = u64::from(row.window_start_ms);
                     note_window(&mut windows, last_start_ms);
                 }
                 largest_product = largest_product.max(row.product_id);
@@ -195,7 +195,7 @@ struct KeySeen {
     /// A count did not exceed the one before it.
     repeats: bool,
     /// The newest row so far: its (emitted_at, order_count) and position.
-    emitted_at_ms: u64,
+    emitted_at_ms: u32,
     order_count: u32,
     at: u32,
 }
@@ -284,9 +284,10 @@ pub struct SlotFinder<'a> {
 impl SlotFinder<'_> {
     /// The slot of `row`, a row of one of the indexed tables.
     pub fn slot(&mut self, row: &Row) -> usize {
-        if row.window_start_ms != self.last_start_ms {
-            self.last_window = self.index.windows.binary_search(&row.window_start_ms).expect("an indexed window");
-            self.last_start_ms = row.window_start_ms;
+        if u64::from(row.window_start_ms) != self.last_start_ms {
+            self.last_window =
+                self.index.windows.binary_search(&u64::from(row.window_start_ms)).expect("an indexed window");
+            self.last_start_ms = u64::from(row.window_start_ms);
         }
         debug_assert!((row.product_id as usize) < self.index.products, "an indexed product");
         self.last_window * self.index.products + row.product_id as usize
@@ -318,7 +319,7 @@ mod tests {
         }
     }
 
-    fn row(product_id: u32, window_start_ms: u64, order_count: u32, emitted_at_ms: u64) -> Row {
+    fn row(product_id: u32, window_start_ms: u32, order_count: u32, emitted_at_ms: u32) -> Row {
         Row { product_id, window_start_ms, order_count, emitted_at_ms, boundary_ms: 0, attempt: 1, epoch: 1 }
     }
 
@@ -338,7 +339,7 @@ mod tests {
                 let slot = (product as usize + window as usize) % 64;
                 counts[slot] += start + rng.below(3) as u32;
                 at += rng.below(3);
-                rows.push(row(product, window, counts[slot], at));
+                rows.push(row(product, window, counts[slot], at as u32));
             }
         }
         rows

@@ -19,22 +19,29 @@ use super::clock::ClockTime;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Row {
     pub product_id: u32,
-    pub window_start_ms: u64,
+    pub window_start_ms: u32,
     pub order_count: u32,
     /// Processing time the operator emitted the row (ms since midnight).
-    pub emitted_at_ms: u64,
+    pub emitted_at_ms: u32,
     /// Event-time boundary the running total is complete up to.
-    pub boundary_ms: u64,
+    pub boundary_ms: u32,
     /// Which job attempt wrote it (1 for the first run, 2 after the first restart, ...).
     pub attempt: u32,
     /// The checkpoint epoch (transaction) the row belongs to.
     pub epoch: u64,
 }
 
+/// A time (ms since midnight) as a row keeps it, in 32 bits: a scenario starts within a day and
+/// lasts at most a day, and a run is drained for at most a day more (49 days fit).
+#[inline]
+pub fn row_ms(ms: u64) -> u32 {
+    u32::try_from(ms).expect("a row's times fit 32 bits")
+}
+
 impl Row {
     /// The row's content without when and by whom it was written.
     pub fn content(&self) -> (u32, u64, u32) {
-        (self.product_id, self.window_start_ms, self.order_count)
+        (self.product_id, u64::from(self.window_start_ms), self.order_count)
     }
 
     /// The content packed into one integer, for fast sorting and comparing.
@@ -47,9 +54,9 @@ impl Row {
         format!(
             "{},{},{},{}",
             self.product_id,
-            ClockTime(self.window_start_ms),
+            ClockTime(self.window_start_ms.into()),
             self.order_count,
-            ClockTime(self.emitted_at_ms)
+            ClockTime(self.emitted_at_ms.into())
         )
     }
 }

@@ -26,7 +26,7 @@ impl UpsertSink {
             let window_start_ms = rows[i].window_start_ms;
             // Rows come grouped by window: a run of them shares one lookup.
             let run = rows[i..].iter().position(|r| r.window_start_ms != window_start_ms).unwrap_or(rows.len() - i);
-            let slots = self.window_slots(window_start_ms);
+            let slots = self.window_slots(window_start_ms.into());
             for (k, row) in rows[i..i + run].iter().enumerate() {
                 let p = row.product_id as usize;
                 if slots.len() <= p {
@@ -99,7 +99,7 @@ impl UpsertSink {
 mod tests {
     use super::*;
 
-    fn row(product_id: u32, window_start_ms: u64, order_count: u32) -> Row {
+    fn row(product_id: u32, window_start_ms: u32, order_count: u32) -> Row {
         Row { product_id, window_start_ms, order_count, emitted_at_ms: 0, boundary_ms: 0, attempt: 1, epoch: 1 }
     }
 
