@@ -29,9 +29,9 @@ enum ProductIds {
 
 /// Most log numbers whose product id is kept (one or two bytes each).
 const MAX_KEPT_PRODUCT_IDS: u64 = 16_000_000;
-/// Most (product, count) entries kept over all emit periods (16 bytes each, with the running
-/// total beside the count).
-const MAX_PERIOD_COUNTS: u64 = 4_000_000;
+/// Most (product, count) entries kept over all emit periods (12 bytes each: the product, its
+/// count and its running total; 60 MB at most).
+const MAX_PERIOD_COUNTS: u64 = 5_000_000;
 
 /// The settings the data plane depends on: two configurations with the same key count the same.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,13 +74,14 @@ pub struct DataPlane {
     first_log_number: u64,
     /// Log numbers where each built period ends.
     period_ends: Vec<u64>,
-    /// Where each period's entries start in `counts` and `totals`; one more entry than periods.
+    /// Where each period's entries start in `totals` and `counts`; one more entry than periods.
     counts_at: Vec<u32>,
-    /// (product, orders) of each period, in product order.
-    counts: Vec<(u32, u32)>,
     /// (product, running total in its window) of each period's products, in product order: the
     /// emission at the period's end when every period of the window before it was counted too.
+    /// The period being counted holds its products here in the order they arrived.
     totals: Vec<(u32, u32)>,
+    /// The orders each of those products brought in its period.
+    counts: Vec<u32>,
     /// Running totals per product of the window being counted.
     window_totals: Vec<u32>,
     product_ids: ProductIds,
@@ -117,8 +118,8 @@ impl DataPlane {
             first_log_number: config.start_offset,
             period_ends: Vec::with_capacity(periods as usize),
             counts_at: vec![0],
-            counts: Vec::new(),
             totals: Vec::new(),
+            counts: Vec::new(),
             window_totals: vec![0; config.products as usize],
             product_ids,
             counted_to: config.start_offset,
@@ -160,7 +161,7 @@ impl DataPlane {
                 }
                 let slot = &mut self.open_counts[product as usize];
                 if *slot == 0 {
-                    self.counts.push((product, 0));
+                    self.totals.push((product, 0));
                 }
                 *slot += 1;
             }
@@ -173,16 +174,17 @@ impl DataPlane {
             if self.resets_window(boundary_ms) {
                 self.window_totals.iter_mut().for_each(|t| *t = 0);
             }
-            let period = &mut self.counts[first_entry..];
+            let period = &mut self.totals[first_entry..];
             period.sort_unstable_by_key(|&(product, _)| product);
-            for entry in period {
-                entry.1 = std::mem::take(&mut self.open_counts[entry.0 as usize]);
-                let total = &mut self.window_totals[entry.0 as usize];
-                *total += entry.1;
-                self.totals.push((entry.0, *total));
+            for (product, total) in period {
+                let orders = std::mem::take(&mut self.open_counts[*product as usize]);
+                let window_total = &mut self.window_totals[*product as usize];
+                *window_total += orders;
+                *total = *window_total;
+                self.counts.push(orders);
             }
             self.period_ends.push(end);
-            self.counts_at.push(self.counts.len() as u32);
+            self.counts_at.push(self.totals.len() as u32);
         }
     }
 
@@ -198,13 +200,18 @@ impl DataPlane {
         (built as f64 / end as f64).min(1.0)
     }
 
-    /// The (product, orders) of the emit period ending at `boundary_ms`, if counted and if the
-    /// period is exactly the log numbers `[first, end)`.
+    /// The (product, orders) of the emit period ending at `boundary_ms`, in product order, if
+    /// counted and if the period is exactly the log numbers `[first, end)`.
     #[inline]
-    pub fn period(&self, boundary_ms: u64, first: u64, end: u64) -> Option<&[(u32, u32)]> {
+    pub fn period(&self, boundary_ms: u64, first: u64, end: u64) -> Option<impl Iterator<Item = (u32, u32)> + '_> {
         let (k, period_start, period_end) = self.bounds(boundary_ms)?;
-        (first == period_start && end == period_end)
-            .then(|| &self.counts[self.counts_at[k] as usize..self.counts_at[k + 1] as usize])
+        let entries = self.counts_at[k] as usize..self.counts_at[k + 1] as usize;
+        (first == period_start && end == period_end).then(|| {
+            self.totals[entries.clone()]
+                .iter()
+                .zip(&self.counts[entries])
+                .map(|(&(product, _), &orders)| (product, orders))
+        })
     }
 
     /// The running totals the period ending at `boundary_ms` brings to its window's products, if
@@ -273,7 +280,7 @@ impl DataPlane {
             ProductIds::Wide(ids) => 2 * ids.len() as u64,
             ProductIds::NotKept => 0,
         };
-        ids + 16 * self.counts.len() as u64 + 12 * self.period_ends.len() as u64
+        ids + 12 * self.counts.len() as u64 + 12 * self.period_ends.len() as u64
     }
 }
 
@@ -299,7 +306,7 @@ mod tests {
             }
         }
         expected.sort_unstable();
-        assert_eq!(period, &expected[..]);
+        assert_eq!(period.collect::<Vec<_>>(), expected);
         assert!(plane.period(boundary_ms, first + 1, end).is_none(), "only a whole period");
     }
 

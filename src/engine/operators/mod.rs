@@ -12,8 +12,8 @@ use super::data_plane::DataPlane;
 use super::source::SourceLog;
 
 /// Adds a whole period's orders per product to `bucket`.
-fn add_period(bucket: &mut Bucket, period: &[(u32, u32)]) {
-    for &(product, orders) in period {
+fn add_period(bucket: &mut Bucket, period: impl Iterator<Item = (u32, u32)>) {
+    for (product, orders) in period {
         bucket.count(product, orders);
     }
 }
