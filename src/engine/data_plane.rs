@@ -172,7 +172,7 @@ impl DataPlane {
             }
             let first_entry = *self.counts_at.last().expect("one entry more than periods") as usize;
             if self.resets_window(boundary_ms) {
-                self.window_totals.iter_mut().for_each(|t| *t = 0);
+                self.window_totals.fill(0);
             }
             let period = &mut self.totals[first_entry..];
             period.sort_unstable_by_key(|&(product, _)| product);
@@ -235,11 +235,9 @@ impl DataPlane {
     /// its periods since the plane's window started brought. Products they did not bring are
     /// left as they are.
     pub fn window_totals_into(&self, window_start_ms: u64, through_ms: u64, totals: &mut [u32]) {
-        // The window's first boundary: the first one past its start.
-        let mut boundary_ms = match window_start_ms.checked_sub(self.first_boundary_ms) {
-            None => self.first_boundary_ms,
-            Some(since) => self.first_boundary_ms + (since / self.emit_every_ms + 1) * self.emit_every_ms,
-        };
+        // The window's first boundary (the first past its start), or the plane's first.
+        let mut boundary_ms =
+            WindowState::new(window_start_ms, self.emit_every_ms).next_boundary_ms.max(self.first_boundary_ms);
         while boundary_ms <= through_ms {
             for &(product, total) in self.emission(boundary_ms).expect("a window's emissions are counted") {
                 totals[product as usize] = total;

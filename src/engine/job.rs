@@ -304,17 +304,18 @@ impl Job {
     /// Emits every emit boundary the watermark (and the clock) has passed into all sinks, the rows
     /// belonging to `epoch`: one trace event per boundary that changed keys.
     pub fn emit(&mut self, now_ms: u64, watermark_log_number: u64, epoch: u64, trace: &mut Trace) {
-        let attempt = self.attempt;
+        let (attempt, emitted_at_ms) = (self.attempt, row_ms(now_ms));
         let Job { state, sinks, log, shape, data_plane, .. } = self;
         state.emit_ready(watermark_log_number, now_ms, log, shape, data_plane.as_deref(), |e| {
+            let (window_start_ms, boundary_ms) = (row_ms(e.window_start_ms), row_ms(e.boundary_ms));
             sinks.write_emission(
                 now_ms,
                 e.totals.iter().map(|&(product_id, order_count)| Row {
                     product_id,
-                    window_start_ms: row_ms(e.window_start_ms),
+                    window_start_ms,
                     order_count,
-                    emitted_at_ms: row_ms(now_ms),
-                    boundary_ms: row_ms(e.boundary_ms),
+                    emitted_at_ms,
+                    boundary_ms,
                     attempt,
                     epoch,
                 }),

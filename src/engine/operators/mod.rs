@@ -305,7 +305,6 @@ impl JobState {
                 // plane's running totals are the emission, and nothing is added.
                 let previous_ms = boundary - shape.emit_every_ms;
                 let emission = if bucket.from_plane && window.plane_through_ms == Some(previous_ms) {
-                    bucket.from_plane = false;
                     window.plane_through_ms = Some(boundary);
                     let plane = plane.expect("a bucket takes a period from the plane it counts from");
                     plane.emission(boundary).expect("counted")

@@ -170,16 +170,6 @@ impl CommittedRows {
         self.len == 0
     }
 
-    /// The ranges of the append-only table the rows are, in commit order.
-    pub fn ranges(&self) -> &[Range<usize>] {
-        &self.ranges
-    }
-
-    /// The append-only table the ranges index.
-    pub fn appended(&self) -> &[Row] {
-        &self.appended
-    }
-
     /// The committed rows [seen, upto) as pieces of the append-only table, in order.
     pub fn pieces(&self, seen: usize, upto: usize) -> Vec<Range<usize>> {
         let mut pieces = Vec::new();
