@@ -491,10 +491,15 @@ class LabView {
     this.progressBar = el("div", { class: "running", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "100", "aria-valuenow": "0", hidden: "", "aria-label": "Simulating" }, this.progressFill);
     this.exercisePanel = el("section", { class: "exercise", hidden: "" });
 
-    const css = el("link", { rel: "stylesheet", href: new URL("./checkpoint-lab.css", import.meta.url).href });
+    // A page may have written the first screen into its HTML (a declarative shadow root, see the
+    // README's "The first screen"): its stylesheet, loaded already, is kept, and the rest of it
+    // gives way to this view in the same task, so nothing moves or flashes.
+    const href = new URL("./checkpoint-lab.css", import.meta.url).href;
+    const written = [...this.shadow.querySelectorAll("link[rel=stylesheet]")].find((link) => link.href === href);
+    const css = written ?? el("link", { rel: "stylesheet", href });
     // Charts are drawn once the styles have arrived: before that a canvas has no CSS size, and
     // sizing its backing store from its own box would grow it at every draw.
-    this.stylesReady = false;
+    this.stylesReady = Boolean(written?.sheet);
     const stylesArrived = () => {
       if (this.stylesReady) return;
       this.stylesReady = true;
@@ -519,7 +524,9 @@ class LabView {
     // without answering input.
     this.root.inert = true;
     this.root.setAttribute("aria-busy", "true");
-    this.shadow.replaceChildren(css, this.root);
+    for (const node of [...this.shadow.childNodes]) if (node !== written) node.remove();
+    // The written stylesheet stays where it is: moved, it would be loaded and applied again.
+    this.shadow.append(...(written ? [] : [css]), this.root);
 
     for (const control of Object.values(c)) {
       control.input.addEventListener(control.input.tagName === "SELECT" ? "change" : "input", () => this.schedule("input"));
@@ -1440,7 +1447,9 @@ export class CheckpointLabElement extends ElementBase {
 
   constructor() {
     super();
-    this.attachShadow({ mode: "open" });
+    // A first screen the page wrote as a declarative shadow root is this element's shadow root
+    // already; the view replaces it when it is built (see LabView.build).
+    if (!this.shadowRoot) this.attachShadow({ mode: "open" });
   }
 
   async connectedCallback() {

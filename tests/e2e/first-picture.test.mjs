@@ -1,15 +1,20 @@
-// End to end in headless Chromium: the element shows its first screen before the engine's module
-// has loaded. Its controls stand at the defaults with their readouts, inert; the lesson page's
-// picture of the pipeline view stands where the engine will draw it, in the page's theme, and
-// goes once the canvas is drawn. A shared link never shows it, and a module that cannot load is
-// said on the page.
+// End to end in headless Chromium: the lesson page holds the element's first screen in its HTML
+// (a declarative shadow root) with the pipeline view of the default scenario inline, so the
+// browser paints both before any script runs. Its controls stand at the defaults with their
+// readouts, inert; the picture stands where the engine will draw the pipeline view, in the page's
+// theme, and goes once the canvas is drawn. The written screen is what the element builds
+// (scripts/first-screen.mjs writes it, and fails this suite when stale). A shared link never
+// shows it, and a module that cannot load is said on the page.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import crypto from "node:crypto";
+import fs from "node:fs";
 import { serve, launch, shotPath } from "./harness.mjs";
+import { firstScreenBlock, writtenBlock, SOURCE_ROUTES, PAGE } from "../../scripts/first-screen.mjs";
 
 let server, base, browser;
 before(async () => {
-  ({ server, base } = await serve());
+  ({ server, base } = await serve(SOURCE_ROUTES));
   browser = await launch();
 });
 after(async () => {
@@ -31,7 +36,7 @@ async function heldBack(url, { colorScheme = "light", fail = false } = {}) {
     else await route.continue();
   });
   await page.goto(url);
-  await page.waitForFunction(() => document.querySelector("checkpoint-lab")?.shadowRoot?.querySelector(".lab"));
+  await page.waitForFunction(() => document.querySelector("checkpoint-lab")?.shadowRoot?.querySelector(".lab:not(.first-screen)"));
   return { page, errors, release };
 }
 
@@ -42,12 +47,13 @@ function firstScreen(page) {
     const lab = document.querySelector("checkpoint-lab");
     const root = lab.shadowRoot.querySelector(".lab");
     const slot = lab.shadowRoot.querySelector("slot.first-picture");
-    const shown = slot?.assignedElements().find((img) => img.getBoundingClientRect().width > 0);
+    const shown = slot?.assignedElements().find((picture) => picture.getBoundingClientRect().width > 0);
     const box = (e) => { const r = e?.getBoundingClientRect(); return r && [r.x, r.y, r.width, r.height].map(Math.round); };
     return {
       inert: root.inert,
       busy: root.getAttribute("aria-busy"),
-      picture: shown ? { theme: shown.dataset.theme, loaded: shown.complete && shown.naturalWidth > 0, box: box(shown) } : null,
+      written: root.classList.contains("first-screen"),
+      picture: shown ? { theme: shown.dataset.theme, box: box(shown) } : null,
       canvas: box(lab.shadowRoot.querySelector("[data-chart=pipeline]")),
       readouts: [...lab.shadowRoot.querySelectorAll(".controls .readout")].slice(0, 3).map((o) => o.textContent),
       thumbs: ["interval", "state-size", "crash-at"].map((n) => lab.shadowRoot.querySelector(`[data-control=${n}]`).value),
@@ -58,22 +64,15 @@ function firstScreen(page) {
 
 test("before the engine loads: the first screen at the defaults, the page's picture over the pipeline canvas", async () => {
   const { page, errors, release } = await heldBack(`${base}/index.html`);
-  await page.waitForFunction(() => {
-    const img = document.querySelector("img[data-theme=light]");
-    return img.complete && img.naturalWidth > 0;
-  });
   const before = await firstScreen(page);
   await page.screenshot({ path: shotPath("first-screen-before-engine.png") });
   assert.equal(before.inert, true, "the controls do not answer before the engine can run");
   assert.equal(before.busy, "true");
-  assert.equal(before.picture?.theme, "light");
-  assert.ok(before.picture.loaded, "the picture is painted");
+  assert.equal(before.written, false, "the element's own view replaced the page's");
+  assert.equal(before.picture?.theme, "light", "the light picture, and only it, is shown");
   assert.deepEqual(before.picture.box, before.canvas, "the picture covers the canvas's box exactly");
   assert.deepEqual(before.readouts, ["30 s", "2 GB", "10:00:45 (+45 s)"]);
   assert.equal(before.cursor, "10:00:45");
-  // The dark picture is neither shown nor fetched in the light theme.
-  const dark = await page.evaluate(() => performance.getEntriesByType("resource").some((e) => e.name.endsWith("first-picture-dark.svg")));
-  assert.equal(dark, false, "the dark picture loads only where it is shown");
 
   release();
   await page.waitForSelector("body[data-ready=true]", { state: "attached" });
@@ -99,10 +98,6 @@ test("before the engine loads: the first screen at the defaults, the page's pict
 
 test("the dark theme shows the dark picture", async () => {
   const { page, release } = await heldBack(`${base}/index.html`, { colorScheme: "dark" });
-  await page.waitForFunction(() => {
-    const img = document.querySelector("img[data-theme=dark]");
-    return img.complete && img.naturalWidth > 0;
-  });
   const screen = await firstScreen(page);
   assert.equal(screen.picture?.theme, "dark");
   release();
@@ -126,10 +121,72 @@ test("a shared link, another theme or a narrow page never shows the default scen
   const gate = new Promise((resolve) => (release = resolve));
   await page.route("**/checkpoint_lab_bg.wasm", async (route) => { await gate; await route.continue(); });
   await page.goto(`${base}/index.html`);
-  await page.waitForFunction(() => document.querySelector("checkpoint-lab")?.shadowRoot?.querySelector(".lab"));
+  await page.waitForFunction(() => document.querySelector("checkpoint-lab")?.shadowRoot?.querySelector(".lab:not(.first-screen)"));
   assert.equal((await firstScreen(page)).picture, null, "the compact layout has no wide picture");
   release();
   await page.close();
+});
+
+/// The lesson page with no script but its inline one: what the browser paints from the HTML alone.
+async function withoutModules(url, { width = 1280, colorScheme = "light" } = {}) {
+  const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme });
+  const errors = [];
+  page.on("console", (msg) => { if (msg.type() === "error" && !msg.text().startsWith("Failed to load resource")) errors.push(msg.text()); });
+  await page.route("**/*.js", (route) => route.abort());
+  await page.goto(url);
+  return { page, errors };
+}
+
+test("from the HTML alone, before any module runs: the first screen at the defaults and the picture over the canvas's box", async () => {
+  for (const [colorScheme, theme] of [["light", "light"], ["dark", "dark"]]) {
+    const { page, errors } = await withoutModules(`${base}/index.html`, { colorScheme });
+    const screen = await firstScreen(page);
+    await page.screenshot({ path: shotPath(`first-screen-html-${theme}.png`) });
+    assert.equal(screen.written, true, "the page's own first screen");
+    assert.equal(screen.inert, true);
+    assert.equal(screen.picture?.theme, theme, `the ${theme} picture, and only it`);
+    assert.deepEqual(screen.picture.box, screen.canvas, "the picture covers the canvas's box exactly");
+    assert.deepEqual(screen.readouts, ["30 s", "2 GB", "10:00:45 (+45 s)"]);
+    const background = await page.evaluate(() => getComputedStyle(document.querySelector("checkpoint-lab").shadowRoot.querySelector(".lab")).backgroundColor);
+    assert.equal(background, theme === "dark" ? "rgb(24, 26, 31)" : "rgb(255, 255, 255)", "the component's styles, in the reader's theme");
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.sharedLink), undefined);
+    assert.deepEqual(errors, [], "the inline script runs under the page's policy");
+    await page.close();
+  }
+  // The written view's thumbs are where the element puts them.
+  const { page, release } = await heldBack(`${base}/index.html`);
+  const built = await firstScreen(page);
+  release();
+  await page.close();
+  const { page: html } = await withoutModules(`${base}/index.html`);
+  const written = await firstScreen(html);
+  await html.close();
+  assert.deepEqual(written.thumbs, built.thumbs);
+  assert.deepEqual(written.readouts, built.readouts);
+  assert.deepEqual(written.canvas, built.canvas, "the written screen lays out as the element's");
+  assert.deepEqual(written.picture.box, built.picture.box);
+});
+
+test("a shared link hides the page's first screen, its space kept, until the element has built its own", async () => {
+  const { page, errors } = await withoutModules(`${base}/index.html#interval=5s`);
+  const state = await page.evaluate(() => {
+    const lab = document.querySelector("checkpoint-lab");
+    return { link: document.documentElement.dataset.sharedLink, visibility: getComputedStyle(lab).visibility, height: lab.getBoundingClientRect().height };
+  });
+  assert.equal(state.link, "", "the inline script marked the link");
+  assert.equal(state.visibility, "hidden");
+  assert.ok(state.height > 500, `the space is kept (${state.height} px)`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("the page's first screen is what the element builds, and the inline script is the one the policy names", async () => {
+  const html = fs.readFileSync(PAGE, "utf8");
+  const expected = await firstScreenBlock(browser, base);
+  assert.ok(writtenBlock(html) === expected, "index.html's first screen is stale: run node scripts/first-screen.mjs");
+  const script = html.match(/<script>([^<]*)<\/script>/)[1];
+  const hash = crypto.createHash("sha256").update(script).digest("base64");
+  assert.ok(html.includes(`'sha256-${hash}'`), `the policy names the inline script's hash 'sha256-${hash}'`);
 });
 
 test("an engine module that cannot load is said on the page", async () => {
