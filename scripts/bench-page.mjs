@@ -60,7 +60,7 @@ function watchFirstScreen() {
 /// by then, else the end of the first frame after both; without a written first screen, the Element Timing entry
 /// of a picture in the slot, or the first chart's time if the page shows none), the
 /// first chart drawn and all of them, every file requested before the first chart and before the
-/// picture, and whether the component's styles had arrived by the first paint.
+/// picture.
 async function firstLoad() {
   const nav = performance.getEntriesByType("navigation")[0];
   const view = document.querySelector("checkpoint-lab").view;
@@ -78,8 +78,6 @@ async function firstLoad() {
   return {
     picture: painted - nav.startTime, first: view.firstChartAt - nav.startTime, all: view.firstDrawnAt - nav.startTime,
     files: before(view.firstChartAt), pictureFiles: before(painted),
-    // The browser painted the written screen before its stylesheet was in.
-    unstyled: parsed !== undefined && parsed <= fcp && styled > fcp,
   };
 }
 const browser = await launch();
@@ -103,7 +101,7 @@ for (let i = 0; i < LOADS; i++) {
     }).observe(document.documentElement, { attributes: true, subtree: true, attributeFilter: ["data-ready"] });
   }));
   const load = await fresh.evaluate(firstLoad);
-  loads.push([load.first, load.all, load.picture, load.unstyled]);
+  loads.push([load.first, load.all, load.picture]);
   firstFiles = load.files;
   pictureFiles = load.pictureFiles;
   await context.close();
@@ -302,7 +300,6 @@ console.log(`| wasm: default scenario, engine and report | ${fmt(wasmRun.whole)}
 const firstChart = loads.map((l) => l[0]), allCharts = loads.map((l) => l[1]), picture = loads.map((l) => l[2]);
 const firstP50 = quantile(firstChart, 0.5), pictureP50 = quantile(picture, 0.5);
 console.log(`| navigation → first picture: the page's first screen with the pipeline view of the default scenario, in its HTML, painted before any script runs (${loads.length} cold loads) | ${fmt(pictureP50)} | | ${fmt(Math.max(...picture))} | p50 ${against(pictureP50, TARGET.firstChart, "ms")} |`);
-console.log(`| … loads whose first paint showed the written screen before its styles were in | ${loads.filter((l) => l[3]).length} of ${loads.length} | | | none ${loads.some((l) => l[3]) ? "✗" : "✓"} |`);
 console.log(`| … the floor: the lesson's text alone, no script, navigation → first paint (${floor.length} cold loads) | ${fmt(quantile(floor, 0.5))} | | ${fmt(Math.max(...floor))} | |`);
 console.log(`| navigation → first chart drawn by the engine | ${fmt(firstP50)} | | ${fmt(Math.max(...firstChart))} | p50 ${against(firstP50, TARGET.firstChart, "ms")} |`);
 console.log(`| on a slow network (150 ms round trips, 1.6 Mbit/s), navigation → first picture / first chart drawn by the engine (${slow.length} cold loads) | ${fmt(quantile(slow.map((l) => l[0]), 0.5))} / ${fmt(quantile(slow.map((l) => l[1]), 0.5))} | | | |`);

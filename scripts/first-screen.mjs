@@ -1,8 +1,8 @@
 // The lesson page's first screen, written into index.html so the browser paints it before any
 // script has run: the element's view at the defaults as the element builds it (a declarative
 // shadow root, its controls inert), and the pipeline view of the default scenario as the chart
-// code draws it (www/first-picture.svg and its dark twin, kept current by tests/generated.rs),
-// inline in the element's "first-picture" slot. The element replaces the written view with its
+// code draws it (www/first-picture.svg, kept current by tests/generated.rs), inline in the
+// element's "first-picture" slot; its dark twin is an image loaded only in the dark theme. The element replaces the written view with its
 // own once its module has run. tests/e2e/first-picture.test.mjs checks the block is current.
 //   node scripts/first-screen.mjs        (after scripts/build-wasm.sh) rewrites the block
 import fs from "node:fs";
@@ -62,7 +62,9 @@ export async function firstScreenBlock(browser, base) {
     BEGIN,
     `<template shadowrootmode="open">${markup}</template>`,
     inlinePicture("first-picture.svg", "light"),
-    inlinePicture("first-picture-dark.svg", "dark"),
+    // The dark picture as an image loaded only where it is shown: inline, it would be parsed
+    // before every first paint, in the light theme too, and hold it back (BENCHMARKS.md).
+    '<img slot="first-picture" data-theme="dark" src="www/first-picture-dark.svg" width="1052" height="330" alt="" loading="lazy">',
     END,
   ].join("\n");
 }

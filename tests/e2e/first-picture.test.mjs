@@ -73,6 +73,9 @@ test("before the engine loads: the first screen at the defaults, the page's pict
   assert.deepEqual(before.picture.box, before.canvas, "the picture covers the canvas's box exactly");
   assert.deepEqual(before.readouts, ["30 s", "2 GB", "10:00:45 (+45 s)"]);
   assert.equal(before.cursor, "10:00:45");
+  // The dark picture is neither shown nor fetched in the light theme.
+  const dark = await page.evaluate(() => performance.getEntriesByType("resource").some((e) => e.name.endsWith("first-picture-dark.svg")));
+  assert.equal(dark, false, "the dark picture loads only where it is shown");
 
   release();
   await page.waitForSelector("body[data-ready=true]", { state: "attached" });
