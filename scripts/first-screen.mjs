@@ -2,9 +2,12 @@
 // script has run: the element's view at the defaults as the element builds it (a declarative
 // shadow root, its controls inert), and the pipeline view of the default scenario as the chart
 // code draws it (www/first-picture.svg, kept current by tests/generated.rs), inline in the
-// element's "first-picture" slot; its dark twin is an image loaded only in the dark theme. The element replaces the written view with its
+// element's "first-picture" slot; its dark twin is an image loaded only in the dark theme. The
+// component's styles are written in too, so nothing is fetched before the first paint but the
+// page's own stylesheet, and the page's policy names them, and its inline script, by hash. The element replaces the written view with its
 // own once its module has run. tests/e2e/first-picture.test.mjs checks the block is current.
 //   node scripts/first-screen.mjs        (after scripts/build-wasm.sh) rewrites the block
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,11 +37,38 @@ function viewMarkup() {
   }
   for (const option of root.querySelectorAll("option")) option.toggleAttribute("selected", option.selected);
   for (const node of root.querySelectorAll("[style]")) node.removeAttribute("style");
-  for (const link of root.querySelectorAll("link[rel=stylesheet]")) link.setAttribute("href", new URL(link.href).pathname.slice(1));
+  // The styles, written in by the caller: no stylesheet to fetch before the first paint.
+  for (const link of root.querySelectorAll("link[rel=stylesheet]")) link.replaceWith(document.createComment("styles"));
   const view = root.querySelector(".lab");
   view.classList.remove("dark");
   view.classList.add("first-screen");
   return root.innerHTML;
+}
+
+/// The component's styles, as the first screen holds them: checkpoint-lab.css, which the page's
+/// Content-Security-Policy allows by its hash (see policyHashes).
+function styles() {
+  const css = fs.readFileSync(path.join(ROOT, "www", "checkpoint-lab.css"), "utf8");
+  if (css.includes("</")) throw new Error("checkpoint-lab.css must not hold \"</\" to be written into a <style>");
+  return css;
+}
+
+/// The hashes the page's policy must name: its inline script and styles, each 'sha256-…'.
+export function policyHashes(html) {
+  // Scripts without a src, and every <style>.
+  const inline = [...html.matchAll(/<(script|style)((?: [^>]*)?)>([\s\S]*?)<\/\1>/g)]
+    .filter(([, , attributes]) => !/\ssrc=/.test(attributes))
+    .map(([all, kind, , text]) => [all, kind, text]);
+  return inline.map(([, kind, text]) => ({ kind, hash: `'sha256-${crypto.createHash("sha256").update(text).digest("base64")}'` }));
+}
+
+/// The page with its policy naming exactly the hashes of its inline scripts and styles.
+export function withPolicy(html) {
+  const hashes = policyHashes(html);
+  const named = (kind) => hashes.filter((h) => h.kind === kind).map((h) => ` ${h.hash}`).join("");
+  return html
+    .replace(/script-src 'self' 'wasm-unsafe-eval'[^;"]*/, `script-src 'self' 'wasm-unsafe-eval'${named("script")}`)
+    .replace(/style-src 'self'[^;"]*/, `style-src 'self'${named("style")}`);
 }
 
 /// An inline picture for the slot: the SVG file's markup, scaled into the canvas's box from its
@@ -60,7 +90,7 @@ export async function firstScreenBlock(browser, base) {
   await page.close();
   return [
     BEGIN,
-    `<template shadowrootmode="open">${markup}</template>`,
+    `<template shadowrootmode="open">${markup.replace("<!--styles-->", () => `<style data-styles="checkpoint-lab">${styles()}</style>`)}</template>`,
     inlinePicture("first-picture.svg", "light"),
     // The dark picture as an image loaded only where it is shown: inline, it would be parsed
     // before every first paint, in the light theme too, and hold it back (BENCHMARKS.md).
@@ -80,7 +110,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const html = fs.readFileSync(PAGE, "utf8");
     const written = writtenBlock(html);
     if (!written) throw new Error(`index.html has no block ${BEGIN} … ${END}`);
-    fs.writeFileSync(PAGE, html.replace(written, () => block));
+    fs.writeFileSync(PAGE, withPolicy(html.replace(written, () => block)));
     console.log(`index.html: first screen written (${block.length} characters)`);
   } finally {
     await browser.close();

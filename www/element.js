@@ -492,10 +492,12 @@ class LabView {
     this.exercisePanel = el("section", { class: "exercise", hidden: "" });
 
     // A page may have written the first screen into its HTML (a declarative shadow root, see the
-    // README's "The first screen"): its stylesheet, loaded already, is kept, and the rest of it
-    // gives way to this view in the same task, so nothing moves or flashes.
+    // README's "The first screen"): its styles (a copy of checkpoint-lab.css, or a link to it,
+    // loaded already) are kept, and the rest of it gives way to this view in the same task, so
+    // nothing moves or flashes.
     const href = new URL("./checkpoint-lab.css", import.meta.url).href;
-    const written = [...this.shadow.querySelectorAll("link[rel=stylesheet]")].find((link) => link.href === href);
+    const written = this.shadow.querySelector("style[data-styles=checkpoint-lab]")
+      ?? [...this.shadow.querySelectorAll("link[rel=stylesheet]")].find((link) => link.href === href);
     const css = written ?? el("link", { rel: "stylesheet", href });
     // Charts are drawn once the styles have arrived: before that a canvas has no CSS size, and
     // sizing its backing store from its own box would grow it at every draw.

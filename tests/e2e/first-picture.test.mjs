@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import { serve, launch, shotPath } from "./harness.mjs";
-import { firstScreenBlock, writtenBlock, SOURCE_ROUTES, PAGE } from "../../scripts/first-screen.mjs";
+import { firstScreenBlock, writtenBlock, policyHashes, withPolicy, SOURCE_ROUTES, PAGE } from "../../scripts/first-screen.mjs";
 
 let server, base, browser;
 before(async () => {
@@ -183,13 +183,18 @@ test("a shared link hides the page's first screen, its space kept, until the ele
   await page.close();
 });
 
-test("the page's first screen is what the element builds, and the inline script is the one the policy names", async () => {
+test("the page's first screen is what the element builds, and its policy names exactly its inline script and styles", async () => {
   const html = fs.readFileSync(PAGE, "utf8");
   const expected = await firstScreenBlock(browser, base);
   assert.ok(writtenBlock(html) === expected, "index.html's first screen is stale: run node scripts/first-screen.mjs");
-  const script = html.match(/<script>([^<]*)<\/script>/)[1];
-  const hash = crypto.createHash("sha256").update(script).digest("base64");
-  assert.ok(html.includes(`'sha256-${hash}'`), `the policy names the inline script's hash 'sha256-${hash}'`);
+  assert.deepEqual(policyHashes(html).map((h) => h.kind).sort(), ["script", "style"], "one inline script, one copy of the styles");
+  assert.ok(withPolicy(html) === html, "the policy's hashes are stale: run node scripts/first-screen.mjs");
+  // Each hash is the digest of what the browser runs or applies.
+  const policy = html.match(/Content-Security-Policy" content="([^"]*)"/)[1];
+  for (const [, text] of [...html.matchAll(/<script>([^<]*)<\/script>/g), ...html.matchAll(/<style[^>]*>([\s\S]*?)<\/style>/g)]) {
+    const hash = crypto.createHash("sha256").update(text).digest("base64");
+    assert.ok(policy.includes(`'sha256-${hash}'`), `the policy names 'sha256-${hash}'`);
+  }
 });
 
 test("an engine module that cannot load is said on the page", async () => {
