@@ -1,12 +1,12 @@
 // The lesson page's first screen, written into index.html so the browser paints it before any
 // script has run: the element's view at the defaults as the element builds it (a declarative
-// shadow root, its controls inert), and the pipeline view of the default scenario as the chart
-// code draws it (www/first-picture.svg, kept current by tests/generated.rs), inline in the
-// element's "first-picture" slot; its dark twin is an image loaded only in the dark theme. The
-// component's styles are written in too, so nothing is fetched before the first paint but the
-// page's own stylesheet, and the page's policy names them, and its inline script, by hash. The element replaces the written view with its
-// own once its module has run. tests/e2e/first-picture.test.mjs checks the block is current.
-//   node scripts/first-screen.mjs        (after scripts/build-wasm.sh) rewrites the block
+// shadow root, its controls inert) with a copy of the component's styles, and the pipeline view
+// of the default scenario as the chart code draws it (www/first-picture.svg, kept current by
+// tests/generated.rs), inline in the element's "first-picture" slot; its dark twin is an image
+// loaded only in the dark theme. The page's policy names the copied styles and its inline script
+// by their hashes. The element replaces the written view with its own once its module has run.
+// tests/e2e/first-picture.test.mjs checks the block and the hashes are current.
+//   node scripts/first-screen.mjs        (after scripts/build-wasm.sh) rewrites both
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -25,8 +25,9 @@ export function writtenBlock(html = fs.readFileSync(PAGE, "utf8")) {
 }
 
 /// The element's view at the defaults, as markup a declarative shadow root holds: the state the
-/// view keeps in properties (a slider's value, a chosen option) written as attributes, its
-/// stylesheet named relative to the page, the theme left to the reader's preference.
+/// view keeps in properties (a slider's value, a chosen option) written as attributes, a
+/// `<!--styles-->` comment where its stylesheet link stood, the theme left to the reader's
+/// preference.
 function viewMarkup() {
   const lab = document.createElement("checkpoint-lab");
   document.body.append(lab);
@@ -56,10 +57,9 @@ function styles() {
 /// The hashes the page's policy must name: its inline script and styles, each 'sha256-…'.
 export function policyHashes(html) {
   // Scripts without a src, and every <style>.
-  const inline = [...html.matchAll(/<(script|style)((?: [^>]*)?)>([\s\S]*?)<\/\1>/g)]
+  return [...html.matchAll(/<(script|style)((?: [^>]*)?)>([\s\S]*?)<\/\1>/g)]
     .filter(([, , attributes]) => !/\ssrc=/.test(attributes))
-    .map(([all, kind, , text]) => [all, kind, text]);
-  return inline.map(([, kind, text]) => ({ kind, hash: `'sha256-${crypto.createHash("sha256").update(text).digest("base64")}'` }));
+    .map(([, kind, , text]) => ({ kind, hash: `'sha256-${crypto.createHash("sha256").update(text).digest("base64")}'` }));
 }
 
 /// The page with its policy naming exactly the hashes of its inline scripts and styles.
