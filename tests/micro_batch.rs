@@ -136,7 +136,7 @@ fn every_crash_between_offset_log_and_commit_log_reruns_the_batch_exactly() {
             let orphans: Vec<_> =
                 run.append_only.rows().iter().filter(|r| r.attempt == 1 && r.epoch > restored_id).collect();
             assert_eq!(duplicate_rows(run.append_only.rows()), orphans.len() as u64, "{why}");
-            assert_eq!(run.upsert.regressions(), 0, "{why}");
+            assert_eq!(run.upsert().regressions(), 0, "{why}");
             let mut orphan_rows: Vec<_> = orphans.iter().map(|r| r.content()).collect();
             orphan_rows.sort_unstable();
             let mut doubled = extra_rows(run.append_only.rows(), &dedupe_view::read(run.append_only.rows()));
@@ -302,7 +302,7 @@ mod properties {
             let restored_id = crashed.recoveries[0].restored.id();
             let orphans = run.append_only.rows().iter().filter(|r| r.attempt == 1 && r.epoch > restored_id).count();
             prop_assert_eq!(duplicate_rows(run.append_only.rows()), orphans as u64);
-            prop_assert_eq!(run.upsert.regressions(), 0);
+            prop_assert_eq!(run.upsert().regressions(), 0);
         }
     }
 }

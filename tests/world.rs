@@ -100,7 +100,7 @@ fn the_world_at_an_instant_matches_the_simulation_stopped_there() {
             let sinks = sim.sinks();
             let appended = sinks.append_only.rows();
             assert_eq!(world.sinks.append_only.rows, appended.len() as u64, "append-only rows: {what}");
-            assert_eq!(world.sinks.upsert.rows, sinks.upsert.len(), "upsert rows: {what}");
+            assert_eq!(world.sinks.upsert.rows, sinks.upsert_keys(), "upsert rows: {what}");
             assert_eq!(
                 world.sinks.transactional.rows,
                 sinks.committed_rows().len() as u64,

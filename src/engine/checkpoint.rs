@@ -10,9 +10,11 @@ use super::operators::JobState;
 
 /// What a checkpoint captured at its snapshot: the state, the offsets the readers resume from,
 /// and (unaligned only) the in-flight records the barrier overtook, per partition `[from, to)`.
+/// A run computed the fast way copies the state only into snapshots a crash may restore: none
+/// once no crash is ahead and no keyframe of the run is to be taken.
 #[derive(Clone, Debug)]
 pub struct Snapshot {
-    pub state: JobState,
+    pub state: Option<JobState>,
     pub offsets: Vec<u64>,
     pub in_flight: Vec<(u64, u64, u64)>,
 }

@@ -49,6 +49,8 @@ pub struct Job {
     /// Barrier mode with `read_uncommitted` readers of the transactional sink.
     read_uncommitted: bool,
     pub(crate) sinks: Sinks,
+    /// Whether snapshots copy the state: only those a crash may restore need it.
+    pub(crate) snapshots_keep_state: bool,
     /// The orders per emit period, counted once for the source and window settings.
     pub(crate) data_plane: Option<Arc<DataPlane>>,
 }
@@ -77,6 +79,7 @@ impl Job {
             newest_committed_boundary_ms: start,
             read_uncommitted: config.reads_uncommitted(),
             sinks: Sinks::default(),
+            snapshots_keep_state: true,
             data_plane: None,
         }
     }
@@ -308,18 +311,9 @@ impl Job {
         let Job { state, sinks, log, shape, data_plane, .. } = self;
         state.emit_ready(watermark_log_number, now_ms, log, shape, data_plane.as_deref(), |e| {
             let (window_start_ms, boundary_ms) = (row_ms(e.window_start_ms), row_ms(e.boundary_ms));
-            sinks.write_emission(
-                now_ms,
-                e.totals.iter().map(|&(product_id, order_count)| Row {
-                    product_id,
-                    window_start_ms,
-                    order_count,
-                    emitted_at_ms,
-                    boundary_ms,
-                    attempt,
-                    epoch,
-                }),
-            );
+            let row =
+                Row { product_id: 0, window_start_ms, order_count: 0, emitted_at_ms, boundary_ms, attempt, epoch };
+            sinks.write_emission(now_ms, row, e.totals);
             trace.push(now_ms, Event::Emitted { boundary_ms: e.boundary_ms, rows: e.totals.len() as u64 });
         });
         let passed = self.state.windows.next_boundary_ms - self.shape.emit_every_ms;
@@ -350,7 +344,7 @@ impl Job {
 
     /// The snapshot of the state now, resuming from `offsets`.
     pub fn snapshot(&self, offsets: Vec<u64>, in_flight: Vec<(u64, u64, u64)>) -> Snapshot {
-        Snapshot { state: self.state.clone(), offsets, in_flight }
+        Snapshot { state: self.snapshots_keep_state.then(|| self.state.clone()), offsets, in_flight }
     }
 
     /// The transactional sink commits epoch `epoch` (and any older pre-committed one) at `now_ms`;
@@ -386,7 +380,7 @@ impl Job {
     /// offsets (never before the log's retention) and a new attempt starts. Returns the events
     /// lost to retention.
     pub fn restart_from(&mut self, snapshot: &Snapshot, config: &Config, now_ms: u64) -> u64 {
-        self.state = snapshot.state.clone();
+        self.state = snapshot.state.clone().expect("a snapshot a crash restores keeps the state");
         self.read_offsets = snapshot.offsets.clone();
         self.processed_offsets = snapshot.offsets.clone();
         // Unaligned: the in-flight records stored in the checkpoint are processed first.
@@ -417,7 +411,7 @@ impl Job {
 
     /// Rows each sink holds now.
     pub fn sink_rows(&self) -> SinkRows {
-        let keys = self.sinks.upsert.len();
+        let keys = self.sinks.upsert_keys();
         SinkRows {
             append_only: self.sinks.append_only.rows().len() as u64,
             upsert: keys,

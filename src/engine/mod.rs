@@ -226,6 +226,9 @@ impl Runner {
             (_, Some(_), _) | (_, None, None) => (Sim::of(config, execution)?, Stage::Run),
             (_, None, Some(crash_at)) => (Sim::of(config, execution)?, Stage::UpToCrash(crash_at)),
         };
+        // Keyframes are taken of the run only up to its crash, or all along without one.
+        let mut run = run;
+        run.set_keyframes_to_come(config.crash_at_ms.is_none() && matches!(keyframes, Keyframes::Taking { .. }));
         let mut runner = Runner {
             truth_tables: reusable.map(|p| Arc::clone(&p.truth_tables)).unwrap_or_default(),
             prefix_tables: reusable.map(|p| Arc::clone(&p.prefix_tables)).unwrap_or_default(),
@@ -284,10 +287,14 @@ impl Runner {
                         // simulates a failure-free run of its own.
                         self.shared_rows.1 = 0;
                         self.keyframes = Keyframes::Reused(Arc::default());
-                        self.failure_free = Some(Arc::new(self.run.fork_failure_free_discarding(known.rows.len())));
+                        let mut truth = self.run.fork_failure_free_discarding(known.rows.len());
+                        truth.set_keyframes_to_come(false);
+                        self.failure_free = Some(Arc::new(truth));
                         self.stage = Stage::FailureFree;
                     } else {
-                        self.failure_free = Some(Arc::new(self.run.fork_failure_free()));
+                        let mut truth = self.run.fork_failure_free();
+                        truth.set_keyframes_to_come(matches!(self.keyframes, Keyframes::Taking { .. }));
+                        self.failure_free = Some(Arc::new(truth));
                         self.stage = Stage::Forking;
                     }
                 }

@@ -12,7 +12,6 @@ use super::protocol::{OffsetLogEntry, RestorePoint};
 use super::sim::{Execution, Keyframe, Recovery, Sim};
 use super::sinks::emissions::{Layout, TruthEmissions};
 use super::sinks::keys::{FirstPass, KeyIndex, Survey};
-use super::sinks::upsert::UpsertSink;
 use super::sinks::{dedupe_view, duplicates_and_keys, same_contents, same_in_order, CommittedRows, Row, SinkDesign};
 use super::trace::{Event, Trace};
 
@@ -649,6 +648,8 @@ pub struct FiguresBuilder {
     truth_committed: Option<TruthCommitted>,
     keys: Option<Keys>,
     upsert_rows: Vec<Row>,
+    /// Writes to the upsert table that replaced a key's row with a smaller total.
+    upsert_regressions: u64,
     /// Duplicates, keys and the dedupe view of the append-only table: half made, then made.
     appended_part: Option<SurveyPart>,
     appended: Option<Survey>,
@@ -798,7 +799,15 @@ impl FiguresBuilder {
                     None => KeyIndex::of(&[appended, truth_appended]),
                 }));
             }
-            4 => self.upsert_rows = run.sinks().read(SinkDesign::Upsert),
+            4 => {
+                (self.upsert_rows, self.upsert_regressions) = match &self.laid_out {
+                    Some(l) => l.appended.upsert(appended, &l.by_boundary, l.slots),
+                    None => {
+                        let table = run.sinks().upsert();
+                        (table.rows(appended), table.regressions())
+                    }
+                }
+            }
             5 if self.laid_out.is_some() => {}
             5 => self.appended_part = Some(self.keys().start_survey(appended)),
             6 => {
@@ -830,12 +839,12 @@ impl FiguresBuilder {
             }
             11 => {
                 let truth_upsert = outcome.truth_tables.upsert.get_or_init(|| {
-                    if outcome.truth_rows_borrowed {
-                        let mut upsert = UpsertSink::default();
-                        upsert.write_rows(truth_appended, 0);
-                        upsert.rows(truth_appended)
-                    } else {
-                        truth.sinks().read(SinkDesign::Upsert)
+                    // A failure-free run's table in boundary order holds each key's rows
+                    // growing: the newest is the last written. A failure-free run that borrowed
+                    // its rows kept no upsert table of its own; its rows derive it.
+                    match &self.laid_out {
+                        Some(l) => l.by_boundary.newest_rows(truth_appended),
+                        None => truth.sinks().read(SinkDesign::Upsert),
                     }
                 });
                 self.matches[1] = self.keys().same_contents(&self.upsert_rows, truth_upsert)
@@ -917,7 +926,7 @@ impl FiguresBuilder {
                 rows: rows as u64,
                 duplicate_rows,
                 keys,
-                regressions: if design == SinkDesign::Upsert { run.sinks().upsert.regressions() } else { 0 },
+                regressions: if design == SinkDesign::Upsert { self.upsert_regressions } else { 0 },
                 aborted_rows: if transactional { run.sinks().transactional.aborted_rows() } else { 0 },
                 timed_out_rows: if transactional { run.sinks().transactional.timed_out_rows() } else { 0 },
                 aborted_rows_seen: if transactional && read_uncommitted {

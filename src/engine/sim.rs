@@ -55,10 +55,11 @@ pub struct Recovery {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Execution {
     /// The reference: every event hashed and counted, and while the readers are behind or paused,
-    /// one millisecond after another.
+    /// one millisecond after another; every row written to the upsert table as it comes.
     PerEvent,
     /// Counts from the data plane when one is attached, and the milliseconds between the
-    /// instants that matter taken in one go.
+    /// instants that matter taken in one go; the upsert table derived from the append-only rows
+    /// when read.
     Fast,
 }
 
@@ -131,6 +132,9 @@ pub struct Sim {
     sink_commit: Option<(u64, u64)>,
     pub trace: Trace,
     execution: Execution,
+    /// Whether keyframes of this run may be taken once no crash is ahead (see
+    /// [`Sim::set_keyframes_to_come`]).
+    keyframes_to_come: bool,
 }
 
 impl Sim {
@@ -157,12 +161,15 @@ impl Sim {
             trace: Trace::default(),
             config: config.clone(),
             execution: Execution::Fast,
+            keyframes_to_come: true,
         })
     }
 
     /// A simulation computed the reference way (see [`Execution::PerEvent`]).
     pub fn per_event(config: &Config) -> Result<Sim, ConfigError> {
-        Ok(Sim { execution: Execution::PerEvent, ..Sim::new(config)? })
+        let mut sim = Sim { execution: Execution::PerEvent, ..Sim::new(config)? };
+        sim.job.sinks.write_upsert_per_row();
+        Ok(sim)
     }
 
     /// A simulation at the scenario start, computed `execution`'s way.
@@ -244,6 +251,7 @@ impl Sim {
     /// run: its sink tables get room for the rest of the horizon again).
     pub fn cancel_crashes(&mut self) {
         self.crashes.clear();
+        self.note_snapshot_needs();
         self.job.reserve_rows(self.now_ms, self.config.end_ms());
     }
 
@@ -254,6 +262,7 @@ impl Sim {
         let table = self.job.sinks.take_table();
         let mut truth = self.clone();
         truth.crashes.clear();
+        truth.note_snapshot_needs();
         // Room for the rows to copy and for those still to come, so the table does not grow by
         // copying itself.
         let to_come = truth.job.rows_to_come(truth.now_ms, truth.config.end_ms());
@@ -270,6 +279,7 @@ impl Sim {
         let table = self.job.sinks.take_table();
         let mut truth = self.clone();
         truth.crashes.clear();
+        truth.note_snapshot_needs();
         truth.job.sinks.discard_rows(table.rows().len(), known);
         self.job.sinks.put_table(table);
         truth
@@ -281,8 +291,24 @@ impl Sim {
         self.job.sinks.borrow_rows(known);
     }
 
+    /// Whether keyframes of this run may be taken once no crash is ahead (true unless told
+    /// otherwise): a run computed the fast way with no crash ahead and no keyframe to come keeps
+    /// no state in its snapshots, since nothing restores them.
+    pub fn set_keyframes_to_come(&mut self, to_come: bool) {
+        self.keyframes_to_come = to_come;
+        self.note_snapshot_needs();
+    }
+
+    /// Snapshots keep the state where a crash may restore them: in the reference always, else
+    /// while a crash is ahead or a keyframe (which a later run resumes and crashes) may be taken.
+    fn note_snapshot_needs(&mut self) {
+        self.job.snapshots_keep_state =
+            self.execution == Execution::PerEvent || !self.crashes.is_empty() || self.keyframes_to_come;
+    }
+
     /// A keyframe of this run now, which must be failure-free up to now (see [`Keyframe`]).
     pub fn keyframe(&mut self) -> Keyframe {
+        debug_assert!(self.job.snapshots_keep_state, "a keyframe of a run whose snapshots keep no state");
         let table = self.job.sinks.take_table();
         let trace = std::mem::take(&mut self.trace);
         let keyframe = Keyframe {
@@ -310,8 +336,8 @@ impl Sim {
         };
         std::mem::size_of::<Sim>()
             + 2 * self.job.state.heap_bytes()
-            + self.snapshot.state.heap_bytes()
-            + self.job.sinks.upsert.heap_bytes()
+            + self.snapshot.state.as_ref().map_or(0, JobState::heap_bytes)
+            + self.job.sinks.upsert_heap_bytes()
             + restore_points
             + offset_log
     }
@@ -325,6 +351,7 @@ impl Sim {
         let mut sim = keyframe.sim.clone();
         sim.config = config.clone();
         sim.crashes = config.crash_at_ms.into_iter().collect();
+        sim.note_snapshot_needs();
         let to_come = sim.job.rows_to_come(sim.now_ms, rows_until_ms(config));
         sim.job.sinks.reserve_table(keyframe.appended_rows, to_come);
         let to_end_s = config.end_ms().saturating_sub(sim.now_ms) / 1000 + 1;
@@ -426,6 +453,7 @@ impl Sim {
         while self.crashes.front().is_some_and(|&t| t <= now) {
             self.crashes.pop_front();
             self.crash();
+            self.note_snapshot_needs();
         }
         // 2. Recovery: detection, the restart delay, the restore.
         if !self.is_running() {

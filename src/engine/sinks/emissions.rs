@@ -84,6 +84,13 @@ impl TruthEmissions {
         }
     }
 
+    /// Each key's newest row of the failure-free table `truth` this was worked out from (its
+    /// last: a key's totals grow in write order), ordered by window start then product: what an
+    /// upsert reader of that table sees.
+    pub fn newest_rows(&self, truth: &[Row]) -> Vec<Row> {
+        (0..self.slot_starts.len() - 1).filter_map(|s| self.slot_rows(s).last().map(|&i| truth[i as usize])).collect()
+    }
+
     /// The rows of one key slot, as table indices.
     fn slot_rows(&self, s: usize) -> &[u32] {
         &self.rows_by_slot[self.slot_starts[s] as usize..self.slot_starts[s + 1] as usize]
@@ -247,6 +254,35 @@ impl Layout {
             .take_while(|p| p.at < to)
             .map(|p| p.from + (to.min(p.at + p.len()) - p.at) as u32 - 1)
             .max()
+    }
+
+    /// What an upsert reader of `rows`, laid out so, sees at the end (per key the row written
+    /// last, ordered by window start then product), and how many writes replaced a key's row
+    /// with a smaller total. In a piece a key's writes are its failure-free rows in order, each
+    /// total larger than the one before. From one piece holding the key to the next, the first
+    /// write is smaller than the last one before exactly when it is an earlier failure-free row.
+    #[inline(never)]
+    pub fn upsert(&self, rows: &[Row], t: &TruthEmissions, slots: usize) -> (Vec<Row>, u64) {
+        let (mut table, mut regressions) = (Vec::new(), 0);
+        for s in 0..slots {
+            let slot_rows = t.slot_rows(s);
+            // (failure-free row, table row) of the key's last write so far.
+            let mut last: Option<(u32, usize)> = None;
+            for p in &self.pieces {
+                let (first, end) =
+                    (slot_rows.partition_point(|&i| i < p.from), slot_rows.partition_point(|&i| i < p.to));
+                if first == end {
+                    continue;
+                }
+                if last.is_some_and(|(newest, _)| slot_rows[first] < newest) {
+                    regressions += 1;
+                }
+                let newest = slot_rows[end - 1];
+                last = Some((newest, p.at + (newest - p.from) as usize));
+            }
+            table.extend(last.map(|(_, at)| rows[at]));
+        }
+        (table, regressions)
     }
 
     /// The dedupe view of `rows`, laid out so: per key the newest of its rows by the view's rule

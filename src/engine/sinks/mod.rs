@@ -8,6 +8,7 @@ pub mod keys;
 pub mod transactional;
 pub mod upsert;
 
+use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
@@ -15,12 +16,15 @@ use serde::{Deserialize, Serialize};
 
 use super::clock::ClockTime;
 
-/// One row written to a sink.
+/// One row written to a sink. Laid out with the key's product and its total first: an
+/// emission's rows differ only there, so writing one is two stores of what they share and one
+/// of what they do not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub struct Row {
     pub product_id: u32,
-    pub window_start_ms: u32,
     pub order_count: u32,
+    pub window_start_ms: u32,
     /// Processing time the operator emitted the row (ms since midnight).
     pub emitted_at_ms: u32,
     /// Event-time boundary the running total is complete up to.
@@ -307,10 +311,35 @@ fn sorted_contents(rows: &[Row]) -> Vec<u128> {
 #[derive(Clone, Debug, Default)]
 pub struct Sinks {
     pub append_only: append_only::AppendOnlySink,
-    pub upsert: upsert::UpsertSink,
+    upsert: Upsert,
     pub transactional: transactional::TransactionalSink,
     /// Set while the run keeps no rows (see [`Sinks::discard_rows`]).
     discarded: Option<Discarded>,
+}
+
+/// How the upsert table is kept. It is the append-only rows applied in order, so it is a function
+/// of that table: the per-event reference writes it row by row as the rows come, the fast way
+/// only notes which keys were written and derives the table when it is read.
+#[derive(Clone, Debug)]
+enum Upsert {
+    Written(upsert::UpsertSink),
+    Derived(upsert::KeysWritten),
+}
+
+impl Default for Upsert {
+    fn default() -> Upsert {
+        Upsert::Derived(upsert::KeysWritten::default())
+    }
+}
+
+impl Upsert {
+    /// Empty, kept the same way.
+    fn emptied(&self) -> Upsert {
+        match self {
+            Upsert::Written(_) => Upsert::Written(upsert::UpsertSink::default()),
+            Upsert::Derived(_) => Upsert::default(),
+        }
+    }
 }
 
 /// What sinks that keep no rows remember of the rows written: how many, and those past the end of
@@ -326,6 +355,46 @@ struct Discarded {
 }
 
 impl Sinks {
+    /// From now on, writes the upsert table row by row as rows come, rather than deriving it from
+    /// the append-only table when read: the per-event reference (before any row is written).
+    pub fn write_upsert_per_row(&mut self) {
+        debug_assert!(self.append_only.rows().is_empty(), "before any row");
+        self.upsert = Upsert::Written(upsert::UpsertSink::default());
+    }
+
+    /// Whether the upsert table is derived from the append-only table when read.
+    pub fn upsert_derived(&self) -> bool {
+        matches!(self.upsert, Upsert::Derived(_))
+    }
+
+    /// The upsert table: the one written row by row, or derived now from the append-only rows.
+    pub fn upsert(&self) -> Cow<'_, upsert::UpsertSink> {
+        match &self.upsert {
+            Upsert::Written(table) => Cow::Borrowed(table),
+            Upsert::Derived(_) => {
+                let mut table = upsert::UpsertSink::default();
+                table.write_rows(self.append_only.rows(), 0);
+                Cow::Owned(table)
+            }
+        }
+    }
+
+    /// Keys (rows) the upsert table holds.
+    pub fn upsert_keys(&self) -> u64 {
+        match &self.upsert {
+            Upsert::Written(table) => table.len(),
+            Upsert::Derived(keys) => keys.len(),
+        }
+    }
+
+    /// About the bytes the upsert table (or its keys) takes.
+    pub fn upsert_heap_bytes(&self) -> usize {
+        match &self.upsert {
+            Upsert::Written(table) => table.heap_bytes(),
+            Upsert::Derived(keys) => keys.heap_bytes(),
+        }
+    }
+
     /// Room for about `rows` more rows in the table that keeps every row.
     pub fn reserve(&mut self, rows: usize) {
         self.reserve_table(0, rows);
@@ -375,7 +444,7 @@ impl Sinks {
     /// ones are kept. The upsert and committed tables are emptied and stay so: the upsert table
     /// is the append-only rows applied in order, and the committed rows are counted only.
     pub fn discard_rows(&mut self, appended: usize, known: usize) {
-        self.upsert = upsert::UpsertSink::default();
+        self.upsert = self.upsert.emptied();
         self.transactional.forget_committed();
         self.discarded = Some(Discarded { appended, known, ..Discarded::default() });
     }
@@ -394,15 +463,17 @@ impl Sinks {
         };
     }
 
-    /// Writes an emission's `rows`, written at `at_ms`, to every sink: into the append-only
-    /// table first (the transactional sink's open transaction is a range of it), then the
-    /// upsert table. Sinks that keep no rows only count them, and build only those past the
-    /// rows they will borrow.
-    pub fn write_emission(&mut self, at_ms: u64, rows: impl ExactSizeIterator<Item = Row>) {
-        let n = rows.len();
+    /// Writes an emission, written at `at_ms`, to every sink: a row per (product, total) of
+    /// `totals` (one window's, in product order), the rest of each row as `row`. Into the
+    /// append-only table first (the transactional sink's open transaction is a range of it),
+    /// then the upsert table. Sinks that keep no rows only count them, and build only those past
+    /// the rows they will borrow.
+    pub fn write_emission(&mut self, at_ms: u64, row: Row, totals: &[(u32, u32)]) {
+        let n = totals.len();
         if n == 0 {
             return;
         }
+        let rows = totals.iter().map(|&(product_id, order_count)| Row { product_id, order_count, ..row });
         if let Some(discarded) = &mut self.discarded {
             let from = discarded.appended;
             discarded.appended += n;
@@ -412,7 +483,14 @@ impl Sinks {
             self.transactional.write_appended(discarded.appended, at_ms);
             return;
         }
-        self.append_and_upsert(|table| table.extend(rows));
+        let from = self.append_only.rows().len();
+        self.append_only.rows.append_with(|table| table.extend(rows));
+        match &mut self.upsert {
+            Upsert::Written(table) => table.write_rows(&self.append_only.rows()[from..], from),
+            Upsert::Derived(keys) => {
+                keys.write_window(row.window_start_ms, totals.iter().map(|&(product_id, _)| product_id))
+            }
+        }
         self.transactional.write_appended(self.append_only.rows().len(), at_ms);
     }
 
@@ -421,7 +499,11 @@ impl Sinks {
     fn append_and_upsert(&mut self, emit: impl FnOnce(&mut Vec<Row>)) -> usize {
         let from = self.append_only.rows().len();
         self.append_only.rows.append_with(emit);
-        self.upsert.write_rows(&self.append_only.rows()[from..], from);
+        let rows = &self.append_only.rows()[from..];
+        match &mut self.upsert {
+            Upsert::Written(table) => table.write_rows(rows, from),
+            Upsert::Derived(keys) => keys.write_rows(rows),
+        }
         from
     }
 
@@ -444,7 +526,7 @@ impl Sinks {
     pub fn read(&self, design: SinkDesign) -> Vec<Row> {
         match design {
             SinkDesign::AppendOnly => self.append_only.rows().to_vec(),
-            SinkDesign::Upsert => self.upsert.rows(self.append_only.rows()),
+            SinkDesign::Upsert => self.upsert().rows(self.append_only.rows()),
             SinkDesign::Transactional => self.committed_rows(),
             SinkDesign::DedupeView => dedupe_view::read(self.append_only.rows()),
         }

@@ -95,6 +95,87 @@ impl UpsertSink {
     }
 }
 
+/// Which keys an upsert table would hold, a bit per product in each window: all a run needs of
+/// the table while it runs (how many rows it holds). The table itself is the append-only rows
+/// applied in order, so a run computed the fast way derives it from them once the run is over
+/// (see [`Sinks::upsert`](super::Sinks::upsert)) instead of writing every row twice.
+#[derive(Clone, Debug, Default)]
+pub struct KeysWritten {
+    /// Per window start (ascending): how many products from 0 on it holds without a gap, and
+    /// one bit per product.
+    windows: Vec<(u32, u32, Vec<u64>)>,
+    last_window: usize,
+    keys: u64,
+}
+
+impl KeysWritten {
+    /// Notes the keys of `rows`.
+    pub fn write_rows(&mut self, rows: &[Row]) {
+        // Rows come grouped by window: a run of them shares one lookup.
+        for run in rows.chunk_by(|a, b| a.window_start_ms == b.window_start_ms) {
+            self.write_window(run[0].window_start_ms, run.iter().map(|r| r.product_id));
+        }
+    }
+
+    /// Notes the keys of the window starting at `window_start_ms` for `products`.
+    pub fn write_window(&mut self, window_start_ms: u32, products: impl Iterator<Item = u32> + Clone) {
+        let w = self.window(window_start_ms);
+        let Some(top) = products.clone().max() else { return };
+        let window = &mut self.windows[w];
+        // Once a window holds every product up to the largest one written, as it soon does,
+        // an emission of no larger one holds no new key.
+        if top < window.1 {
+            return;
+        }
+        let bits = &mut window.2;
+        if bits.len() <= top as usize / 64 {
+            bits.resize(top as usize / 64 + 1, 0);
+        }
+        let mut keys = 0;
+        for p in products {
+            let (word, bit) = (p as usize / 64, 1u64 << (p % 64));
+            keys += u64::from(bits[word] & bit == 0);
+            bits[word] |= bit;
+        }
+        while bits.get(window.1 as usize / 64).is_some_and(|&word| word & (1u64 << (window.1 % 64)) != 0) {
+            window.1 += 1;
+        }
+        self.keys += keys;
+    }
+
+    /// The window starting at `start_ms`, added if new.
+    fn window(&mut self, start_ms: u32) -> usize {
+        match self.windows.get(self.last_window) {
+            Some(&(start, ..)) if start == start_ms => self.last_window,
+            _ => {
+                let w = match self.windows.binary_search_by_key(&start_ms, |&(start, ..)| start) {
+                    Ok(w) => w,
+                    Err(w) => {
+                        self.windows.insert(w, (start_ms, 0, Vec::new()));
+                        w
+                    }
+                };
+                self.last_window = w;
+                w
+            }
+        }
+    }
+
+    /// Keys written.
+    pub fn len(&self) -> u64 {
+        self.keys
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys == 0
+    }
+
+    /// About the bytes the bits take.
+    pub fn heap_bytes(&self) -> usize {
+        self.windows.iter().map(|(.., bits)| bits.capacity() * std::mem::size_of::<u64>()).sum()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,5 +194,17 @@ mod tests {
         let keys: Vec<_> = sink.rows(&appended).iter().map(Row::content).collect();
         assert_eq!(keys, [(2, 0, 5), (0, 300, 1), (1, 600, 2), (3, 600, 2)]);
         assert_eq!((sink.len(), sink.regressions()), (4, 1));
+    }
+
+    #[test]
+    fn counts_the_keys_the_table_would_hold() {
+        let rows: Vec<Row> = (0..500u32).map(|i| row((i * 37) % 130, (i % 7) * 300, i)).collect();
+        let (mut sink, mut written) = (UpsertSink::default(), KeysWritten::default());
+        for part in rows.chunks(23) {
+            written.write_rows(part);
+        }
+        sink.write_rows(&rows, 0);
+        assert_eq!(written.len(), sink.len());
+        assert_eq!(written.len(), sink.rows(&rows).len() as u64);
     }
 }
