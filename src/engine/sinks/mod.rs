@@ -17,8 +17,8 @@ use serde::{Deserialize, Serialize};
 use super::clock::ClockTime;
 
 /// One row written to a sink. Laid out with the key's product and its total first: an
-/// emission's rows differ only there, so writing one is two stores of what they share and one
-/// of what they do not.
+/// emission's rows differ only there, and are written as the row they share with those two
+/// fields set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct Row {
