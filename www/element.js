@@ -23,6 +23,8 @@ const CHARTS = [
 ];
 const ALL_CONTROLS = [...MAIN_SETTINGS.map((s) => s.attribute), "advanced", "actions", "compare"];
 /// Charts over the scenario clock: a click, a drag or a hover on one moves the cursor.
+/// How long a slice of the world's preparation for the text alternatives runs, in ms.
+const PREPARE_SLICE_MS = 8;
 const TIME_CHARTS = ["replay", "latency", "checkpoints", "sink-window"];
 /// What the `charts` option may name: any chart, the headline figures and the crash table.
 const ALL_VIEWS = [...CHARTS.map(([name]) => name), "figures", "crash-table"];
@@ -460,7 +462,8 @@ class LabView {
       // The data table scrolls inside its box, so it takes keyboard focus to be scrolled.
       const table = el("table", { class: "data", tabindex: "0", "aria-label": `${title}: data` });
       const details = el("details", { class: "alt" }, el("summary", {}, `${title}: summary and data`), summary, table);
-      details.addEventListener("toggle", () => details.open && this.fillAlternative(name));
+      // Until the world is prepared, the pending fillAlternatives() fills it.
+      details.addEventListener("toggle", () => details.open && this.lab?.prepare_world(PREPARE_SLICE_MS) && this.fillAlternative(name));
       const figure = el("figure", { class: "chart-figure" }, canvas, details);
       if (name === "pipeline") {
         figure.classList.add("pipeline-figure");
@@ -902,6 +905,18 @@ class LabView {
     }
   }
 
+  /// Fills every chart's text alternative once the world can answer at any instant (the pipeline
+  /// view's table reads it at each key instant): made a slice at a time first, so a heavy run's
+  /// sink tables are never counted in one long task.
+  fillAlternatives() {
+    if (!this.lab) return;
+    if (!this.lab.prepare_world(PREPARE_SLICE_MS)) {
+      this.altTimer = setTimeout(() => this.fillAlternatives(), 0);
+      return;
+    }
+    for (const [name] of CHARTS) this.fillAlternative(name);
+  }
+
   fillAlternative(name) {
     const { summary, table, details, canvas } = this.charts[name];
     const alt = this.lab.text_alternative(name);
@@ -1213,7 +1228,7 @@ class LabView {
     const cursorFailed = this.cursorError;
     this.cursorError = undefined;
     clearTimeout(this.altTimer);
-    this.altTimer = setTimeout(() => { for (const [name] of CHARTS) this.fillAlternative(name); }, 250);
+    this.altTimer = setTimeout(() => this.fillAlternatives(), 250);
     if (cause) {
       this.host.dispatchEvent(new CustomEvent("checkpointlab-change", { bubbles: true, composed: true, detail: { ...summary, settings: config } }));
     }

@@ -886,6 +886,11 @@ impl FiguresBuilder {
     }
 
     /// The figures, once every pass is made (the passes left are made first).
+    /// Whether every pass is made ([`FiguresBuilder::finish`] is then all that is left).
+    pub fn passes_made(&self) -> bool {
+        self.passes_done >= PASSES
+    }
+
     pub fn finish(mut self, outcome: &Outcome) -> Figures {
         while !self.step(outcome) {}
         build(outcome, self)

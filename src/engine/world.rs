@@ -12,6 +12,7 @@
 //! inputs the readers leave log order, and between samples each partition is interpolated.
 
 use std::collections::HashSet;
+use std::ops::Range;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::config::{Config, Mode};
@@ -189,66 +190,43 @@ struct Prefix {
 }
 
 impl Prefix {
+    /// The prefix counts of `rows` at once. Counted through the keys' slots (see
+    /// KeyIndex::running_counts); keys too thin to number densely go through hash sets instead,
+    /// and counts too large for bitsets through each key's sorted counts ([`PrefixCount`]).
     fn new(rows: &[Row], visible_at: impl Fn(usize, &Row) -> u64) -> Prefix {
-        // Counted through the keys' slots (see KeyIndex::running_counts); keys too thin to number
-        // densely go through hash sets instead, and counts too large for bitsets through sorted
-        // lists per slot.
-        let Some(index) = KeyIndex::of(&[rows]) else { return Prefix::hashed(rows, visible_at) };
-        let mut out = Prefix {
-            at_ms: Vec::with_capacity(rows.len()),
-            duplicates: Vec::with_capacity(rows.len()),
-            keys: Vec::with_capacity(rows.len()),
-        };
-        let counted = index.running_counts(rows, |i, d, k| {
-            out.at_ms.push(visible_at(i, &rows[i]));
-            out.duplicates.push(d);
-            out.keys.push(k);
-        });
-        if counted {
-            return out;
-        }
-        let (mut d, mut k) = (0u32, 0u32);
-        let mut totals: Vec<Vec<u32>> = vec![Vec::new(); index.slots()];
-        let mut finder = index.finder();
-        for (i, row) in rows.iter().enumerate() {
-            let written = &mut totals[finder.slot(row)];
-            let count = row.order_count;
-            match written.last() {
-                None => {
-                    k += 1;
-                    written.push(count);
-                }
-                Some(&last) if last < count => written.push(count),
-                _ => match written.binary_search(&count) {
-                    Ok(_) => d += 1,
-                    Err(at) => written.insert(at, count),
-                },
+        let index = KeyIndex::of(&[rows]);
+        if let Some(index) = &index {
+            let mut out = Prefix {
+                at_ms: Vec::with_capacity(rows.len()),
+                duplicates: Vec::with_capacity(rows.len()),
+                keys: Vec::with_capacity(rows.len()),
+            };
+            let counted = index.running_counts(rows, |i, d, k| {
+                out.at_ms.push(visible_at(i, &rows[i]));
+                out.duplicates.push(d);
+                out.keys.push(k);
+            });
+            if counted {
+                return out;
             }
-            out.at_ms.push(visible_at(i, row));
-            out.duplicates.push(d);
-            out.keys.push(k);
         }
-        out
+        let mut count = PrefixCount::default();
+        count.step(rows, index.as_ref(), usize::MAX, visible_at);
+        count.out
     }
 
     /// The same counts through hash sets of row contents and keys, for any key space.
+    #[cfg(test)]
     fn hashed(rows: &[Row], visible_at: impl Fn(usize, &Row) -> u64) -> Prefix {
-        let mut out = Prefix::default();
-        let (mut d, mut k) = (0u32, 0u32);
-        let mut contents = HashSet::with_capacity_and_hasher(rows.len(), Mix::default());
-        let mut keys = HashSet::with_capacity_and_hasher(rows.len(), Mix::default());
-        for (i, row) in rows.iter().enumerate() {
-            if !contents.insert(row.packed()) {
-                d += 1;
-            }
-            if keys.insert(row.packed() >> 32) {
-                k += 1;
-            }
-            out.at_ms.push(visible_at(i, row));
-            out.duplicates.push(d);
-            out.keys.push(k);
-        }
-        out
+        let mut count = PrefixCount::default();
+        count.step(rows, None, usize::MAX, visible_at);
+        count.out
+    }
+
+    fn push(&mut self, at_ms: u64, duplicates: u32, keys: u32) {
+        self.at_ms.push(at_ms);
+        self.duplicates.push(duplicates);
+        self.keys.push(keys);
     }
 
     /// (rows, duplicates, keys) visible at `t_ms`.
@@ -258,6 +236,92 @@ impl Prefix {
             0 => (0, 0, 0),
             n => (n as u64, u64::from(self.duplicates[n - 1]), u64::from(self.keys[n - 1])),
         }
+    }
+}
+
+/// A [`Prefix`] counted a bounded number of rows at a time, in write order: each key's counts
+/// so far, ascending, so a count met again is a duplicate (through the slots of a key index, or
+/// hash sets of row contents and keys without one).
+#[derive(Debug, Default)]
+struct PrefixCount {
+    out: Prefix,
+    by_slot: Vec<Vec<u32>>,
+    contents: HashSet<u128, Mix>,
+    keys_seen: HashSet<u128, Mix>,
+    duplicates: u32,
+    keys: u32,
+}
+
+impl PrefixCount {
+    /// Counts up to `max_rows` more of `rows` (`index`, when given, numbers their keys); returns
+    /// true once every row is counted.
+    fn step(
+        &mut self,
+        rows: &[Row],
+        index: Option<&KeyIndex>,
+        max_rows: usize,
+        visible_at: impl Fn(usize, &Row) -> u64,
+    ) -> bool {
+        self.step_through(rows.len(), |part| rows[part].iter(), index, max_rows, visible_at)
+    }
+
+    /// [`PrefixCount::step`] over a table of `len` rows that `part` reads a range of.
+    fn step_through<'a, I: Iterator<Item = &'a Row>>(
+        &mut self,
+        len: usize,
+        part: impl FnOnce(Range<usize>) -> I,
+        index: Option<&KeyIndex>,
+        max_rows: usize,
+        visible_at: impl Fn(usize, &Row) -> u64,
+    ) -> bool {
+        let from = self.out.at_ms.len();
+        let to = len.min(from.saturating_add(max_rows));
+        let part = part(from..to);
+        if from == 0 {
+            self.out.at_ms.reserve_exact(len);
+            self.out.duplicates.reserve_exact(len);
+            self.out.keys.reserve_exact(len);
+        }
+        match index {
+            Some(index) => {
+                if self.by_slot.is_empty() {
+                    self.by_slot = vec![Vec::new(); index.slots()];
+                }
+                let mut finder = index.finder();
+                for (i, row) in (from..).zip(part) {
+                    let written = &mut self.by_slot[finder.slot(row)];
+                    let count = row.order_count;
+                    match written.last() {
+                        None => {
+                            self.keys += 1;
+                            written.push(count);
+                        }
+                        Some(&last) if last < count => written.push(count),
+                        _ => match written.binary_search(&count) {
+                            Ok(_) => self.duplicates += 1,
+                            Err(at) => written.insert(at, count),
+                        },
+                    }
+                    self.out.push(visible_at(i, row), self.duplicates, self.keys);
+                }
+            }
+            None => {
+                if from == 0 {
+                    self.contents.reserve(len);
+                    self.keys_seen.reserve(len);
+                }
+                for (i, row) in (from..).zip(part) {
+                    if !self.contents.insert(row.packed()) {
+                        self.duplicates += 1;
+                    }
+                    if self.keys_seen.insert(row.packed() >> 32) {
+                        self.keys += 1;
+                    }
+                    self.out.push(visible_at(i, row), self.duplicates, self.keys);
+                }
+            }
+        }
+        to == len
     }
 }
 
@@ -271,6 +335,8 @@ struct SinkIndex {
     append_only: OnceLock<Prefix>,
     /// Committed rows, visible at their commit.
     committed: OnceLock<Prefix>,
+    /// The two prefix counts while a page prepares them a step at a time, until made.
+    counting: Mutex<[PrefixCount; 2]>,
 }
 
 /// The first attempt's part of the two tables, counted as far as asked.
@@ -409,21 +475,56 @@ impl WorldIndex {
     }
 
     fn append_only_index(&self) -> &Prefix {
-        self.sinks.append_only.get_or_init(|| Prefix::new(&self.append_only, |_, r| u64::from(r.emitted_at_ms)))
+        self.sinks.append_only.get_or_init(|| match self.counted(0) {
+            Some(count) => count.out,
+            None => Prefix::new(&self.append_only, |_, r| u64::from(r.emitted_at_ms)),
+        })
     }
 
     fn committed_index(&self) -> &Prefix {
-        self.sinks.committed.get_or_init(|| {
-            let mut visible = vec![0u64; self.committed.len()];
-            let mut from = 0;
-            for &(_, at, upto) in self.commits.iter() {
-                for v in &mut visible[from..upto] {
-                    *v = at;
-                }
-                from = upto;
-            }
-            Prefix::new(self.committed.rows(), |i, _| visible[i])
+        self.sinks.committed.get_or_init(|| match self.counted(1) {
+            Some(count) => count.out,
+            None => Prefix::new(self.committed.rows(), |i, _| self.committed_visible_at(i)),
         })
+    }
+
+    /// The instant the committed row `i` became visible: its transaction's commit.
+    fn committed_visible_at(&self, i: usize) -> u64 {
+        let commit = self.commits.partition_point(|&(_, _, upto)| upto <= i);
+        self.commits.get(commit).map_or(0, |&(_, at, _)| at)
+    }
+
+    /// Counts up to `max_rows` more rows of table `which` (0: append-only, 1: committed) toward
+    /// its prefix counts; true once they are counted.
+    fn count_step(&self, which: usize, max_rows: usize) -> bool {
+        let mut counting = self.sinks.counting.lock().unwrap_or_else(|e| e.into_inner());
+        let keys = self.keys.as_deref();
+        self.count(&mut counting[which], which, keys, max_rows)
+    }
+
+    /// Counts up to `max_rows` more rows of table `which` with `count`. The committed rows are
+    /// read as pieces of the append-only table: a step never makes them.
+    fn count(&self, count: &mut PrefixCount, which: usize, keys: Option<&KeyIndex>, max_rows: usize) -> bool {
+        match which {
+            0 => count.step(&self.append_only, keys, max_rows, |_, r| u64::from(r.emitted_at_ms)),
+            _ => count.step_through(
+                self.committed.len(),
+                |part| self.committed.range(part),
+                keys,
+                max_rows,
+                |i, _| self.committed_visible_at(i),
+            ),
+        }
+    }
+
+    /// Table `which`'s prefix counts, finished, when a page began counting them.
+    fn counted(&self, which: usize) -> Option<PrefixCount> {
+        let mut count = std::mem::take(&mut self.sinks.counting.lock().unwrap_or_else(|e| e.into_inner())[which]);
+        if count.out.at_ms.is_empty() {
+            return None;
+        }
+        self.count(&mut count, which, self.keys.as_deref(), usize::MAX);
+        Some(count)
     }
 
     /// Rows of the append-only and committed tables visible at `t`: written by then, and
@@ -439,9 +540,14 @@ impl WorldIndex {
     /// (a page spreads it over its slices, ahead of the pipeline view's first question at the
     /// cursor); returns true once that question is quick.
     pub fn prepare_sinks_at(&self, t_ms: u64) -> bool {
+        self.prepare_sinks_in_steps_of(t_ms, PREPARE_ROWS)
+    }
+
+    /// [`WorldIndex::prepare_sinks_at`], a step counting at most `max_rows` rows.
+    fn prepare_sinks_in_steps_of(&self, t_ms: u64, max_rows: usize) -> bool {
         let (appended, committed) = self.rows_visible_at(t_ms);
         let mut first = self.sinks.first_attempt.lock().unwrap_or_else(|e| e.into_inner());
-        let keys = first.keys_among(&self.append_only, self.keys.as_deref(), appended, PREPARE_ROWS);
+        let keys = first.keys_among(&self.append_only, self.keys.as_deref(), appended, max_rows);
         let first_attempt = first.committed_first_attempt(&self.committed, committed);
         let keys_done = keys.is_some() || first.appended_end.is_some();
         drop(first);
@@ -449,16 +555,16 @@ impl WorldIndex {
             return false;
         }
         if keys.is_none() && self.sinks.append_only.get().is_none() {
-            self.append_only_index();
+            if self.count_step(0, max_rows) {
+                self.append_only_index();
+            }
             return false;
         }
         if !first_attempt && self.sinks.committed.get().is_none() {
-            // Making the committed rows and indexing them are a step each.
-            if !self.committed.made() {
-                self.committed.rows();
-                return false;
+            if self.count_step(1, max_rows) {
+                self.committed_index();
             }
-            self.committed_index();
+            return false;
         }
         true
     }
@@ -1067,10 +1173,42 @@ mod tests {
                 assert!(steps < 100, "preparing ends");
             }
             assert_eq!(prepared.sinks_at(cursor), sinks_by_prefix(&reference, cursor), "{config:?}");
+            // Prepared for every instant in small steps, and half prepared then asked: the
+            // prefix counts made a step at a time are those made at once.
+            let whole = WorldIndex::new(&figures);
+            let half = WorldIndex::new(&figures);
+            let mut steps = 0;
+            while !whole.prepare_sinks_in_steps_of(end, 1_000) {
+                steps += 1;
+                assert!(steps < 10_000, "preparing ends");
+            }
+            for _ in 0..steps / 2 {
+                half.prepare_sinks_in_steps_of(end, 1_000);
+            }
+            let half_counted = |which: usize| half.sinks.counting.lock().expect("not poisoned")[which].out.at_ms.len();
+            let made =
+                |index: &WorldIndex| (index.sinks.append_only.get().cloned(), index.sinks.committed.get().cloned());
+            let (appended, committed) = made(&whole);
+            if let Some(prefix) = &appended {
+                assert_eq!(prefix, reference.append_only_index(), "{config:?}");
+            }
+            if let Some(prefix) = &committed {
+                assert_eq!(prefix, reference.committed_index(), "{config:?}");
+            }
+            if config.crash_at_ms.is_some() && config.mode == Mode::Barrier {
+                assert!(appended.is_some() && steps > 3, "{config:?}: the append-only table counted in {steps} steps");
+                let (rows, counted) = (figures.tables.append_only.len(), half_counted(0));
+                assert!(
+                    (counted > 0 && counted < rows) || half_counted(1) > 0,
+                    "{config:?}: half-way, {counted} of {rows} rows counted"
+                );
+            }
             for &t in instants.iter().rev().take(40).chain(&instants) {
                 let expected = sinks_by_prefix(&reference, t);
                 assert_eq!(asked.sinks_at(t), expected, "{config:?} at {t}");
                 assert_eq!(prepared.sinks_at(t), expected, "{config:?} at {t}");
+                assert_eq!(whole.sinks_at(t), expected, "{config:?} at {t}");
+                assert_eq!(half.sinks_at(t), expected, "{config:?} at {t}");
             }
         }
     }

@@ -12,7 +12,7 @@ use super::{is_array_checked, keys_checked, to_js, MAX_TEXT_CHARS};
 use crate::charts::{self, Chart, Focus, Theme, View};
 use crate::engine::clock::ClockTime;
 use crate::engine::config::FieldValue;
-use crate::engine::report::FiguresBuilder;
+use crate::engine::report::{Figures, FiguresBuilder};
 use crate::engine::{self, Config, Outcome, SinkDesign};
 use crate::lesson::{self, Report};
 
@@ -187,8 +187,8 @@ pub struct Lab {
     /// How much simulated time `advance` runs between looks at the clock: about
     /// [`EVENTS_PER_STEP`] events, so a step never takes long next to a frame's budget.
     step_ms: u64,
-    /// A finished run whose figures `advance` is building, a pass at a time.
-    building: Option<(Outcome, FiguresBuilder)>,
+    /// A finished run whose report `advance` is building, a step at a time.
+    building: Option<(Outcome, Building)>,
     /// A finished run and its report whose world `advance` is still indexing, before they
     /// become the lab's current run.
     finished: Option<(Outcome, Report)>,
@@ -310,17 +310,32 @@ impl Lab {
         if self.pending.is_none() && self.building.is_none() && self.finished.is_none() {
             return Err(JsError::new("begin a run first"));
         }
-        let clock = web_sys::window().and_then(|w| w.performance());
-        let now = || clock.as_ref().map_or(0.0, |p| p.now());
+        let now = page_clock_ms();
         let started = now();
-        let budget = if budget_ms.is_finite() && budget_ms > 0.0 { budget_ms } else { 0.0 };
+        let budget = budget_or_zero(budget_ms);
+        let mut stepped = false;
         loop {
-            if let Some((outcome, builder)) = self.building.as_mut() {
-                if builder.step(outcome) {
-                    let (outcome, builder) = self.building.take().expect("building");
-                    let report = lesson::report(builder.finish(&outcome));
-                    self.finished = Some((outcome, report));
-                }
+            // A step of a large report's making takes a slice of its own (see ROWS_PER_SHARED_SLICE).
+            if stepped && (now() - started >= budget || self.building.as_ref().is_some_and(|(o, _)| large_report(o))) {
+                let progress = self.pending.as_ref().map_or(1.0, |runner| runner.progress());
+                return to_js(&Progress { done: false, progress, summary: None });
+            }
+            stepped = true;
+            if let Some((outcome, building)) = self.building.take() {
+                self.building = match building {
+                    Building::Passes(builder) if builder.passes_made() => {
+                        let figures = builder.finish(&outcome);
+                        Some((outcome, Building::Figures(Box::new(figures))))
+                    }
+                    Building::Passes(mut builder) => {
+                        builder.step(&outcome);
+                        Some((outcome, Building::Passes(builder)))
+                    }
+                    Building::Figures(figures) => {
+                        self.finished = Some((outcome, lesson::report(*figures)));
+                        None
+                    }
+                };
             } else if let Some((_, report)) = self.finished.as_ref() {
                 // The pipeline view's first question, at the cursor, counts the sink tables up to
                 // it: a bounded step at a time here, before the run becomes the lab's current one.
@@ -332,12 +347,29 @@ impl Lab {
             } else if let Some(runner) = self.pending.as_mut() {
                 if runner.advance(self.step_ms) {
                     let outcome = self.pending.take().expect("a pending run").finish();
-                    self.building = Some((outcome, FiguresBuilder::default()));
+                    self.building = Some((outcome, Building::Passes(Box::default())));
                 }
             }
+        }
+    }
+
+    /// Makes, a bounded step at a time for about `budget_ms` of real time, what the world of the
+    /// current run needs to answer at every instant (the sink tables' counts, which `advance`
+    /// makes only up to the cursor); returns true once it is made. A page runs it in slices
+    /// before it reads the world far from the cursor, as the pipeline view's table does. False
+    /// before the first run.
+    pub fn prepare_world(&self, budget_ms: f64) -> bool {
+        let Some(world) = self.report.as_ref().map(|r| &r.world) else { return false };
+        let (_, end_ms) = world.span_ms();
+        let now = page_clock_ms();
+        let started = now();
+        let budget = budget_or_zero(budget_ms);
+        loop {
+            if world.prepare_sinks_at(end_ms) {
+                return true;
+            }
             if now() - started >= budget {
-                let progress = self.pending.as_ref().map_or(1.0, |runner| runner.progress());
-                return to_js(&Progress { done: false, progress, summary: None });
+                return false;
             }
         }
     }
@@ -517,6 +549,41 @@ impl Lab {
             })
             .collect();
         to_js(&rows)
+    }
+}
+
+/// A finished run's report in the making, a step at a time.
+enum Building {
+    /// Its figures, a pass over a table at a time, then put together.
+    Passes(Box<FiguresBuilder>),
+    /// Its figures: the lesson's report of them is the next step.
+    Figures(Box<Figures>),
+}
+
+/// Rows (of the run's and its failure-free companion's append-only tables) up to which the
+/// steps of a report's making share a slice: a pass over twice as many takes about 10 ms in
+/// Chromium, putting the figures together up to 30, so over this each step takes a slice of its
+/// own.
+const ROWS_PER_SHARED_SLICE: usize = 250_000;
+
+/// Whether `outcome`'s report is made a step per slice (see [`ROWS_PER_SHARED_SLICE`]).
+fn large_report(outcome: &Outcome) -> bool {
+    let rows = |sim: &engine::Sim| sim.sinks().append_only.rows().len();
+    rows(&outcome.run) + rows(outcome.truth()) > ROWS_PER_SHARED_SLICE
+}
+
+/// The page's clock, in ms (always 0 where there is none).
+fn page_clock_ms() -> impl Fn() -> f64 {
+    let clock = web_sys::window().and_then(|w| w.performance());
+    move || clock.as_ref().map_or(0.0, |p| p.now())
+}
+
+/// A budget in ms from JavaScript: anything but a positive number is no budget (one step).
+fn budget_or_zero(budget_ms: f64) -> f64 {
+    if budget_ms.is_finite() && budget_ms > 0.0 {
+        budget_ms
+    } else {
+        0.0
     }
 }
 

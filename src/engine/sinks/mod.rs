@@ -188,9 +188,9 @@ impl CommittedRows {
         pieces
     }
 
-    /// Whether the rows are made already.
-    pub fn made(&self) -> bool {
-        self.rows.get().is_some()
+    /// The committed rows `part` (a range of them), read from the append-only table.
+    pub fn range(&self, part: Range<usize>) -> impl Iterator<Item = &Row> {
+        self.pieces(part.start, part.end).into_iter().flat_map(|piece| &self.appended[piece])
     }
 
     /// The rows, made on first use and kept.
