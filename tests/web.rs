@@ -164,3 +164,20 @@ fn comparing_and_exporting_cross_the_boundary() {
     assert!(message.starts_with("mode:"), "{message}");
     assert!(lab.summary().is_ok());
 }
+
+#[wasm_bindgen_test]
+fn the_world_is_prepared_for_every_instant_a_bounded_step_at_a_time() {
+    let mut lab = Lab::new();
+    assert!(!lab.prepare_world(0.0), "nothing to prepare before a run");
+    lab.run(JsValue::UNDEFINED).unwrap();
+    // No budget: one step a call. The crashed run's tables are counted past the restart.
+    let mut calls = 1;
+    while !lab.prepare_world(0.0) {
+        calls += 1;
+        assert!(calls < 100, "preparing ends");
+    }
+    assert!(calls > 2, "a step a call: {calls} calls");
+    let alternative = lab.text_alternative("pipeline").unwrap();
+    let rows = js_sys::Array::from(&get(&alternative, "rows"));
+    assert!(rows.length() > 5, "the world at each key instant: {} rows", rows.length());
+}
