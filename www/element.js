@@ -22,9 +22,9 @@ const CHARTS = [
   ["checkpoints", "Checkpoint timeline"],
 ];
 const ALL_CONTROLS = [...MAIN_SETTINGS.map((s) => s.attribute), "advanced", "actions", "compare"];
-/// Charts over the scenario clock: a click, a drag or a hover on one moves the cursor.
 /// How long a slice of the world's preparation for the text alternatives runs, in ms.
 const PREPARE_SLICE_MS = 8;
+/// Charts over the scenario clock: a click, a drag or a hover on one moves the cursor.
 const TIME_CHARTS = ["replay", "latency", "checkpoints", "sink-window"];
 /// What the `charts` option may name: any chart, the headline figures and the crash table.
 const ALL_VIEWS = [...CHARTS.map(([name]) => name), "figures", "crash-table"];

@@ -885,12 +885,12 @@ impl FiguresBuilder {
         self.passes_done == PASSES
     }
 
-    /// The figures, once every pass is made (the passes left are made first).
     /// Whether every pass is made ([`FiguresBuilder::finish`] is then all that is left).
     pub fn passes_made(&self) -> bool {
         self.passes_done >= PASSES
     }
 
+    /// The figures, once every pass is made (the passes left are made first).
     pub fn finish(mut self, outcome: &Outcome) -> Figures {
         while !self.step(outcome) {}
         build(outcome, self)

@@ -244,10 +244,14 @@ impl Prefix {
 /// hash sets of row contents and keys without one).
 #[derive(Debug, Default)]
 struct PrefixCount {
+    /// The counts of the rows counted so far.
     out: Prefix,
+    /// Each key's counts so far, ascending, by slot of the key index.
     by_slot: Vec<Vec<u32>>,
+    /// Without a key index: the row contents and the keys so far.
     contents: HashSet<u128, Mix>,
     keys_seen: HashSet<u128, Mix>,
+    /// Duplicate rows and distinct keys so far.
     duplicates: u32,
     keys: u32,
 }
@@ -335,8 +339,16 @@ struct SinkIndex {
     append_only: OnceLock<Prefix>,
     /// Committed rows, visible at their commit.
     committed: OnceLock<Prefix>,
-    /// The two prefix counts while a page prepares them a step at a time, until made.
+    /// The two tables' prefix counts while a page prepares them a step at a time, until made
+    /// (indexed by [`Table`]).
     counting: Mutex<[PrefixCount; 2]>,
+}
+
+/// The two sink tables whose prefix counts the world keeps.
+#[derive(Clone, Copy, Debug)]
+enum Table {
+    AppendOnly = 0,
+    Committed = 1,
 }
 
 /// The first attempt's part of the two tables, counted as far as asked.
@@ -475,14 +487,14 @@ impl WorldIndex {
     }
 
     fn append_only_index(&self) -> &Prefix {
-        self.sinks.append_only.get_or_init(|| match self.counted(0) {
+        self.sinks.append_only.get_or_init(|| match self.counted(Table::AppendOnly) {
             Some(count) => count.out,
             None => Prefix::new(&self.append_only, |_, r| u64::from(r.emitted_at_ms)),
         })
     }
 
     fn committed_index(&self) -> &Prefix {
-        self.sinks.committed.get_or_init(|| match self.counted(1) {
+        self.sinks.committed.get_or_init(|| match self.counted(Table::Committed) {
             Some(count) => count.out,
             None => Prefix::new(self.committed.rows(), |i, _| self.committed_visible_at(i)),
         })
@@ -494,20 +506,20 @@ impl WorldIndex {
         self.commits.get(commit).map_or(0, |&(_, at, _)| at)
     }
 
-    /// Counts up to `max_rows` more rows of table `which` (0: append-only, 1: committed) toward
-    /// its prefix counts; true once they are counted.
-    fn count_step(&self, which: usize, max_rows: usize) -> bool {
+    /// Counts up to `max_rows` more rows of `table` toward its prefix counts; true once they are
+    /// counted.
+    fn count_step(&self, table: Table, max_rows: usize) -> bool {
         let mut counting = self.sinks.counting.lock().unwrap_or_else(|e| e.into_inner());
         let keys = self.keys.as_deref();
-        self.count(&mut counting[which], which, keys, max_rows)
+        self.count(&mut counting[table as usize], table, keys, max_rows)
     }
 
-    /// Counts up to `max_rows` more rows of table `which` with `count`. The committed rows are
-    /// read as pieces of the append-only table: a step never makes them.
-    fn count(&self, count: &mut PrefixCount, which: usize, keys: Option<&KeyIndex>, max_rows: usize) -> bool {
-        match which {
-            0 => count.step(&self.append_only, keys, max_rows, |_, r| u64::from(r.emitted_at_ms)),
-            _ => count.step_through(
+    /// Counts up to `max_rows` more rows of `table` with `count`. The committed rows are read as
+    /// pieces of the append-only table: a step never makes them.
+    fn count(&self, count: &mut PrefixCount, table: Table, keys: Option<&KeyIndex>, max_rows: usize) -> bool {
+        match table {
+            Table::AppendOnly => count.step(&self.append_only, keys, max_rows, |_, r| u64::from(r.emitted_at_ms)),
+            Table::Committed => count.step_through(
                 self.committed.len(),
                 |part| self.committed.range(part),
                 keys,
@@ -517,13 +529,14 @@ impl WorldIndex {
         }
     }
 
-    /// Table `which`'s prefix counts, finished, when a page began counting them.
-    fn counted(&self, which: usize) -> Option<PrefixCount> {
-        let mut count = std::mem::take(&mut self.sinks.counting.lock().unwrap_or_else(|e| e.into_inner())[which]);
+    /// `table`'s prefix counts, finished, when a page began counting them.
+    fn counted(&self, table: Table) -> Option<PrefixCount> {
+        let mut count =
+            std::mem::take(&mut self.sinks.counting.lock().unwrap_or_else(|e| e.into_inner())[table as usize]);
         if count.out.at_ms.is_empty() {
             return None;
         }
-        self.count(&mut count, which, self.keys.as_deref(), usize::MAX);
+        self.count(&mut count, table, self.keys.as_deref(), usize::MAX);
         Some(count)
     }
 
@@ -555,13 +568,13 @@ impl WorldIndex {
             return false;
         }
         if keys.is_none() && self.sinks.append_only.get().is_none() {
-            if self.count_step(0, max_rows) {
+            if self.count_step(Table::AppendOnly, max_rows) {
                 self.append_only_index();
             }
             return false;
         }
         if !first_attempt && self.sinks.committed.get().is_none() {
-            if self.count_step(1, max_rows) {
+            if self.count_step(Table::Committed, max_rows) {
                 self.committed_index();
             }
             return false;
@@ -1185,7 +1198,8 @@ mod tests {
             for _ in 0..steps / 2 {
                 half.prepare_sinks_in_steps_of(end, 1_000);
             }
-            let half_counted = |which: usize| half.sinks.counting.lock().expect("not poisoned")[which].out.at_ms.len();
+            let half_counted =
+                |table: Table| half.sinks.counting.lock().expect("not poisoned")[table as usize].out.at_ms.len();
             let made =
                 |index: &WorldIndex| (index.sinks.append_only.get().cloned(), index.sinks.committed.get().cloned());
             let (appended, committed) = made(&whole);
@@ -1197,9 +1211,9 @@ mod tests {
             }
             if config.crash_at_ms.is_some() && config.mode == Mode::Barrier {
                 assert!(appended.is_some() && steps > 3, "{config:?}: the append-only table counted in {steps} steps");
-                let (rows, counted) = (figures.tables.append_only.len(), half_counted(0));
+                let (rows, counted) = (figures.tables.append_only.len(), half_counted(Table::AppendOnly));
                 assert!(
-                    (counted > 0 && counted < rows) || half_counted(1) > 0,
+                    (counted > 0 && counted < rows) || half_counted(Table::Committed) > 0,
                     "{config:?}: half-way, {counted} of {rows} rows counted"
                 );
             }
