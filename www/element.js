@@ -905,16 +905,18 @@ class LabView {
     }
   }
 
-  /// Fills every chart's text alternative once the world can answer at any instant (the pipeline
-  /// view's table reads it at each key instant): made a slice at a time first, so a heavy run's
-  /// sink tables are never counted in one long task.
-  fillAlternatives() {
+  /// Fills the named charts' text alternatives, each in a task of its own, once the world can
+  /// answer at any instant (the pipeline view's table reads it at each key instant): made a slice
+  /// at a time first, so a heavy run's sink tables are never counted in one long task.
+  fillAlternatives(names = CHARTS.map(([name]) => name)) {
     if (!this.lab) return;
     if (!this.lab.prepare_world(PREPARE_SLICE_MS)) {
-      this.altTimer = setTimeout(() => this.fillAlternatives(), 0);
+      this.altTimer = setTimeout(() => this.fillAlternatives(names), 0);
       return;
     }
-    for (const [name] of CHARTS) this.fillAlternative(name);
+    const [name, ...rest] = names;
+    if (name) this.fillAlternative(name);
+    if (rest.length) this.altTimer = setTimeout(() => this.fillAlternatives(rest), 0);
   }
 
   fillAlternative(name) {
