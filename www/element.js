@@ -24,6 +24,11 @@ const CHARTS = [
 const ALL_CONTROLS = [...MAIN_SETTINGS.map((s) => s.attribute), "advanced", "actions", "compare"];
 /// How long a slice of the world's preparation for the text alternatives runs, in ms.
 const PREPARE_SLICE_MS = 8;
+/// A chart farther than this outside the viewport is not redrawn while the student drags or
+/// scrubs: it is drawn as it nears the viewport, or once the changes pause for
+/// OUT_OF_VIEW_SETTLE_MS (and before set() or mount() resolves).
+const OUT_OF_VIEW_MARGIN = "200px 0px";
+const OUT_OF_VIEW_SETTLE_MS = 200;
 /// Charts over the scenario clock: a click, a drag or a hover on one moves the cursor.
 const TIME_CHARTS = ["replay", "latency", "checkpoints", "sink-window"];
 /// What the `charts` option may name: any chart, the headline figures and the crash table.
@@ -557,6 +562,19 @@ class LabView {
       if (this.summary && this.lab) this.drawCharts(resized);
     });
     for (const { canvas } of Object.values(this.charts)) this.resizeObserver.observe(canvas);
+    // Which canvases are near the viewport: during a drag only those are redrawn (see
+    // OUT_OF_VIEW_MARGIN). A canvas not reported yet counts as near.
+    this.nearView = new Map();
+    this.outOfView = new Set();
+    this.viewObserver = new IntersectionObserver((entries) => {
+      const near = [];
+      for (const entry of entries) {
+        this.nearView.set(entry.target, entry.isIntersecting);
+        if (entry.isIntersecting && this.outOfView.has(entry.target.dataset.chart)) near.push(entry.target.dataset.chart);
+      }
+      if (near.length && this.summary && this.lab) this.drawCharts(near);
+    }, { rootMargin: OUT_OF_VIEW_MARGIN });
+    for (const { canvas } of Object.values(this.charts)) this.viewObserver.observe(canvas);
     // What each chart was last drawn from (see drawKey): a chart whose inputs did not change is not redrawn.
     this.drawnKeys = {};
     this.dirty = new Set();
@@ -889,6 +907,12 @@ class LabView {
       if (!canvas.isConnected) continue;
       const size = this.canvasSize(canvas);
       if (size.width === 0) continue;
+      // Out of view while the student changes something: drawn when the changes pause.
+      if (this.nearView.get(canvas) === false && this.firstDrawnAt !== undefined && !this.drawingOutOfView) {
+        this.outOfView.add(name);
+        continue;
+      }
+      this.outOfView.delete(name);
       const w = Math.max(1, Math.round(size.width * dpr)), h = Math.max(1, Math.round(size.height * dpr));
       const chartCursor = name === "tradeoff" ? undefined : cursorS;
       // The trade-off chart shows every interval for these settings whenever the crash comes:
@@ -903,6 +927,29 @@ class LabView {
       this.drawnKeys[name] = key;
       this.firstChartAt ??= performance.now();
     }
+    if (this.outOfView.size && !this.drawingOutOfView) this.drawOutOfViewLater();
+  }
+
+  /// Draws the charts left out of view, after OUT_OF_VIEW_SETTLE_MS without a change (each
+  /// change puts it off again), one chart per task.
+  drawOutOfViewLater() {
+    clearTimeout(this.outOfViewTimer);
+    this.outOfViewTimer = setTimeout(() => this.drawOutOfView(1), OUT_OF_VIEW_SETTLE_MS);
+  }
+
+  /// Draws up to `count` of the charts left out of view (all by default), and the rest later.
+  drawOutOfView(count = Infinity) {
+    clearTimeout(this.outOfViewTimer);
+    if (!this.summary || !this.lab) return;
+    const names = [...this.outOfView].slice(0, count);
+    for (const name of names) this.outOfView.delete(name);
+    this.drawingOutOfView = true;
+    try {
+      this.drawCharts(names);
+    } finally {
+      this.drawingOutOfView = false;
+    }
+    if (this.outOfView.size) this.outOfViewTimer = setTimeout(() => this.drawOutOfView(1), 0);
   }
 
   /// Fills the named charts' text alternatives, each in a task of its own, once the world can
@@ -1328,6 +1375,14 @@ class LabView {
   settleDrawn(error) {
     if (!this.drawnWaiters?.length) return;
     if (!error && (this.busy || this.pending || this.drawingCharts || !this.summary)) return;
+    // What set() and mount() wait for is every chart drawn, in view or not.
+    if (!error && this.outOfView.size) {
+      try {
+        this.drawOutOfView();
+      } catch (e) {
+        error = e;
+      }
+    }
     const waiters = this.drawnWaiters;
     this.drawnWaiters = [];
     for (const waiter of waiters) (error ? waiter.reject(error) : waiter.resolve());
@@ -1443,6 +1498,8 @@ class LabView {
     this.player = undefined;
     clearTimeout(this.describeTimer);
     this.resizeObserver.disconnect();
+    this.viewObserver.disconnect();
+    clearTimeout(this.outOfViewTimer);
     this.darkQuery.removeEventListener("change", this.onScheme);
     clearTimeout(this.altTimer);
     this.settleDrawn(new DOMException("the lab was destroyed before its run was drawn", "AbortError"));

@@ -99,10 +99,11 @@ export async function fullScreenshot(page, options) {
   await toggle(false);
 }
 
-/// Waits until every lab on the page has finished its run and painted a frame.
+/// Waits until every lab on the page has finished its run, drawn its charts (those out of view
+/// are drawn once the changes pause) and painted a frame.
 export async function settled(page) {
   const frames = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-  const idle = () => page.waitForFunction(() => [...document.querySelectorAll("checkpoint-lab")].every((lab) => !lab.busy), null, { timeout: 20000 });
+  const idle = () => page.waitForFunction(() => [...document.querySelectorAll("checkpoint-lab")].every((lab) => !lab.busy && !lab.view?.outOfView?.size), null, { timeout: 20000 });
   // Input events reach the page before their frame: let them start, then wait for the runs.
   await frames();
   await idle();

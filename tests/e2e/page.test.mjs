@@ -98,6 +98,59 @@ test("each slider changes the figures and the charts it affects", async () => {
   assert.deepEqual(errors, []);
 });
 
+test("during a drag only the charts in view are redrawn; the others follow when it pauses or as they come into view", async () => {
+  const { page, errors } = await open(browser, `${base}/index.html`);
+  const result = await page.evaluate(async () => {
+    const view = document.querySelector("checkpoint-lab").view;
+    const root = document.querySelector("checkpoint-lab").shadowRoot;
+    const canvas = (name) => root.querySelector(`[data-chart=${name}]`);
+    const pixels = (name) => {
+      const c = canvas(name);
+      const data = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+      let h = 2166136261;
+      for (let i = 0; i < data.length; i += 4) h = Math.imul(h ^ (data[i] + 3 * data[i + 1] + 7 * data[i + 2]), 16777619);
+      return h;
+    };
+    const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const input = root.querySelector("[data-control=interval]");
+    const move = async (value) => {
+      input.value = String(value);
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+      await frame();
+      while (view.busy) await frame();
+    };
+    const inView = (name) => { const r = canvas(name).getBoundingClientRect(); return r.top < innerHeight && r.bottom > 0; };
+    const before = { pipeline: pixels("pipeline"), tradeoff: pixels("tradeoff"), replay: pixels("replay") };
+    const out = { pipelineInView: inView("pipeline"), tradeoffInView: inView("tradeoff"), replayInView: inView("replay") };
+    // A drag: a new value every frame or two, never pausing.
+    const start = Number(input.value);
+    for (let i = 1; i <= 6; i++) await move(start + i);
+    out.pipelineRedrawn = pixels("pipeline") !== before.pipeline;
+    out.tradeoffDuringDrag = pixels("tradeoff") !== before.tradeoff;
+    out.pendingDuringDrag = [...view.outOfView].sort();
+    // The drag goes on while the student scrolls to the replay chart: it is drawn as it comes near.
+    canvas("replay").scrollIntoView({ block: "center" });
+    await move(start + 7);
+    await frame();
+    out.replayAfterScroll = pixels("replay") !== before.replay;
+    // The drag pauses: the charts still out of view are drawn too.
+    await new Promise((r) => setTimeout(r, 600));
+    out.tradeoffAfterPause = pixels("tradeoff") !== before.tradeoff;
+    out.pendingAfterPause = view.outOfView.size;
+    return out;
+  });
+  assert.equal(result.pipelineInView, true, "the pipeline view is on screen under the sliders");
+  assert.equal(result.tradeoffInView, false, "the trade-off chart is below the fold at 1280 × 900");
+  assert.equal(result.replayInView, false, "the replay chart is below the fold at 1280 × 900");
+  assert.equal(result.pipelineRedrawn, true, "the chart in view follows the drag");
+  assert.equal(result.tradeoffDuringDrag, false, "a chart out of view waits during the drag");
+  assert.ok(result.pendingDuringDrag.includes("tradeoff") && !result.pendingDuringDrag.includes("pipeline"), `waiting: ${result.pendingDuringDrag}`);
+  assert.equal(result.replayAfterScroll, true, "a chart scrolled into view mid-drag is drawn at once");
+  assert.equal(result.tradeoffAfterPause, true, "once the drag pauses the charts out of view are drawn");
+  assert.equal(result.pendingAfterPause, 0);
+  assert.deepEqual(errors, []);
+});
+
 test("the crash table is the engine's table for the current settings", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
   await press(page, "[data-control=crash-at]", "ArrowLeft", 14);
@@ -132,7 +185,9 @@ test("presets, reset, warnings and the text alternatives", async () => {
 });
 
 test("Play moves a time cursor through the crash and recovery", async () => {
-  const { page, errors } = await open(browser, `${base}/index.html`);
+  // Tall enough to show the replay chart beside the controls: a chart out of view is redrawn
+  // only once the cursor stops.
+  const { page, errors } = await open(browser, `${base}/index.html`, { height: 2000 });
   const before = (await chartPixels(page)).replay.h;
   await page.click("[data-action=play]");
   assert.equal(await page.getAttribute("[data-action=play]", "aria-pressed"), "true");
