@@ -563,10 +563,11 @@ class LabView {
     });
     for (const { canvas } of Object.values(this.charts)) this.resizeObserver.observe(canvas);
     // Which canvases are near the viewport: during a drag only those are redrawn (see
-    // OUT_OF_VIEW_MARGIN). A canvas not reported yet counts as near.
+    // OUT_OF_VIEW_MARGIN). A canvas not reported yet counts as near, and so does every canvas
+    // where the browser has no IntersectionObserver.
     this.nearView = new Map();
     this.outOfView = new Set();
-    this.viewObserver = new IntersectionObserver((entries) => {
+    this.viewObserver = globalThis.IntersectionObserver && new IntersectionObserver((entries) => {
       const near = [];
       for (const entry of entries) {
         this.nearView.set(entry.target, entry.isIntersecting);
@@ -574,7 +575,7 @@ class LabView {
       }
       if (near.length && this.summary && this.lab) this.drawCharts(near);
     }, { rootMargin: OUT_OF_VIEW_MARGIN });
-    for (const { canvas } of Object.values(this.charts)) this.viewObserver.observe(canvas);
+    for (const { canvas } of Object.values(this.charts)) this.viewObserver?.observe(canvas);
     // What each chart was last drawn from (see drawKey): a chart whose inputs did not change is not redrawn.
     this.drawnKeys = {};
     this.dirty = new Set();
@@ -934,7 +935,16 @@ class LabView {
   /// change puts it off again), one chart per task.
   drawOutOfViewLater() {
     clearTimeout(this.outOfViewTimer);
-    this.outOfViewTimer = setTimeout(() => this.drawOutOfView(1), OUT_OF_VIEW_SETTLE_MS);
+    this.outOfViewTimer = setTimeout(() => this.drawOutOfViewShowingErrors(), OUT_OF_VIEW_SETTLE_MS);
+  }
+
+  /// drawOutOfView(1) in a task of its own: a chart that fails to draw says so in the view.
+  drawOutOfViewShowingErrors() {
+    try {
+      this.drawOutOfView(1);
+    } catch (e) {
+      this.error.textContent = String(e.message || e);
+    }
   }
 
   /// Draws up to `count` of the charts left out of view (all by default), and the rest later.
@@ -949,7 +959,7 @@ class LabView {
     } finally {
       this.drawingOutOfView = false;
     }
-    if (this.outOfView.size) this.outOfViewTimer = setTimeout(() => this.drawOutOfView(1), 0);
+    if (this.outOfView.size) this.outOfViewTimer = setTimeout(() => this.drawOutOfViewShowingErrors(), 0);
   }
 
   /// Fills the named charts' text alternatives, each in a task of its own, once the world can
@@ -1498,7 +1508,7 @@ class LabView {
     this.player = undefined;
     clearTimeout(this.describeTimer);
     this.resizeObserver.disconnect();
-    this.viewObserver.disconnect();
+    this.viewObserver?.disconnect();
     clearTimeout(this.outOfViewTimer);
     this.darkQuery.removeEventListener("change", this.onScheme);
     clearTimeout(this.altTimer);
