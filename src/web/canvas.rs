@@ -6,7 +6,9 @@
 //!
 //! Every string crossing into JavaScript is copied and decoded there; a chart sets the same stroke
 //! colour, fill colour and font hundreds of times (each grid line, each label). The backend keeps
-//! the context's current style and sets one only when it differs.
+//! the context's current style and sets one only when it differs, and hands the context each
+//! colour, font and label as a JavaScript string made once and kept ([`js_text`]), so redrawing
+//! a chart decodes only the labels it had not drawn before.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -15,15 +17,54 @@ use plotters_backend::text_anchor::{HPos, VPos};
 use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind, FontTransform,
 };
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 /// Text widths are remembered for this many (font, text) pairs; then the memory starts afresh.
 const MAX_MEASURED: usize = 4_096;
+/// JavaScript strings kept for this many texts (colours, fonts, labels); then afresh.
+const MAX_JS_TEXTS: usize = 4_096;
 
 thread_local! {
     /// Width in backend pixels of a text in a font, as `measureText` gave it.
     static MEASURED: RefCell<HashMap<(String, String), u32>> = RefCell::new(HashMap::new());
+    /// Each text as the JavaScript string the context was handed, made once.
+    static JS_TEXTS: RefCell<HashMap<String, JsValue>> = RefCell::new(HashMap::new());
+}
+
+/// `text` as a JavaScript string: the one made the first time it was asked for. A chart's
+/// colours, fonts and most of its labels are the same from one redraw to the next, and a string
+/// handed over as text is decoded from UTF-8 in JavaScript at every call.
+fn js_text(text: &str) -> JsValue {
+    JS_TEXTS.with(|texts| {
+        let mut texts = texts.borrow_mut();
+        if let Some(value) = texts.get(text) {
+            return value.clone();
+        }
+        if texts.len() >= MAX_JS_TEXTS {
+            texts.clear();
+        }
+        let value = JsValue::from_str(text);
+        texts.insert(text.to_owned(), value.clone());
+        value
+    })
+}
+
+// The context's setters and fillText taking a JavaScript string already made (web-sys's take
+// `&str`, copied and decoded at each call).
+#[wasm_bindgen]
+extern "C" {
+    /// The 2D context seen through these calls only.
+    type TextContext;
+    #[wasm_bindgen(method, setter = font)]
+    fn set_font(this: &TextContext, font: &JsValue);
+    #[wasm_bindgen(method, setter = fillStyle)]
+    fn set_fill_style(this: &TextContext, style: &JsValue);
+    #[wasm_bindgen(method, setter = strokeStyle)]
+    fn set_stroke_style(this: &TextContext, style: &JsValue);
+    #[wasm_bindgen(method, catch, js_name = fillText)]
+    fn fill_text(this: &TextContext, text: &JsValue, x: f64, y: f64) -> Result<(), JsValue>;
 }
 
 /// What went wrong on the canvas: the message of the exception the context threw.
@@ -86,11 +127,15 @@ impl MeasuredCanvas {
         Some(MeasuredCanvas { canvas, context, stroke: None, fill: None, font: RefCell::new(None), anchor: None })
     }
 
+    fn text_context(&self) -> &TextContext {
+        self.context.unchecked_ref()
+    }
+
     fn set_stroke<S: BackendStyle>(&mut self, style: &S) {
         let color = style.color();
         let wanted = ((color.rgb, color.alpha), style.stroke_width());
         if self.stroke != Some(wanted) {
-            self.context.set_stroke_style_str(&css_color(color));
+            self.text_context().set_stroke_style(&js_text(&css_color(color)));
             self.context.set_line_width(f64::from(style.stroke_width()));
             self.stroke = Some(wanted);
         }
@@ -99,7 +144,7 @@ impl MeasuredCanvas {
     fn set_fill(&mut self, color: BackendColor) {
         let wanted = (color.rgb, color.alpha);
         if self.fill != Some(wanted) {
-            self.context.set_fill_style_str(&css_color(color));
+            self.text_context().set_fill_style(&js_text(&css_color(color)));
             self.fill = Some(wanted);
         }
     }
@@ -108,7 +153,7 @@ impl MeasuredCanvas {
     fn set_font(&self, font: &str) {
         let mut current = self.font.borrow_mut();
         if current.as_deref() != Some(font) {
-            self.context.set_font(font);
+            self.text_context().set_font(&js_text(font));
             *current = Some(font.to_owned());
         }
     }
@@ -286,7 +331,7 @@ impl DrawingBackend for MeasuredCanvas {
         }
         self.set_fill(color);
         self.set_font(&font_of(style));
-        let drawn = self.context.fill_text(text, x, y).map_err(canvas_error);
+        let drawn = self.text_context().fill_text(&js_text(text), x, y).map_err(canvas_error);
         if degrees != 0.0 {
             // The saved state comes back: what was set since is no longer known.
             self.context.restore();
