@@ -121,6 +121,7 @@ const wasmDefaults = guarded(glue.defaults), parseAttributes = guarded(glue.pars
 const formatValue = guarded(glue.formatValue);
 const settingsText = guarded(glue.settingsText);
 const Player = glue.Player;
+const prepareCanvas = guarded(glue.prepareCanvas);
 /// For the tests only: panics inside the engine, to prove that a panic does not poison the module.
 export const __panicForTests = guarded(glue.__panicForTests);
 
@@ -515,10 +516,7 @@ class LabView {
       this.stylesReady = true;
       // Sizes seen before the styles are stale: measure again, draw, and count it the first picture.
       this.canvasSizes.clear();
-      if (this.summary && this.lab) {
-        this.drawCharts();
-        this.firstPicture();
-      }
+      if (this.summary && this.lab) this.drawChartsInTasks(true);
     };
     css.addEventListener("load", stylesArrived);
     css.addEventListener("error", stylesArrived);
@@ -578,6 +576,8 @@ class LabView {
     for (const { canvas } of Object.values(this.charts)) this.viewObserver?.observe(canvas);
     // What each chart was last drawn from (see drawKey): a chart whose inputs did not change is not redrawn.
     this.drawnKeys = {};
+    // Frames drawn on each canvas at its current size (see noteFrameDrawn).
+    this.canvasFrames = new WeakMap();
     this.dirty = new Set();
     this.runId = 0;
     this.pinId = 0;
@@ -923,12 +923,61 @@ class LabView {
       if (this.drawnKeys[name] === key) continue;
       if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
       const axis = this.lab.draw(name, canvas, dark, dpr, chartCursor);
+      this.noteFrameDrawn(canvas, w, h);
       if (axis) this.axes[name] = axis;
       if (name === "pipeline") this.dropFirstPicture();
       this.drawnKeys[name] = key;
       this.firstChartAt ??= performance.now();
     }
     if (this.outOfView.size && !this.drawingOutOfView) this.drawOutOfViewLater();
+  }
+
+  /// Counts a frame drawn on `canvas` at its size (w × h): its first two there make its buffers.
+  noteFrameDrawn(canvas, w, h) {
+    const size = `${w}x${h}`;
+    const seen = this.canvasFrames.get(canvas);
+    this.canvasFrames.set(canvas, { size, frames: seen?.size === size ? seen.frames + 1 : 1 });
+  }
+
+  /// Readies the charts' canvases at their sizes (see prepareCanvas), one canvas a frame, each in
+  /// a task of its own, until each has had two frames there: while a heavy run goes, and after
+  /// the view's first picture, so that a chart's next drawings do not also make its buffers. A
+  /// canvas whose chart is drawn at another size is left to the next drawing, which sizes it.
+  prepareCanvases() {
+    if (this.preparingCanvases) return;
+    this.preparingCanvases = true;
+    const next = () => {
+      if (!this.lab || !this.stylesReady) {
+        this.preparingCanvases = false;
+        return;
+      }
+      const dpr = window.devicePixelRatio || 1;
+      for (const [name] of CHARTS) {
+        const { canvas, figure } = this.charts[name];
+        if (!canvas.isConnected || figure.hidden) continue;
+        const box = this.canvasSize(canvas);
+        if (box.width === 0) continue;
+        const w = Math.max(1, Math.round(box.width * dpr)), h = Math.max(1, Math.round(box.height * dpr));
+        const seen = this.canvasFrames.get(canvas);
+        if (seen?.size === `${w}x${h}` && seen.frames >= 2) continue;
+        if (canvas.width !== w || canvas.height !== h) {
+          if (this.drawnKeys[name]) continue;
+          canvas.width = w;
+          canvas.height = h;
+        }
+        try {
+          if (!prepareCanvas(canvas)) continue;
+        } catch {
+          // The chart's own drawing reports what fails.
+          continue;
+        }
+        this.noteFrameDrawn(canvas, w, h);
+        nextFrameThen(next);
+        return;
+      }
+      this.preparingCanvases = false;
+    };
+    nextFrameThen(next);
   }
 
   /// Draws the charts left out of view, after OUT_OF_VIEW_SETTLE_MS without a change (each
@@ -960,6 +1009,13 @@ class LabView {
       this.drawingOutOfView = false;
     }
     if (this.outOfView.size) this.outOfViewTimer = setTimeout(() => this.drawOutOfViewShowingErrors(), 0);
+  }
+
+  /// Fills the text alternatives a little after the charts are drawn (each change puts it off
+  /// again): they describe what the charts show.
+  fillAlternativesLater() {
+    clearTimeout(this.altTimer);
+    this.altTimer = setTimeout(() => this.fillAlternatives(), 250);
   }
 
   /// Fills the named charts' text alternatives, each in a task of its own, once the world can
@@ -1141,6 +1197,7 @@ class LabView {
   startRun(config, cause, started = performance.now()) {
     this.lab.select(this.c.sink.get(), Number(this.c.window.get()), Number(this.c.product.get()));
     const heavy = this.lab.begin(config) > EVENTS_PER_FRAME;
+    if (heavy) this.prepareCanvases();
     const replacing = this.busy;
     let slices = 0;
     const generation = (this.generation = (this.generation || 0) + 1);
@@ -1274,7 +1331,7 @@ class LabView {
     // The charts first, while the page's styles are still clean: a canvas resolves its font
     // against them, so drawing after the figures and the cursor changed would make the browser
     // recompute styles in the middle of drawing, and again when it renders.
-    if (sliced) this.drawChartsInTasks();
+    if (sliced || this.firstDrawnAt === undefined) this.drawChartsInTasks(!sliced);
     else this.drawCharts();
     this.showCursor();
     this.showReadouts();
@@ -1287,7 +1344,7 @@ class LabView {
     const cursorFailed = this.cursorError;
     this.cursorError = undefined;
     clearTimeout(this.altTimer);
-    this.altTimer = setTimeout(() => this.fillAlternatives(), 250);
+    if (!this.drawingCharts) this.fillAlternativesLater();
     if (cause) {
       this.host.dispatchEvent(new CustomEvent("checkpointlab-change", { bubbles: true, composed: true, detail: { ...summary, settings: config } }));
     }
@@ -1295,43 +1352,52 @@ class LabView {
     this.settleDrawn(cursorFailed && new Error(cursorFailed));
   }
 
-  /// Draws the charts a few at a time, each batch in a task of its own (about 8 ms of drawing
-  /// each, at least one chart), so that after a heavy run drawing them never makes one long task.
-  /// The view counts as drawn (set(), mount(), the first picture) once the last one is.
-  drawChartsInTasks() {
+  /// Draws every chart, in view or not, one per frame, each after the frame's rendering: a canvas
+  /// drawn for the first time at its size gets its buffers at the commit that carries it (in
+  /// Chromium without a GPU, about 8 ms for a chart at twice the pixel ratio), so one frame
+  /// carrying every chart would make one long task. `firstNow` draws the first chart in this
+  /// task. After a heavy run, or the view's first. The view counts as drawn (set(), mount(), the
+  /// first picture) once the last one is.
+  drawChartsInTasks(firstNow = false) {
     const run = this.runId;
     const left = CHARTS.map(([name]) => name);
+    // A newer call (the styles arrived) draws them all again.
+    const drawing = (this.drawing = {});
     this.drawingCharts = true;
     const next = () => {
       // A newer run draws its own charts.
-      if (run !== this.runId) return;
+      if (run !== this.runId || drawing !== this.drawing) return;
       // Destroyed, or the engine restarted: there is nothing left to draw from.
       if (!this.lab || !this.summary) {
         this.drawingCharts = false;
         return;
       }
-      const started = performance.now();
+      this.drawingOutOfView = true;
       try {
-        do this.drawCharts([left.shift()]);
-        while (left.length && performance.now() - started < 8);
+        this.drawCharts([left.shift()]);
       } catch (e) {
         this.error.textContent = String(e.message || e);
         this.drawingCharts = false;
         this.settleDrawn(e);
         return;
+      } finally {
+        this.drawingOutOfView = false;
       }
       if (left.length) {
-        yieldToPage().then(next);
+        nextFrameThen(next);
         return;
       }
       this.drawingCharts = false;
       this.firstPicture();
       this.settleDrawn();
+      this.fillAlternativesLater();
+      this.prepareCanvases();
     };
     // After the frame: the browser first lays out what the run changed on the page, in its own
     // task, rather than inside the first chart's drawing (a canvas resolves its font against the
     // page's styles).
-    nextFrameThen(next);
+    if (firstNow) next();
+    else nextFrameThen(next);
   }
 
   /// Takes the page's picture of the first frame away: the canvas is drawn, or the view no longer
@@ -1538,12 +1604,22 @@ export class CheckpointLabElement extends ElementBase {
     if (!this.shadowRoot) this.attachShadow({ mode: "open" });
   }
 
-  async connectedCallback() {
-    if (this.view) return;
+  connectedCallback() {
+    if (this.view) return Promise.resolve();
+    // A second call while the first is under way (mount() calls it after append() has) waits
+    // for the first.
+    this.connecting ??= this.connect().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  async connect() {
     // The view is built at once, from the settings table, and shows the first screen while the
     // engine's module loads; the page's picture of the first frame stands in for the pipeline
     // view where it may (see firstPictureFits).
-    if (!this.built) {
+    const builtNow = !this.built;
+    if (builtNow) {
       this.built = new LabView(this, this.shadowRoot);
       if (!this.firstPictureFits()) this.built.dropFirstPicture();
     }
@@ -1573,6 +1649,10 @@ export class CheckpointLabElement extends ElementBase {
         loadError = e;
       }
     }
+    // Built now, and in this task when the module was loaded already: the first run starts in a
+    // task of its own, so that building the view and starting a heavy run do not make one long
+    // task.
+    if (builtNow) await yieldToPage();
     if (!this.isConnected || this.view) return;
     this.view = this.built;
     this.built = undefined;

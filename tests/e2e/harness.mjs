@@ -66,6 +66,12 @@ export async function open(browser, url, { width = 1280, height = 900, colorSche
   const errors = [];
   page.on("console", (msg) => { if (msg.type() === "error") errors.push(msg.text()); });
   page.on("pageerror", (err) => errors.push(String(err)));
+  // E2E_CPU_SLOWDOWN=2.5 runs the page's main thread that many times slower (Chromium only): how
+  // a loaded machine runs it, to see which tasks come near 50 ms before such a machine shows it.
+  const slowdown = Number(process.env.E2E_CPU_SLOWDOWN || 1);
+  if (slowdown > 1 && BROWSER === "chromium") {
+    await (await page.context().newCDPSession(page)).send("Emulation.setCPUThrottlingRate", { rate: slowdown });
+  }
   await page.goto(url);
   await page.waitForSelector(ready, { timeout: 20000, state: "attached" });
   return { page, errors };
