@@ -294,3 +294,25 @@ fn the_pipeline_preview_draws_what_the_whole_run_shows_at_the_default_cursor() {
     assert!(lesson::preview(&busy).unwrap().is_none());
     assert!(lesson::preview(&Config { crash_at_ms: at("10:05:31"), ..Config::default() }).unwrap().is_none());
 }
+
+#[test]
+fn a_y_axis_tops_out_on_a_round_value_and_moves_only_when_the_data_crosses_one() {
+    assert_eq!(charts::axis_top(1.21), 1.5);
+    assert_eq!(charts::axis_top(36_000.0), 40_000.0);
+    assert_eq!(charts::axis_top(1_000.0), 1_000.0);
+    assert_eq!(charts::axis_top(0.0), 1.0);
+    assert_eq!(charts::axis_top(f64::NAN), 1.0);
+    // Over a drag's worth of peaks: never below the data, at most a third above it, never
+    // falling as the data rises, and a few distinct tops for hundreds of peaks.
+    let mut last = 0.0;
+    let mut tops = std::collections::BTreeSet::new();
+    for i in 1..=500 {
+        let peak = 20_000.0 + 100.0 * f64::from(i);
+        let top = charts::axis_top(peak);
+        assert!(top >= peak && top <= peak * 4.0 / 3.0, "{peak} → {top}");
+        assert!(top >= last);
+        last = top;
+        tops.insert(top.to_bits());
+    }
+    assert!(tops.len() <= 6, "{} tops for peaks from 20,100 to 70,000", tops.len());
+}

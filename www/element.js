@@ -121,7 +121,6 @@ const wasmDefaults = guarded(glue.defaults), parseAttributes = guarded(glue.pars
 const formatValue = guarded(glue.formatValue);
 const settingsText = guarded(glue.settingsText);
 const Player = glue.Player;
-const prepareCanvas = guarded(glue.prepareCanvas);
 /// For the tests only: panics inside the engine, to prove that a panic does not poison the module.
 export const __panicForTests = guarded(glue.__panicForTests);
 
@@ -576,8 +575,6 @@ class LabView {
     for (const { canvas } of Object.values(this.charts)) this.viewObserver?.observe(canvas);
     // What each chart was last drawn from (see drawKey): a chart whose inputs did not change is not redrawn.
     this.drawnKeys = {};
-    // Frames drawn on each canvas at its current size (see noteFrameDrawn).
-    this.canvasFrames = new WeakMap();
     this.dirty = new Set();
     this.runId = 0;
     this.pinId = 0;
@@ -893,7 +890,8 @@ class LabView {
 
   /// Draws the named charts whose inputs changed since they were last drawn: the run, the
   /// pinned run, the theme, the canvas size and (except on the trade-off chart) the cursor.
-  drawCharts(names = CHARTS.map(([name]) => name)) {
+  /// Charts out of view wait while the student changes something, unless `evenOutOfView`.
+  drawCharts(names = CHARTS.map(([name]) => name), evenOutOfView = false) {
     if (!this.stylesReady) {
       for (const name of names) this.dirty.add(name);
       return;
@@ -909,7 +907,7 @@ class LabView {
       const size = this.canvasSize(canvas);
       if (size.width === 0) continue;
       // Out of view while the student changes something: drawn when the changes pause.
-      if (this.nearView.get(canvas) === false && this.firstDrawnAt !== undefined && !this.drawingOutOfView) {
+      if (this.nearView.get(canvas) === false && this.firstDrawnAt !== undefined && !evenOutOfView) {
         this.outOfView.add(name);
         continue;
       }
@@ -923,61 +921,12 @@ class LabView {
       if (this.drawnKeys[name] === key) continue;
       if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
       const axis = this.lab.draw(name, canvas, dark, dpr, chartCursor);
-      this.noteFrameDrawn(canvas, w, h);
       if (axis) this.axes[name] = axis;
       if (name === "pipeline") this.dropFirstPicture();
       this.drawnKeys[name] = key;
       this.firstChartAt ??= performance.now();
     }
-    if (this.outOfView.size && !this.drawingOutOfView) this.drawOutOfViewLater();
-  }
-
-  /// Counts a frame drawn on `canvas` at its size (w × h): its first two there make its buffers.
-  noteFrameDrawn(canvas, w, h) {
-    const size = `${w}x${h}`;
-    const seen = this.canvasFrames.get(canvas);
-    this.canvasFrames.set(canvas, { size, frames: seen?.size === size ? seen.frames + 1 : 1 });
-  }
-
-  /// Readies the charts' canvases at their sizes (see prepareCanvas), one canvas a frame, each in
-  /// a task of its own, until each has had two frames there: while a heavy run goes, and after
-  /// the view's first picture, so that a chart's next drawings do not also make its buffers. A
-  /// canvas whose chart is drawn at another size is left to the next drawing, which sizes it.
-  prepareCanvases() {
-    if (this.preparingCanvases) return;
-    this.preparingCanvases = true;
-    const next = () => {
-      if (!this.lab || !this.stylesReady) {
-        this.preparingCanvases = false;
-        return;
-      }
-      const dpr = window.devicePixelRatio || 1;
-      for (const [name] of CHARTS) {
-        const { canvas, figure } = this.charts[name];
-        if (!canvas.isConnected || figure.hidden) continue;
-        const box = this.canvasSize(canvas);
-        if (box.width === 0) continue;
-        const w = Math.max(1, Math.round(box.width * dpr)), h = Math.max(1, Math.round(box.height * dpr));
-        const seen = this.canvasFrames.get(canvas);
-        if (seen?.size === `${w}x${h}` && seen.frames >= 2) continue;
-        if (canvas.width !== w || canvas.height !== h) {
-          if (this.drawnKeys[name]) continue;
-          canvas.width = w;
-          canvas.height = h;
-        }
-        try {
-          if (!prepareCanvas(canvas)) continue;
-        } catch {
-          // The chart's own drawing reports what fails.
-          continue;
-        }
-        this.noteFrameDrawn(canvas, w, h);
-        nextFrameThen(next);
-        return;
-      }
-      this.preparingCanvases = false;
-    };
-    nextFrameThen(next);
+    if (this.outOfView.size && !evenOutOfView) this.drawOutOfViewLater();
   }
 
   /// Draws the charts left out of view, after OUT_OF_VIEW_SETTLE_MS without a change (each
@@ -1002,12 +951,7 @@ class LabView {
     if (!this.summary || !this.lab) return;
     const names = [...this.outOfView].slice(0, count);
     for (const name of names) this.outOfView.delete(name);
-    this.drawingOutOfView = true;
-    try {
-      this.drawCharts(names);
-    } finally {
-      this.drawingOutOfView = false;
-    }
+    this.drawCharts(names, true);
     if (this.outOfView.size) this.outOfViewTimer = setTimeout(() => this.drawOutOfViewShowingErrors(), 0);
   }
 
@@ -1197,7 +1141,6 @@ class LabView {
   startRun(config, cause, started = performance.now()) {
     this.lab.select(this.c.sink.get(), Number(this.c.window.get()), Number(this.c.product.get()));
     const heavy = this.lab.begin(config) > EVENTS_PER_FRAME;
-    if (heavy) this.prepareCanvases();
     const replacing = this.busy;
     let slices = 0;
     const generation = (this.generation = (this.generation || 0) + 1);
@@ -1314,7 +1257,7 @@ class LabView {
     this.firstRunAt ??= performance.now();
     this.runId++;
     // Charts of an earlier run still being drawn a few at a time: this run's replace them.
-    this.drawingCharts = false;
+    this.drawing = undefined;
     this.tradeoffInputs = JSON.stringify({ ...config, crash_at_ms: undefined });
     this.instants = undefined;
     this.horizonMs = config.horizon_ms ?? this.horizonMs;
@@ -1328,6 +1271,13 @@ class LabView {
         this.cursorError = String(e.message || e);
       }
     }
+    // A run clears the errors of earlier ones, not those that stand: the exercises' module or an
+    // exercises-src file that failed to load. Written before the charts, so that one which fails
+    // to draw says so.
+    setText(this.error, this.cursorError ?? this.exercisesError ?? this.sourceError ?? "");
+    const cursorFailed = this.cursorError;
+    this.cursorError = undefined;
+    clearTimeout(this.altTimer);
     // The charts first, while the page's styles are still clean: a canvas resolves its font
     // against them, so drawing after the figures and the cursor changed would make the browser
     // recompute styles in the middle of drawing, and again when it renders.
@@ -1338,17 +1288,11 @@ class LabView {
     this.showFigures(summary);
     this.showCrashTable();
     this.showExport();
-    // A run clears the errors of earlier ones, not those that stand: the exercises' module or an
-    // exercises-src file that failed to load.
-    this.error.textContent = this.cursorError ?? this.exercisesError ?? this.sourceError ?? "";
-    const cursorFailed = this.cursorError;
-    this.cursorError = undefined;
-    clearTimeout(this.altTimer);
-    if (!this.drawingCharts) this.fillAlternativesLater();
+    if (!this.drawing) this.fillAlternativesLater();
     if (cause) {
       this.host.dispatchEvent(new CustomEvent("checkpointlab-change", { bubbles: true, composed: true, detail: { ...summary, settings: config } }));
     }
-    if (!this.drawingCharts) this.firstPicture();
+    if (!this.drawing) this.firstPicture();
     this.settleDrawn(cursorFailed && new Error(cursorFailed));
   }
 
@@ -1359,39 +1303,36 @@ class LabView {
   /// task. After a heavy run, or the view's first. The view counts as drawn (set(), mount(), the
   /// first picture) once the last one is.
   drawChartsInTasks(firstNow = false) {
-    const run = this.runId;
     const left = CHARTS.map(([name]) => name);
-    // A newer call (the styles arrived) draws them all again.
+    // A newer run, or a newer call (the styles arrived), replaces this token and draws them all.
     const drawing = (this.drawing = {});
-    this.drawingCharts = true;
     const next = () => {
-      // A newer run draws its own charts.
-      if (run !== this.runId || drawing !== this.drawing) return;
+      if (drawing !== this.drawing) return;
       // Destroyed, or the engine restarted: there is nothing left to draw from.
       if (!this.lab || !this.summary) {
-        this.drawingCharts = false;
+        this.drawing = undefined;
         return;
       }
-      this.drawingOutOfView = true;
       try {
-        this.drawCharts([left.shift()]);
+        this.drawCharts([left.shift()], true);
       } catch (e) {
+        // The view says what failed, counts as ready (it shows the error) and still describes
+        // the run in its text alternatives; the next change draws every chart again.
         this.error.textContent = String(e.message || e);
-        this.drawingCharts = false;
+        this.drawing = undefined;
         this.settleDrawn(e);
+        this.fillAlternativesLater();
+        this.onFirstDraw?.();
         return;
-      } finally {
-        this.drawingOutOfView = false;
       }
       if (left.length) {
         nextFrameThen(next);
         return;
       }
-      this.drawingCharts = false;
+      this.drawing = undefined;
       this.firstPicture();
       this.settleDrawn();
       this.fillAlternativesLater();
-      this.prepareCanvases();
     };
     // After the frame: the browser first lays out what the run changed on the page, in its own
     // task, rather than inside the first chart's drawing (a canvas resolves its font against the
@@ -1450,7 +1391,7 @@ class LabView {
   /// Settles whenDrawn()'s promises: rejects them with `error`, or resolves them once the view is idle with a run.
   settleDrawn(error) {
     if (!this.drawnWaiters?.length) return;
-    if (!error && (this.busy || this.pending || this.drawingCharts || !this.summary)) return;
+    if (!error && (this.busy || this.pending || this.drawing || !this.summary)) return;
     // What set() and mount() wait for is every chart drawn, in view or not.
     if (!error && this.outOfView.size) {
       try {
@@ -1557,7 +1498,7 @@ class LabView {
     this.pinButton.textContent = "Pin these settings as A";
     this.unpinButton.setAttribute("hidden", "");
     this.summary = undefined;
-    this.drawingCharts = false;
+    this.drawing = undefined;
     this.generation = (this.generation || 0) + 1; // drops slices of a run in the old instance
     this.busy = true;
     clearTimeout(this.altTimer);

@@ -6,8 +6,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{
-    clock_label, finish_time_chart, pinned_label, pinned_line, samples_with_pinned, seconds_label, time_chart, Frame,
-    LegendEntry, Swatch, TextAlternative, View,
+    axis_top, clock_label, finish_time_chart, pinned_label, pinned_line, samples_with_pinned, seconds_label,
+    time_chart, Frame, LegendEntry, Swatch, TextAlternative, View,
 };
 use crate::engine::config::{Config, IsolationLevel, Mode};
 use crate::engine::sinks::SinkDesign;
@@ -32,7 +32,7 @@ pub fn draw<DB: DrawingBackend>(
         .map(|s| s.staleness_ms.transactional.max(s.staleness_ms.upsert))
         .max()
         .unwrap_or(0);
-    let y_max = (peak as f64 / 1000.0 * 1.15).max(5.0);
+    let y_max = axis_top(peak as f64 / 1000.0 * 1.15).max(5.0);
     let frame = Frame {
         title: if view.compact { SHORT_TITLE } else { TITLE },
         x_desc: X_LABEL,

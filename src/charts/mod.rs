@@ -449,6 +449,19 @@ fn bold_ticks_only<Hint: plotters::coord::ranged1d::KeyPointHint>(ticks: &[f64],
     }
 }
 
+/// The top of a y axis showing values up to `value`: the next of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6
+/// and 8 times a power of ten. An axis moves only when the data crosses one of these, so while
+/// the student drags a slider the axis and its labels mostly stay still and the heights can be
+/// compared from one value to the next; at most a third is added to what the chart asks for.
+pub fn axis_top(value: f64) -> f64 {
+    const STEPS: [f64; 11] = [1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0];
+    if !(value.is_finite() && value > 0.0) {
+        return 1.0;
+    }
+    let power = 10f64.powf(value.log10().floor());
+    STEPS.iter().map(|s| s * power).find(|top| *top >= value * (1.0 - 1e-12)).unwrap_or(10.0 * power)
+}
+
 /// A round tick step (seconds) that puts at most `max_ticks` ticks on a span of `span_s`.
 pub fn tick_step(span_s: f64, max_ticks: f64) -> f64 {
     const STEPS: [f64; 13] = [1.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0, 7200.0];

@@ -5,8 +5,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{
-    clock_label, count_label, finish_time_chart, pinned_label, pinned_line, samples_with_pinned, setting_label,
-    time_chart, Frame, LegendEntry, Swatch, TextAlternative, View,
+    axis_top, clock_label, count_label, finish_time_chart, pinned_label, pinned_line, samples_with_pinned,
+    setting_label, time_chart, Frame, LegendEntry, Swatch, TextAlternative, View,
 };
 use crate::engine::trace::Phase;
 use crate::engine::units::{format_count, format_duration_ms};
@@ -63,7 +63,7 @@ pub fn draw<DB: DrawingBackend>(
     let horizon_s = report.config.horizon_ms as f64 / 1000.0;
     let lag = |r: &Report| r.series.iter().map(|s| (s.at.s, s.lag_events as f64)).collect::<Vec<_>>();
     let peak = samples_with_pinned(report, pinned).map(|s| s.lag_events).max().unwrap_or(0) as f64;
-    let y_max = (peak * 1.2).max(10.0);
+    let y_max = axis_top(peak * 1.2).max(10.0);
     let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
     let frame = Frame {
         title: if view.compact { SHORT_TITLE } else { TITLE },

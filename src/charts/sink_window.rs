@@ -6,7 +6,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{
-    clock_label, draw_legend, time_chart, vertical_line, Frame, LegendEntry, Swatch, TextAlternative, TimeAxis, View,
+    axis_top, clock_label, draw_legend, time_chart, vertical_line, Frame, LegendEntry, Swatch, TextAlternative,
+    TimeAxis, View,
 };
 use crate::engine::clock::ClockTime;
 use crate::engine::config::{IsolationLevel, Mode};
@@ -83,7 +84,8 @@ pub fn draw<DB: DrawingBackend>(
     let d = data(report, window_start_ms, product);
     let (from_s, to_s) = x_range(report, window_start_ms);
     let in_view = |t: f64| t >= from_s && t <= to_s;
-    let y_max = d.appended.iter().filter(|p| in_view(p.0)).map(|p| p.1).max().unwrap_or(1) as f64 * 1.12 + 1.0;
+    let y_max =
+        axis_top(d.appended.iter().filter(|p| in_view(p.0)).map(|p| p.1).max().unwrap_or(1) as f64 * 1.12 + 1.0);
     let title = if view.compact {
         format!("Product {product}, window {}", ClockTime(window_start_ms))
     } else {

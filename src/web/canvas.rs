@@ -145,13 +145,6 @@ impl MeasuredCanvas {
         Some(MeasuredCanvas { canvas, context, stroke: None, fill: None, font: RefCell::new(None), anchor: None })
     }
 
-    /// Writes the top-left pixel back as it is: the canvas is then drawn on, and its buffer made
-    /// (see `prepare_canvas`), with every pixel left unchanged. False if the canvas cannot be read.
-    pub fn rewrite_corner(&self) -> bool {
-        let Ok(pixel) = self.context.get_image_data(0.0, 0.0, 1.0, 1.0) else { return false };
-        self.context.put_image_data(&pixel, 0.0, 0.0).is_ok()
-    }
-
     fn text_context(&self) -> &TextContext {
         self.context.unchecked_ref()
     }

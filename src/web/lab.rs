@@ -110,16 +110,6 @@ pub fn simulate(config: JsValue) -> Result<JsValue, JsError> {
     to_js(&report)
 }
 
-/// Readies a chart's canvas at its size before a chart is drawn on it: gives it the context the
-/// charts draw with and writes its top-left pixel back unchanged, which counts as drawing. A
-/// canvas gets its buffers at its first two frames after a resize, in Chromium without a GPU
-/// about 15 ms each at twice the pixel ratio; done ahead, a frame at a time, they are not added
-/// to the first drawing of a chart. Returns false if the canvas has no 2D context.
-#[wasm_bindgen(js_name = prepareCanvas)]
-pub fn prepare_canvas(canvas: HtmlCanvasElement) -> bool {
-    canvas::MeasuredCanvas::new(canvas).is_some_and(|c| c.rewrite_corner())
-}
-
 /// A value written for people, by the settings table's formatter for its unit: by config key
 /// (`formatValue("interval_ms", 7000)` is "7 s") or by unit name (count, events_per_s,
 /// duration_ms, bytes, bytes_per_s, clock_ms, share, factor).

@@ -204,6 +204,48 @@ test("Play moves a time cursor through the crash and recovery", async () => {
   assert.deepEqual(errors, []);
 });
 
+test("a chart that fails to draw says so; the others and the text alternatives follow the run, and the next change draws it", async () => {
+  const { page, errors } = await open(browser, `${base}/index.html`);
+  await settled(page);
+  await page.evaluate(() => {
+    const getContext = HTMLCanvasElement.prototype.getContext;
+    HTMLCanvasElement.prototype.getContext = function (...args) {
+      return this.dataset.chart === window.__failing ? null : getContext.apply(this, args);
+    };
+  });
+  const error = () => page.evaluate(() => document.querySelector("checkpoint-lab").shadowRoot.querySelector(".error").textContent);
+  // The pipeline view is the first run's first chart, drawn in the run's own task; the replay
+  // chart is drawn frames later.
+  for (const failing of ["pipeline", "replay"]) {
+    // That chart's canvas gives no 2d context; the element is moved, so that a new view makes its
+    // first run.
+    await page.evaluate(async (failing) => {
+      window.__failing = failing;
+      const lab = document.querySelector("checkpoint-lab");
+      const parent = lab.parentNode, next = lab.nextSibling;
+      lab.remove();
+      await new Promise((r) => setTimeout(r, 50));
+      parent.insertBefore(lab, next);
+    }, failing);
+    await page.waitForFunction(() => /2d context/.test(document.querySelector("checkpoint-lab").shadowRoot.querySelector(".error").textContent));
+    await page.waitForTimeout(800);
+    assert.match(await error(), /2d context/, `${failing}: the error stands after the run is shown`);
+    const labels = await page.evaluate(() => Object.fromEntries([...document.querySelector("checkpoint-lab").shadowRoot.querySelectorAll("[data-chart]")]
+      .map((c) => [c.dataset.chart, c.getAttribute("aria-label") ?? ""])));
+    for (const name of ["pipeline", "replay", "checkpoints"]) {
+      assert.ok(labels[name].length > 40, `${failing} failing: ${name} has this run's text alternative: ${labels[name]}`);
+    }
+    assert.equal((await figures(page)).replayed_events, "30,000", "the figures are shown");
+    // The canvas works again: the next change clears the error and draws every chart.
+    await page.evaluate(() => { window.__failing = undefined; });
+    await press(page, "[data-control=interval]", failing === "pipeline" ? "ArrowRight" : "ArrowLeft", 1);
+    assert.equal(await error(), "", `${failing}: the next change clears the error`);
+    const pixels = await chartPixels(page);
+    for (const name of CHARTS) assert.ok(pixels[name].ink > 1000, `${failing}: ${name} is drawn after`);
+  }
+  assert.ok(errors.every((e) => /2d context/.test(e)), `no other error: ${errors}`);
+});
+
 test("heavy settings run in slices over frames, and a newer value cancels an older run", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
   await page.click(".advanced summary");
