@@ -9,6 +9,10 @@
 //! the context's current style and sets one only when it differs, and hands the context each
 //! colour, font and label as a JavaScript string made once and kept ([`js_text`]), so redrawing
 //! a chart decodes only the labels it had not drawn before.
+//!
+//! Lines drawn one after another in the same stroke style (a chart's grid, its tick marks, the
+//! segments of a series) go into one path, stroked once when the style changes or anything else
+//! is drawn: the canvas then rasters one path instead of one per line.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -133,6 +137,8 @@ pub struct MeasuredCanvas {
     /// Measuring text (which takes `&self`) sets the font too, so it is kept in a cell.
     font: RefCell<Option<String>>,
     anchor: Option<(&'static str, &'static str)>,
+    /// Whether lines traced in the current stroke style wait in the context's path to be stroked.
+    open_path: bool,
 }
 
 impl MeasuredCanvas {
@@ -142,17 +148,51 @@ impl MeasuredCanvas {
             .ok()??
             .dyn_into::<CanvasRenderingContext2d>()
             .ok()?;
-        Some(MeasuredCanvas { canvas, context, stroke: None, fill: None, font: RefCell::new(None), anchor: None })
+        Some(MeasuredCanvas {
+            canvas,
+            context,
+            stroke: None,
+            fill: None,
+            font: RefCell::new(None),
+            anchor: None,
+            open_path: false,
+        })
     }
 
     fn text_context(&self) -> &TextContext {
         self.context.unchecked_ref()
     }
 
+    /// Strokes the lines waiting in the path, if any: before anything else is drawn over them or
+    /// the stroke style changes.
+    fn stroke_open_path(&mut self) {
+        if self.open_path {
+            self.context.stroke();
+            self.open_path = false;
+        }
+    }
+
+    /// Adds a line to the path of lines waiting to be stroked in `style`.
+    fn add_line<S: BackendStyle>(&mut self, points: impl IntoIterator<Item = (f64, f64)>, style: &S) {
+        self.set_stroke(style);
+        if !self.open_path {
+            self.context.begin_path();
+        }
+        let mut points = points.into_iter();
+        if let Some(start) = points.next() {
+            self.context.move_to(start.0, start.1);
+            for next in points {
+                self.context.line_to(next.0, next.1);
+            }
+            self.open_path = true;
+        }
+    }
+
     fn set_stroke<S: BackendStyle>(&mut self, style: &S) {
         let color = style.color();
         let wanted = ((color.rgb, color.alpha), style.stroke_width());
         if self.stroke != Some(wanted) {
+            self.stroke_open_path();
             self.text_context().set_stroke_style(&js_text(&css_color(color)));
             self.context.set_line_width(f64::from(style.stroke_width()));
             self.stroke = Some(wanted);
@@ -200,10 +240,12 @@ impl DrawingBackend for MeasuredCanvas {
     }
 
     fn present(&mut self) -> Result<(), DrawingErrorKind<CanvasError>> {
+        self.stroke_open_path();
         Ok(())
     }
 
     fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> Result<(), DrawingErrorKind<CanvasError>> {
+        self.stroke_open_path();
         if color.alpha == 0.0 {
             return Ok(());
         }
@@ -222,11 +264,7 @@ impl DrawingBackend for MeasuredCanvas {
             return Ok(());
         }
         let (from, to) = sharp_line(from, to);
-        self.set_stroke(style);
-        self.context.begin_path();
-        self.context.move_to(from.0, from.1);
-        self.context.line_to(to.0, to.1);
-        self.context.stroke();
+        self.add_line([from, to], style);
         Ok(())
     }
 
@@ -237,6 +275,7 @@ impl DrawingBackend for MeasuredCanvas {
         style: &S,
         fill: bool,
     ) -> Result<(), DrawingErrorKind<CanvasError>> {
+        self.stroke_open_path();
         if style.color().alpha == 0.0 {
             return Ok(());
         }
@@ -260,9 +299,7 @@ impl DrawingBackend for MeasuredCanvas {
         if style.color().alpha == 0.0 {
             return Ok(());
         }
-        self.set_stroke(style);
-        self.trace(path);
-        self.context.stroke();
+        self.add_line(path.into_iter().map(|(x, y)| (f64::from(x), f64::from(y))), style);
         Ok(())
     }
 
@@ -273,6 +310,7 @@ impl DrawingBackend for MeasuredCanvas {
         style: &S,
         fill: bool,
     ) -> Result<(), DrawingErrorKind<CanvasError>> {
+        self.stroke_open_path();
         if style.color().alpha == 0.0 {
             return Ok(());
         }
@@ -298,6 +336,7 @@ impl DrawingBackend for MeasuredCanvas {
         vert: I,
         style: &S,
     ) -> Result<(), DrawingErrorKind<CanvasError>> {
+        self.stroke_open_path();
         if style.color().alpha == 0.0 {
             return Ok(());
         }
@@ -315,6 +354,7 @@ impl DrawingBackend for MeasuredCanvas {
         style: &S,
         pos: BackendCoord,
     ) -> Result<(), DrawingErrorKind<CanvasError>> {
+        self.stroke_open_path();
         let color = style.color();
         if color.alpha == 0.0 {
             return Ok(());
