@@ -347,6 +347,13 @@ impl LegendEntry {
     }
 }
 
+/// How far down from the plot's top a legend of `entries` lines reaches, in backend pixels: its
+/// margin and its box (see [`draw_legend`]).
+pub fn legend_bottom_px(entries: usize, view: &View) -> i32 {
+    let (line_h, pad) = (view.px(16.0) as i32, view.px(6.0) as i32);
+    pad + pad * 2 + line_h * entries as i32
+}
+
 /// Draws a legend box in the top-right corner of `area` (plot pixels). Text is measured through
 /// the backend, so the canvas backend measures with the canvas and never touches the page.
 pub fn draw_legend<DB: plotters::prelude::DrawingBackend>(
@@ -367,9 +374,9 @@ pub fn draw_legend<DB: plotters::prelude::DrawingBackend>(
     }
     let (w, _) = area.dim_in_pixel();
     let box_w = pad * 3 + swatch_w + text_w;
-    let box_h = pad * 2 + line_h * entries.len() as i32;
     let x0 = w as i32 - box_w - pad;
     let y0 = pad;
+    let box_h = legend_bottom_px(entries.len(), view) - y0;
     area.draw(&Rectangle::new([(x0, y0), (x0 + box_w, y0 + box_h)], pal.background.mix(0.88).filled()))?;
     area.draw(&Rectangle::new([(x0, y0), (x0 + box_w, y0 + box_h)], pal.grid.stroke_width(1)))?;
     for (i, entry) in entries.iter().enumerate() {
