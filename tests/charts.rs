@@ -350,8 +350,12 @@ fn checkpoint_timeline_keeps_clear_of_its_legend() {
                     let text = tag.split('>').nth(1).unwrap_or("").trim();
                     let size = number(tag, "font-size");
                     let (x, y) = (number(tag, "x"), number(tag, "y"));
-                    (!text.is_empty() && text.chars().all(|c| c.is_ascii_digit()))
-                        .then(|| (x, y, x + size * 0.6 * text.len() as f64, y + size))
+                    (!text.is_empty() && text.chars().all(|c| c.is_ascii_digit())).then_some((
+                        x,
+                        y,
+                        x + size * 0.6 * text.len() as f64,
+                        y + size,
+                    ))
                 } else {
                     None
                 };
