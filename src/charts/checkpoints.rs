@@ -4,7 +4,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{finish_time_chart, legend_bottom_px, time_chart, Frame, LegendEntry, Swatch, TextAlternative, View};
+use super::{finish_time_chart, time_chart, with_crash_entry, Frame, LegendEntry, Swatch, TextAlternative, View};
 use crate::engine::units::{format_bytes, format_count, format_duration_ms};
 use crate::engine::Mode;
 use crate::lesson::timeline::TimelineKind;
@@ -16,12 +16,6 @@ pub const X_LABEL: &str = "scenario clock";
 pub const Y_LABEL: &str = "checkpoints";
 pub const BATCH_TITLE: &str = "Batch timeline: offset log, processing, state store, commit log";
 pub const BATCH_SHORT_TITLE: &str = "Batch timeline";
-
-/// The y axis's top, in lane units.
-const Y_MAX: f64 = 4.0;
-/// The top of the two lanes with their completion marks, in lane units: lanes at 0.6–1.6 and
-/// 1.9–2.9, marks 0.2 beyond.
-const LANES_TOP: f64 = 3.1;
 
 pub fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -38,45 +32,43 @@ pub fn draw<DB: DrawingBackend>(
         (true, false) => BATCH_TITLE,
         (true, true) => BATCH_SHORT_TITLE,
     };
+    let legend = with_crash_entry(
+        if micro_batch {
+            vec![
+                LegendEntry::new("offset log write", pal.vermillion, Swatch::Block),
+                LegendEntry::new("processing", pal.sky, Swatch::Block),
+                LegendEntry::new("state store write", pal.blue, Swatch::Block),
+                LegendEntry::new("commit log", pal.green, Swatch::Mark),
+            ]
+        } else {
+            vec![
+                LegendEntry::new("alignment", pal.yellow, Swatch::Block),
+                LegendEntry::new("sync pause", pal.vermillion, Swatch::Block),
+                LegendEntry::new("upload", pal.blue, Swatch::Block),
+                LegendEntry::new("completed", pal.green, Swatch::Mark),
+            ]
+        },
+        report.crash.as_ref(),
+        view,
+    );
     let frame = Frame {
         title,
         x_desc: X_LABEL,
         x: view.time_axis(horizon_s),
         start_ms: report.config.start_time_ms,
-        y_max: Y_MAX,
+        y_max: 4.0,
         y_desc: if micro_batch { "batches" } else { Y_LABEL },
         y_label_px: 40.0,
         y_labels: 0,
         y_format: &|_| String::new(),
-    };
-    let legend = if micro_batch {
-        vec![
-            LegendEntry::new("offset log write", pal.vermillion, Swatch::Block),
-            LegendEntry::new("processing", pal.sky, Swatch::Block),
-            LegendEntry::new("state store write", pal.blue, Swatch::Block),
-            LegendEntry::new("commit log", pal.green, Swatch::Mark),
-        ]
-    } else {
-        vec![
-            LegendEntry::new("alignment", pal.yellow, Swatch::Block),
-            LegendEntry::new("sync pause", pal.vermillion, Swatch::Block),
-            LegendEntry::new("upload", pal.blue, Swatch::Block),
-            LegendEntry::new("completed", pal.green, Swatch::Mark),
-        ]
+        legend: &legend,
     };
     let mut chart = time_chart(area, frame, view)?;
-    // The legend stands over the plot's top right (finish_time_chart adds the crash's line to
-    // it): the lanes are drawn in the part of the plot below it, so the last checkpoints'
-    // bars and labels are not hidden. The layout's top, marks included, is LANES_TOP units.
-    let plot_h = f64::from(chart.plotting_area().dim_in_pixel().1.max(1));
-    let legend_px =
-        f64::from(legend_bottom_px(legend.len() + usize::from(report.crash.is_some()), view) + view.px(4.0) as i32);
-    let unit = (Y_MAX * (1.0 - legend_px / plot_h) / LANES_TOP).clamp(0.5, Y_MAX / LANES_TOP);
     let taken = &report.checkpoints[1..];
     let label_every = (taken.len() / 12).max(1);
     for (i, c) in taken.iter().enumerate() {
         let lane = if c.id % 2 == 0 { 0.6 } else { 1.9 };
-        let (y0, y1) = (lane * unit, (lane + 1.0) * unit);
+        let (y0, y1) = (lane, lane + 1.0);
         let b = c.barrier_at.s;
         let a = b + c.alignment_ms as f64 / 1000.0;
         let s = a + c.sync_ms as f64 / 1000.0;
@@ -94,22 +86,22 @@ pub fn draw<DB: DrawingBackend>(
             }
         }
         chart.draw_series(std::iter::once(PathElement::new(
-            vec![(done, y0 - 0.2 * unit), (done, y1 + 0.2 * unit)],
+            vec![(done, y0 - 0.2), (done, y1 + 0.2)],
             pal.green.stroke_width(view.px(2.0)),
         )))?;
         if i % label_every == 0 {
-            chart.draw_series(std::iter::once(Text::new(c.id.to_string(), (b, y1 + 0.15 * unit), text(10.0))))?;
+            chart.draw_series(std::iter::once(Text::new(c.id.to_string(), (b, y1 + 0.15), text(10.0))))?;
         }
     }
     // Checkpoints that never completed: their barrier, then a cross where they were discarded.
     for entry in report.timeline.iter().filter(|e| e.kind == TimelineKind::CheckpointDiscarded) {
         chart.draw_series(std::iter::once(Cross::new(
-            (entry.at.s, 1.5 * unit),
+            (entry.at.s, 1.5),
             view.px(6.0),
             pal.vermillion.stroke_width(view.px(2.0)),
         )))?;
     }
-    finish_time_chart(area, chart, report.crash.as_ref(), legend, view)
+    finish_time_chart(area, chart, report.crash.as_ref(), view)
 }
 
 pub fn text_alternative(report: &Report) -> TextAlternative {

@@ -7,7 +7,7 @@ use plotters::prelude::*;
 
 use super::{
     axis_top, clock_label, finish_time_chart, pinned_label, pinned_line, samples_with_pinned, seconds_label,
-    time_chart, Frame, LegendEntry, Swatch, TextAlternative, View,
+    time_chart, with_crash_entry, Frame, LegendEntry, Swatch, TextAlternative, View,
 };
 use crate::engine::config::{Config, IsolationLevel, Mode};
 use crate::engine::sinks::SinkDesign;
@@ -33,33 +33,7 @@ pub fn draw<DB: DrawingBackend>(
         .max()
         .unwrap_or(0);
     let y_max = axis_top(peak as f64 / 1000.0 * 1.15).max(5.0);
-    let frame = Frame {
-        title: if view.compact { SHORT_TITLE } else { TITLE },
-        x_desc: X_LABEL,
-        x: view.time_axis(horizon_s),
-        start_ms: report.config.start_time_ms,
-        y_max,
-        y_desc: Y_LABEL,
-        y_label_px: 52.0,
-        y_labels: 5,
-        y_format: &|y| format!("{y:.0}"),
-    };
-    let mut chart = time_chart(area, frame, view)?;
     let immediate_bold = highlight != SinkDesign::Transactional;
-    let width = |bold: bool| view.px(if bold { 3.0 } else { 1.5 });
-    let series = |r: &Report, pick: fn(&crate::lesson::timeline::SinkStaleness) -> u64| {
-        r.series.iter().map(move |s| (s.at.s, pick(&s.staleness_ms) as f64 / 1000.0)).collect::<Vec<_>>()
-    };
-    let highlighted: fn(&crate::lesson::timeline::SinkStaleness) -> u64 =
-        if immediate_bold { |s| s.upsert } else { |s| s.transactional };
-    if let Some(a) = pinned {
-        pinned_line(&mut chart, series(a, highlighted), view)?;
-    }
-    chart.draw_series(LineSeries::new(
-        series(report, |s| s.transactional),
-        pal.orange.stroke_width(width(!immediate_bold)),
-    ))?;
-    chart.draw_series(LineSeries::new(series(report, |s| s.upsert), pal.blue.stroke_width(width(immediate_bold))))?;
     let mut legend = vec![
         LegendEntry::new("append-only, upsert, dedupe view", pal.blue, Swatch::Line),
         LegendEntry::new(transactional_label(&report.config), pal.orange, Swatch::Line),
@@ -74,15 +48,45 @@ pub fn draw<DB: DrawingBackend>(
     }
     let sla_s = report.config.latency_sla_ms as f64 / 1000.0;
     if sla_s < y_max {
+        legend.push(LegendEntry::new(format!("latency SLA {}", seconds_label(sla_s)), pal.purple, Swatch::Dashed));
+    }
+    let legend = with_crash_entry(legend, report.crash.as_ref(), view);
+    let frame = Frame {
+        title: if view.compact { SHORT_TITLE } else { TITLE },
+        x_desc: X_LABEL,
+        x: view.time_axis(horizon_s),
+        start_ms: report.config.start_time_ms,
+        y_max,
+        y_desc: Y_LABEL,
+        y_label_px: 52.0,
+        y_labels: 5,
+        y_format: &|y| format!("{y:.0}"),
+        legend: &legend,
+    };
+    let mut chart = time_chart(area, frame, view)?;
+    let width = |bold: bool| view.px(if bold { 3.0 } else { 1.5 });
+    let series = |r: &Report, pick: fn(&crate::lesson::timeline::SinkStaleness) -> u64| {
+        r.series.iter().map(move |s| (s.at.s, pick(&s.staleness_ms) as f64 / 1000.0)).collect::<Vec<_>>()
+    };
+    let highlighted: fn(&crate::lesson::timeline::SinkStaleness) -> u64 =
+        if immediate_bold { |s| s.upsert } else { |s| s.transactional };
+    if let Some(a) = pinned {
+        pinned_line(&mut chart, series(a, highlighted), view)?;
+    }
+    chart.draw_series(LineSeries::new(
+        series(report, |s| s.transactional),
+        pal.orange.stroke_width(width(!immediate_bold)),
+    ))?;
+    chart.draw_series(LineSeries::new(series(report, |s| s.upsert), pal.blue.stroke_width(width(immediate_bold))))?;
+    if sla_s < y_max {
         chart.draw_series(DashedLineSeries::new(
             vec![(0.0, sla_s), (horizon_s, sla_s)],
             view.px(6.0),
             view.px(4.0),
             pal.purple.stroke_width(view.px(1.5)),
         ))?;
-        legend.push(LegendEntry::new(format!("latency SLA {}", seconds_label(sla_s)), pal.purple, Swatch::Dashed));
     }
-    finish_time_chart(area, chart, report.crash.as_ref(), legend, view)
+    finish_time_chart(area, chart, report.crash.as_ref(), view)
 }
 
 /// What the transactional line is in this mode: Kafka transactions visible at commit (or at once to

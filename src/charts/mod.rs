@@ -347,15 +347,101 @@ impl LegendEntry {
     }
 }
 
-/// How far down from the plot's top a legend of `entries` lines reaches, in backend pixels: its
-/// margin and its box (see [`draw_legend`]).
-pub fn legend_bottom_px(entries: usize, view: &View) -> i32 {
-    let (line_h, pad) = (view.px(16.0) as i32, view.px(6.0) as i32);
-    pad + pad * 2 + line_h * entries as i32
+/// A legend's rows: each row's entries as (index into the entries, x from the row's start).
+pub type LegendRows = Vec<Vec<(usize, i32)>>;
+
+/// A legend's entries laid out left to right over `width_px`, a new row where the next one
+/// would not fit. Text is measured through the backend.
+pub fn legend_rows<DB: plotters::prelude::DrawingBackend>(
+    area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    entries: &[LegendEntry],
+    width_px: i32,
+    view: &View,
+) -> Result<LegendRows, plotters::prelude::DrawingAreaErrorKind<DB::ErrorType>> {
+    let font = legend_font(view);
+    let (pad, swatch_w) = (view.px(6.0) as i32, view.px(16.0) as i32);
+    let mut rows: LegendRows = Vec::new();
+    let mut x = 0;
+    for (i, entry) in entries.iter().enumerate() {
+        let w = swatch_w + pad + area.estimate_text_size(&entry.label, &font)?.0 as i32;
+        if rows.is_empty() || (x > 0 && x + w > width_px) {
+            rows.push(Vec::new());
+            x = 0;
+        }
+        rows.last_mut().expect("a row").push((i, x));
+        x += w + 3 * pad;
+    }
+    Ok(rows)
 }
 
-/// Draws a legend box in the top-right corner of `area` (plot pixels). Text is measured through
-/// the backend, so the canvas backend measures with the canvas and never touches the page.
+/// The height of a legend band of `rows` rows, in backend pixels (none without rows).
+pub fn legend_band_px(rows: usize, view: &View) -> i32 {
+    if rows == 0 {
+        return 0;
+    }
+    view.px(16.0) as i32 * rows as i32 + view.px(6.0) as i32
+}
+
+fn legend_font(view: &View) -> plotters::style::TextStyle<'static> {
+    use plotters::prelude::*;
+    ("sans-serif", view.font(11.0)).into_font().color(&view.theme.palette().foreground)
+}
+
+/// Draws a legend's `rows` (from [`legend_rows`]) in a band whose top left is `origin`.
+pub fn draw_legend_rows<DB: plotters::prelude::DrawingBackend>(
+    area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    entries: &[LegendEntry],
+    rows: &LegendRows,
+    origin: (i32, i32),
+    view: &View,
+) -> Result<(), plotters::prelude::DrawingAreaErrorKind<DB::ErrorType>> {
+    let line_h = view.px(16.0) as i32;
+    for (r, row) in rows.iter().enumerate() {
+        for &(i, x) in row {
+            draw_legend_entry(area, &entries[i], (origin.0 + x, origin.1 + line_h * r as i32 + line_h / 2), view)?;
+        }
+    }
+    Ok(())
+}
+
+/// One legend entry: its swatch from `(x, cy)` on (`cy` the line's middle), then its label.
+fn draw_legend_entry<DB: plotters::prelude::DrawingBackend>(
+    area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    entry: &LegendEntry,
+    (sx, cy): (i32, i32),
+    view: &View,
+) -> Result<(), plotters::prelude::DrawingAreaErrorKind<DB::ErrorType>> {
+    use plotters::prelude::*;
+    let (line_h, pad, swatch_w) = (view.px(16.0) as i32, view.px(6.0) as i32, view.px(16.0) as i32);
+    let stroke = entry.color.stroke_width(view.px(2.0));
+    match entry.swatch {
+        Swatch::Line => area.draw(&PathElement::new(vec![(sx, cy), (sx + swatch_w, cy)], stroke))?,
+        Swatch::Dashed => {
+            area.draw(&PathElement::new(vec![(sx, cy), (sx + swatch_w / 3, cy)], stroke))?;
+            area.draw(&PathElement::new(vec![(sx + 2 * swatch_w / 3, cy), (sx + swatch_w, cy)], stroke))?
+        }
+        Swatch::Mark => area.draw(&PathElement::new(
+            vec![(sx + swatch_w / 2, cy - line_h / 3), (sx + swatch_w / 2, cy + line_h / 3)],
+            stroke,
+        ))?,
+        Swatch::Block => area.draw(&Rectangle::new(
+            [(sx, cy - line_h / 3), (sx + swatch_w, cy + line_h / 3)],
+            entry.color.mix(0.5).filled(),
+        ))?,
+    }
+    area.draw(&Text::new(
+        entry.label.clone(),
+        (sx + swatch_w + pad, cy),
+        legend_font(view).pos(plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Left,
+            plotters::style::text_anchor::VPos::Center,
+        )),
+    ))?;
+    Ok(())
+}
+
+/// Draws a legend box in the top-right corner of `area` (plot pixels), over what is drawn there:
+/// the trade-off chart's panels, too short for a band of their own on a phone or an inline page.
 pub fn draw_legend<DB: plotters::prelude::DrawingBackend>(
     area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
     entries: &[LegendEntry],
@@ -366,7 +452,7 @@ pub fn draw_legend<DB: plotters::prelude::DrawingBackend>(
         return Ok(());
     }
     let pal = view.theme.palette();
-    let font = ("sans-serif", view.font(11.0)).into_font().color(&pal.foreground);
+    let font = legend_font(view);
     let (line_h, pad, swatch_w) = (view.px(16.0) as i32, view.px(6.0) as i32, view.px(16.0) as i32);
     let mut text_w = 0;
     for entry in entries {
@@ -374,38 +460,13 @@ pub fn draw_legend<DB: plotters::prelude::DrawingBackend>(
     }
     let (w, _) = area.dim_in_pixel();
     let box_w = pad * 3 + swatch_w + text_w;
+    let box_h = pad * 2 + line_h * entries.len() as i32;
     let x0 = w as i32 - box_w - pad;
     let y0 = pad;
-    let box_h = legend_bottom_px(entries.len(), view) - y0;
     area.draw(&Rectangle::new([(x0, y0), (x0 + box_w, y0 + box_h)], pal.background.mix(0.88).filled()))?;
     area.draw(&Rectangle::new([(x0, y0), (x0 + box_w, y0 + box_h)], pal.grid.stroke_width(1)))?;
     for (i, entry) in entries.iter().enumerate() {
-        let cy = y0 + pad + line_h * i as i32 + line_h / 2;
-        let sx = x0 + pad;
-        let stroke = entry.color.stroke_width(view.px(2.0));
-        match entry.swatch {
-            Swatch::Line => area.draw(&PathElement::new(vec![(sx, cy), (sx + swatch_w, cy)], stroke))?,
-            Swatch::Dashed => {
-                area.draw(&PathElement::new(vec![(sx, cy), (sx + swatch_w / 3, cy)], stroke))?;
-                area.draw(&PathElement::new(vec![(sx + 2 * swatch_w / 3, cy), (sx + swatch_w, cy)], stroke))?
-            }
-            Swatch::Mark => area.draw(&PathElement::new(
-                vec![(sx + swatch_w / 2, cy - line_h / 3), (sx + swatch_w / 2, cy + line_h / 3)],
-                stroke,
-            ))?,
-            Swatch::Block => area.draw(&Rectangle::new(
-                [(sx, cy - line_h / 3), (sx + swatch_w, cy + line_h / 3)],
-                entry.color.mix(0.5).filled(),
-            ))?,
-        }
-        area.draw(&Text::new(
-            entry.label.clone(),
-            (sx + swatch_w + pad, cy),
-            font.clone().pos(plotters::style::text_anchor::Pos::new(
-                plotters::style::text_anchor::HPos::Left,
-                plotters::style::text_anchor::VPos::Center,
-            )),
-        ))?;
+        draw_legend_entry(area, entry, (x0 + pad, y0 + pad + line_h * i as i32 + line_h / 2), view)?;
     }
     Ok(())
 }
@@ -533,6 +594,8 @@ pub struct Frame<'t> {
     pub y_label_px: f64,
     pub y_labels: usize,
     pub y_format: &'t dyn Fn(&f64) -> String,
+    /// The legend, drawn in rows above the plot (see [`legend_rows`]).
+    pub legend: &'t [LegendEntry],
 }
 
 /// A chart over the scenario clock, as every time chart is drawn.
@@ -552,13 +615,23 @@ pub fn time_chart<'a, DB: plotters::prelude::DrawingBackend>(
     let pal = view.theme.palette();
     area.fill(&pal.background)?;
     let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
+    // The title, then the legend in rows, then the plot: the legend hides none of the data. The
+    // rows are laid out over the plot's width, known from the margins below.
+    let (margin, margin_right, y_label_area) = (view.px(8.0), view.px(24.0), view.px(frame.y_label_px));
+    let titled = area.margin(margin, margin, margin, margin_right).titled(frame.title, text(15.0))?;
+    let title_bottom = titled.get_base_pixel().1 - area.get_base_pixel().1;
+    let plot_w = area.dim_in_pixel().0 as i32 - (margin + margin_right + y_label_area) as i32;
+    let rows = legend_rows(area, frame.legend, plot_w, view)?;
+    let band = legend_band_px(rows.len(), view);
     let mut chart = ChartBuilder::on(area)
-        .caption(frame.title, text(15.0))
-        .margin(view.px(8.0))
-        .margin_right(view.px(24.0))
+        .margin(margin)
+        .margin_right(margin_right)
+        .margin_top((title_bottom + band).max(0) as u32)
         .x_label_area_size(view.px(34.0))
-        .y_label_area_size(view.px(frame.y_label_px))
+        .y_label_area_size(y_label_area)
         .build_cartesian_2d(frame.x, 0f64..frame.y_max)?;
+    let plot_left = chart.plotting_area().get_pixel_range().0.start - area.get_base_pixel().0;
+    draw_legend_rows(area, frame.legend, &rows, (plot_left, title_bottom), view)?;
     let start_ms = frame.start_ms;
     chart
         .configure_mesh()
@@ -609,23 +682,37 @@ pub fn record_time_axis<DB: plotters::prelude::DrawingBackend>(chart: &TimeChart
     });
 }
 
-/// What every time chart ends with: the crash line, the animation's cursor and the legend.
+/// A time chart's legend: `legend`, then the crash's line when there is one.
+pub fn with_crash_entry(
+    mut legend: Vec<LegendEntry>,
+    crash: Option<&crate::lesson::report::CrashSummary>,
+    view: &View,
+) -> Vec<LegendEntry> {
+    if let Some(crash) = crash {
+        legend.push(LegendEntry::new(
+            format!("crash at {}", crash.at.at),
+            view.theme.palette().vermillion,
+            Swatch::Mark,
+        ));
+    }
+    legend
+}
+
+/// What every time chart ends with: the crash line and the animation's cursor (the legend, with
+/// the crash's entry from [`with_crash_entry`], is drawn with the frame).
 pub fn finish_time_chart<DB: plotters::prelude::DrawingBackend>(
     area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
     mut chart: TimeChart<'_, DB>,
     crash: Option<&crate::lesson::report::CrashSummary>,
-    mut legend: Vec<LegendEntry>,
     view: &View,
 ) -> Result<(), plotters::prelude::DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = view.theme.palette();
     record_time_axis(&chart);
     if let Some(crash) = crash {
         vertical_line(&mut chart, crash.at.s, pal.vermillion, 2.0, view)?;
-        legend.push(LegendEntry::new(format!("crash at {}", crash.at.at), pal.vermillion, Swatch::Mark));
     }
     if let Some(cursor) = view.cursor_s {
         vertical_line(&mut chart, cursor, pal.foreground, 1.0, view)?;
     }
-    draw_legend(&chart.plotting_area().strip_coord_spec(), &legend, view)?;
     area.present()
 }

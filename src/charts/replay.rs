@@ -6,7 +6,7 @@ use plotters::prelude::*;
 
 use super::{
     axis_top, clock_label, count_label, finish_time_chart, pinned_label, pinned_line, samples_with_pinned,
-    setting_label, time_chart, Frame, LegendEntry, Swatch, TextAlternative, View,
+    setting_label, time_chart, with_crash_entry, Frame, LegendEntry, Swatch, TextAlternative, View,
 };
 use crate::engine::trace::Phase;
 use crate::engine::units::{format_count, format_duration_ms};
@@ -65,6 +65,14 @@ pub fn draw<DB: DrawingBackend>(
     let peak = samples_with_pinned(report, pinned).map(|s| s.lag_events).max().unwrap_or(0) as f64;
     let y_max = axis_top(peak * 1.2).max(10.0);
     let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
+    let mut legend = vec![LegendEntry::new("consumer lag", pal.blue, Swatch::Line)];
+    if let Some(a) = pinned {
+        legend[0].label =
+            if view.compact { "B (now)".to_string() } else { format!("B: {}", setting_label(&report.config)) };
+        legend.push(LegendEntry::new(pinned_label(&a.config, view), pal.pinned, Swatch::Dashed));
+    }
+    legend.push(LegendEntry::new(completed_label(&report.config), pal.green, Swatch::Mark));
+    let legend = with_crash_entry(legend, report.crash.as_ref(), view);
     let frame = Frame {
         title: if view.compact { SHORT_TITLE } else { TITLE },
         x_desc: X_LABEL,
@@ -75,6 +83,7 @@ pub fn draw<DB: DrawingBackend>(
         y_label_px: 62.0,
         y_labels: 5,
         y_format: &|y| count_label(*y),
+        legend: &legend,
     };
     let mut chart = time_chart(area, frame, view)?;
 
@@ -123,14 +132,7 @@ pub fn draw<DB: DrawingBackend>(
     }
     let lag_style = pal.blue.stroke_width(view.px(2.0));
     chart.draw_series(LineSeries::new(lag(report), lag_style))?;
-    let mut legend = vec![LegendEntry::new("consumer lag", pal.blue, Swatch::Line)];
-    if let Some(a) = pinned {
-        legend[0].label =
-            if view.compact { "B (now)".to_string() } else { format!("B: {}", setting_label(&report.config)) };
-        legend.push(LegendEntry::new(pinned_label(&a.config, view), pal.pinned, Swatch::Dashed));
-    }
-    legend.push(LegendEntry::new(completed_label(&report.config), pal.green, Swatch::Mark));
-    finish_time_chart(area, chart, report.crash.as_ref(), legend, view)
+    finish_time_chart(area, chart, report.crash.as_ref(), view)
 }
 
 /// The chart as words and a table.

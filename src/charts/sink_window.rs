@@ -6,8 +6,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{
-    axis_top, clock_label, draw_legend, time_chart, vertical_line, Frame, LegendEntry, Swatch, TextAlternative,
-    TimeAxis, View,
+    axis_top, clock_label, time_chart, vertical_line, Frame, LegendEntry, Swatch, TextAlternative, TimeAxis, View,
 };
 use crate::engine::clock::ClockTime;
 use crate::engine::config::{IsolationLevel, Mode};
@@ -91,6 +90,21 @@ pub fn draw<DB: DrawingBackend>(
     } else {
         format!("{TITLE}: product {product}, window {}", ClockTime(window_start_ms))
     };
+    let legend = [
+        LegendEntry::new("append-only row", pal.foreground, Swatch::Block),
+        LegendEntry::new("orphan (rolled back)", pal.vermillion, Swatch::Mark),
+        LegendEntry::new("re-emitted by replay", pal.purple, Swatch::Block),
+        LegendEntry::new("upsert = dedupe view reader", pal.blue, Swatch::Line),
+        LegendEntry::new(
+            match (report.config.mode, report.config.isolation_level) {
+                (Mode::MicroBatch, _) => "batch-id writer reader",
+                (Mode::Barrier, IsolationLevel::ReadCommitted) => "transactional reader",
+                (Mode::Barrier, IsolationLevel::ReadUncommitted) => "transactional, read_uncommitted",
+            },
+            pal.orange,
+            Swatch::Line,
+        ),
+    ];
     let frame = Frame {
         title: &title,
         x_desc: X_LABEL,
@@ -101,6 +115,7 @@ pub fn draw<DB: DrawingBackend>(
         y_label_px: 56.0,
         y_labels: 5,
         y_format: &|y| format_count(y.max(0.0).round() as u64),
+        legend: &legend,
     };
     let mut chart = time_chart(area, frame, view)?;
     super::record_time_axis(&chart);
@@ -128,25 +143,9 @@ pub fn draw<DB: DrawingBackend>(
             .filter(|p| p.2 == RowKind::Orphan && in_view(p.0))
             .map(|&(t, v, _)| Circle::new((t, v as f64), radius + 2, pal.vermillion.stroke_width(view.px(2.0)))),
     )?;
-    let legend = [
-        LegendEntry::new("append-only row", pal.foreground, Swatch::Block),
-        LegendEntry::new("orphan (rolled back)", pal.vermillion, Swatch::Mark),
-        LegendEntry::new("re-emitted by replay", pal.purple, Swatch::Block),
-        LegendEntry::new("upsert = dedupe view reader", pal.blue, Swatch::Line),
-        LegendEntry::new(
-            match (report.config.mode, report.config.isolation_level) {
-                (Mode::MicroBatch, _) => "batch-id writer reader",
-                (Mode::Barrier, IsolationLevel::ReadCommitted) => "transactional reader",
-                (Mode::Barrier, IsolationLevel::ReadUncommitted) => "transactional, read_uncommitted",
-            },
-            pal.orange,
-            Swatch::Line,
-        ),
-    ];
     if let Some(cursor) = view.cursor_s.filter(|c| in_view(*c)) {
         vertical_line(&mut chart, cursor, pal.foreground, 1.0, view)?;
     }
-    draw_legend(&chart.plotting_area().strip_coord_spec(), &legend, view)?;
     area.present()
 }
 
