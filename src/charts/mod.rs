@@ -348,18 +348,23 @@ impl LegendEntry {
 }
 
 /// A legend's rows: each row's entries as (index into the entries, x from the row's start).
-pub type LegendRows = Vec<Vec<(usize, i32)>>;
+type LegendRows = Vec<Vec<(usize, i32)>>;
+
+/// A legend's line height, padding and swatch width, in backend pixels.
+fn legend_metrics(view: &View) -> (i32, i32, i32) {
+    (view.px(16.0) as i32, view.px(6.0) as i32, view.px(16.0) as i32)
+}
 
 /// A legend's entries laid out left to right over `width_px`, a new row where the next one
 /// would not fit. Text is measured through the backend.
-pub fn legend_rows<DB: plotters::prelude::DrawingBackend>(
+fn legend_rows<DB: plotters::prelude::DrawingBackend>(
     area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
     entries: &[LegendEntry],
     width_px: i32,
     view: &View,
 ) -> Result<LegendRows, plotters::prelude::DrawingAreaErrorKind<DB::ErrorType>> {
     let font = legend_font(view);
-    let (pad, swatch_w) = (view.px(6.0) as i32, view.px(16.0) as i32);
+    let (_, pad, swatch_w) = legend_metrics(view);
     let mut rows: LegendRows = Vec::new();
     let mut x = 0;
     for (i, entry) in entries.iter().enumerate() {
@@ -375,11 +380,12 @@ pub fn legend_rows<DB: plotters::prelude::DrawingBackend>(
 }
 
 /// The height of a legend band of `rows` rows, in backend pixels (none without rows).
-pub fn legend_band_px(rows: usize, view: &View) -> i32 {
+fn legend_band_px(rows: usize, view: &View) -> i32 {
     if rows == 0 {
         return 0;
     }
-    view.px(16.0) as i32 * rows as i32 + view.px(6.0) as i32
+    let (line_h, pad, _) = legend_metrics(view);
+    line_h * rows as i32 + pad
 }
 
 fn legend_font(view: &View) -> plotters::style::TextStyle<'static> {
@@ -388,14 +394,14 @@ fn legend_font(view: &View) -> plotters::style::TextStyle<'static> {
 }
 
 /// Draws a legend's `rows` (from [`legend_rows`]) in a band whose top left is `origin`.
-pub fn draw_legend_rows<DB: plotters::prelude::DrawingBackend>(
+fn draw_legend_rows<DB: plotters::prelude::DrawingBackend>(
     area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
     entries: &[LegendEntry],
     rows: &LegendRows,
     origin: (i32, i32),
     view: &View,
 ) -> Result<(), plotters::prelude::DrawingAreaErrorKind<DB::ErrorType>> {
-    let line_h = view.px(16.0) as i32;
+    let (line_h, _, _) = legend_metrics(view);
     for (r, row) in rows.iter().enumerate() {
         for &(i, x) in row {
             draw_legend_entry(area, &entries[i], (origin.0 + x, origin.1 + line_h * r as i32 + line_h / 2), view)?;
@@ -412,7 +418,7 @@ fn draw_legend_entry<DB: plotters::prelude::DrawingBackend>(
     view: &View,
 ) -> Result<(), plotters::prelude::DrawingAreaErrorKind<DB::ErrorType>> {
     use plotters::prelude::*;
-    let (line_h, pad, swatch_w) = (view.px(16.0) as i32, view.px(6.0) as i32, view.px(16.0) as i32);
+    let (line_h, pad, swatch_w) = legend_metrics(view);
     let stroke = entry.color.stroke_width(view.px(2.0));
     match entry.swatch {
         Swatch::Line => area.draw(&PathElement::new(vec![(sx, cy), (sx + swatch_w, cy)], stroke))?,
@@ -453,7 +459,7 @@ pub fn draw_legend<DB: plotters::prelude::DrawingBackend>(
     }
     let pal = view.theme.palette();
     let font = legend_font(view);
-    let (line_h, pad, swatch_w) = (view.px(16.0) as i32, view.px(6.0) as i32, view.px(16.0) as i32);
+    let (line_h, pad, swatch_w) = legend_metrics(view);
     let mut text_w = 0;
     for entry in entries {
         text_w = text_w.max(area.estimate_text_size(&entry.label, &font)?.0 as i32);
