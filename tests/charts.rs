@@ -384,3 +384,84 @@ fn time_chart_legends_stand_above_the_plot() {
         }
     }
 }
+
+/// The trade-off chart's legend boxes stand over its panels where they hide none of its curves,
+/// and no more than half of a vertical mark (the current and the rule's interval, a pinned run's,
+/// the store bound's edge): at the page's sizes (wide, at twice the pixel ratio, and on a phone),
+/// wherever the current interval is and with a comparison pinned.
+#[test]
+fn tradeoff_legends_hide_no_line() {
+    fn numbers(tag: &str, attribute: &str) -> Vec<f64> {
+        let start = tag.find(&format!(" {attribute}=\"")).expect(attribute) + attribute.len() + 3;
+        let end = start + tag[start..].find('"').unwrap();
+        tag[start..end].split([' ', ',']).filter(|s| !s.is_empty()).map(|s| s.parse().unwrap()).collect()
+    }
+    let pinned = lesson::simulate(&Config { interval_ms: 5_000, ..Config::default() }).unwrap();
+    for interval_ms in [1_000, 5_000, 30_000, 300_000] {
+        let report = lesson::simulate(&Config { interval_ms, ..Config::default() }).unwrap();
+        for (width, height, scale, compact) in [(1052, 460, 1.0, false), (2104, 920, 2.0, false), (660, 840, 2.0, true)]
+        {
+            let view = View { scale, compact, ..View::default() };
+            for pin in [None, Some(&pinned)] {
+                let mut out = String::new();
+                {
+                    let area = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
+                    charts::draw(Chart::Tradeoff, &area, &report, pin, &Focus::default(), &view).unwrap();
+                }
+                // The boxes: drawn over the data, nearly opaque.
+                let boxes: Vec<[f64; 4]> = out
+                    .split("<rect")
+                    .skip(1)
+                    .filter(|t| t.contains("opacity=\"0.88\""))
+                    .map(|t| {
+                        let n = |a| numbers(t, a)[0];
+                        [n("x"), n("y"), n("x") + n("width"), n("y") + n("height")]
+                    })
+                    .collect();
+                assert_eq!(boxes.len(), 2, "a legend in each panel");
+                // The data's lines: drawn at least 2 pixels wide at this scale (the grid and the
+                // axes are drawn 1 pixel wide), their segments walked a pixel at a time.
+                let mut marks = std::collections::BTreeMap::new();
+                for line in out.split("<polyline").skip(1) {
+                    if numbers(line, "stroke-width")[0] < 2.0 * scale {
+                        continue;
+                    }
+                    let points: Vec<(f64, f64)> = numbers(line, "points").chunks(2).map(|p| (p[0], p[1])).collect();
+                    // A legend's own swatches lie wholly inside its box.
+                    let inside = |b: &[f64; 4], &(x, y): &(f64, f64)| x >= b[0] && x <= b[2] && y >= b[1] && y <= b[3];
+                    if boxes.iter().any(|b| points.iter().all(|p| inside(b, p))) {
+                        continue;
+                    }
+                    let mut walked = Vec::new();
+                    for pair in points.windows(2) {
+                        let ((x0, y0), (x1, y1)) = (pair[0], pair[1]);
+                        let steps = (x1 - x0).abs().max((y1 - y0).abs()).max(1.0) as usize;
+                        walked.extend((0..=steps).map(|i| {
+                            let t = i as f64 / steps as f64;
+                            (x0 + (x1 - x0) * t, y0 + (y1 - y0) * t)
+                        }));
+                    }
+                    let context = format!("interval {interval_ms} ms at {width}x{height}, pinned {}", pin.is_some());
+                    let hidden =
+                        |p: &&(f64, f64)| boxes.iter().any(|b| p.0 > b[0] && p.0 < b[2] && p.1 > b[1] && p.1 < b[3]);
+                    if points.iter().all(|p| p.0 == points[0].0) {
+                        // A mark, maybe one dash of it: its pixels and those hidden, by its x.
+                        let mark = marks.entry(points[0].0 as i64).or_insert((0, 0));
+                        mark.0 += walked.len();
+                        mark.1 += walked.iter().filter(hidden).count();
+                    } else if let Some(p) = walked.iter().find(hidden) {
+                        panic!("{context}: a legend box hides a curve at {p:?}");
+                    }
+                }
+                for (x, (pixels, hidden)) in marks {
+                    let share = hidden as f64 / pixels as f64;
+                    assert!(
+                        share <= 0.5,
+                        "interval {interval_ms} ms at {width}x{height}, pinned {}: a legend box hides {share:.2} of the mark at x {x}",
+                        pin.is_some()
+                    );
+                }
+            }
+        }
+    }
+}

@@ -446,11 +446,14 @@ fn draw_legend_entry<DB: plotters::prelude::DrawingBackend>(
     Ok(())
 }
 
-/// Draws a legend box in the top-right corner of `area` (plot pixels), over what is drawn there:
+/// Draws a legend box along the top or bottom of `area` (plot pixels), over what is drawn there:
 /// the trade-off chart's panels, too short for a band of their own on a phone or an inline page.
+/// It stands where it covers the fewest of `avoid` (the data's lines, as points in the area's
+/// pixels): at the top right when nothing is there.
 pub fn draw_legend<DB: plotters::prelude::DrawingBackend>(
     area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
     entries: &[LegendEntry],
+    avoid: &[(i32, i32)],
     view: &View,
 ) -> Result<(), plotters::prelude::DrawingAreaErrorKind<DB::ErrorType>> {
     use plotters::prelude::*;
@@ -464,17 +467,63 @@ pub fn draw_legend<DB: plotters::prelude::DrawingBackend>(
     for entry in entries {
         text_w = text_w.max(area.estimate_text_size(&entry.label, &font)?.0 as i32);
     }
-    let (w, _) = area.dim_in_pixel();
+    let (w, h) = area.dim_in_pixel();
     let box_w = pad * 3 + swatch_w + text_w;
     let box_h = pad * 2 + line_h * entries.len() as i32;
-    let x0 = w as i32 - box_w - pad;
-    let y0 = pad;
+    let (x0, y0) = legend_place((w as i32, h as i32), (box_w, box_h), pad, avoid);
     area.draw(&Rectangle::new([(x0, y0), (x0 + box_w, y0 + box_h)], pal.background.mix(0.88).filled()))?;
     area.draw(&Rectangle::new([(x0, y0), (x0 + box_w, y0 + box_h)], pal.grid.stroke_width(1)))?;
     for (i, entry) in entries.iter().enumerate() {
         draw_legend_entry(area, entry, (x0 + pad, y0 + pad + line_h * i as i32 + line_h / 2), view)?;
     }
     Ok(())
+}
+
+/// The top-left pixel of a legend box of `size` in a plot of `plot` pixels, `pad` in from its top
+/// or bottom edge and anywhere between its sides: where the box holds the fewest of `avoid`.
+/// Among places that hold as few, the top is preferred to the bottom and the right to the left.
+pub fn legend_place(plot: (i32, i32), size: (i32, i32), pad: i32, avoid: &[(i32, i32)]) -> (i32, i32) {
+    // A line's width reaches past its points, which may lie a few pixels apart: a margin of clear
+    // space around the box (3 CSS pixels, as far apart as the trade-off chart's points).
+    let margin = pad / 2;
+    let right = (plot.0 - size.0 - pad).max(0);
+    let mut best = ((right, pad), usize::MAX);
+    for y0 in [pad, (plot.1 - size.1 - pad).max(pad)] {
+        // Points of the band the box would stand in, counted by column, then summed from the left.
+        let mut before = vec![0usize; plot.0.max(0) as usize + 3];
+        for &(x, y) in avoid {
+            if (y0 - margin..=y0 + size.1 + margin).contains(&y) {
+                before[(x.clamp(-1, plot.0) + 1) as usize] += 1;
+            }
+        }
+        for x in 1..before.len() {
+            before[x] += before[x - 1];
+        }
+        for x0 in (pad.min(right)..=right).rev() {
+            let end = ((x0 + size.0 + margin + 1) as usize).min(before.len() - 1);
+            let covered = before[end] - before[(x0 - margin).max(0) as usize];
+            if covered < best.1 {
+                best = ((x0, y0), covered);
+            }
+        }
+    }
+    best.0
+}
+
+/// Points along the line through `points` (pixels), at most `step` pixels apart: what a legend
+/// box must not cover of a line drawn through them.
+pub fn points_along(points: impl IntoIterator<Item = (i32, i32)>, step: i32) -> Vec<(i32, i32)> {
+    let mut out = Vec::new();
+    let mut previous: Option<(i32, i32)> = None;
+    for (x, y) in points {
+        if let Some((px, py)) = previous {
+            let n = ((x - px).abs().max((y - py).abs()) / step.max(1)).max(1);
+            out.extend((1..n).map(|i| (px + (x - px) * i / n, py + (y - py) * i / n)));
+        }
+        out.push((x, y));
+        previous = Some((x, y));
+    }
+    out
 }
 
 /// A time axis in seconds since the scenario start whose ticks fall on round clock steps.

@@ -8,8 +8,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{
-    count_label, draw_legend, pinned_label, pinned_line, seconds_label, LegendEntry, LogSecondsAxis, Swatch,
-    TextAlternative, View,
+    count_label, draw_legend, pinned_label, pinned_line, points_along, seconds_label, LegendEntry, LogSecondsAxis,
+    Swatch, TextAlternative, View,
 };
 use crate::engine::model::{SWEEP_FROM_MS, SWEEP_TO_MS};
 use crate::engine::units::{format_bytes, format_count};
@@ -125,6 +125,25 @@ pub fn draw<DB: DrawingBackend>(
             )))?;
         }
         let vertical = |x: f64| vec![(x, 0.0), (x, left_max)];
+        // What the legend box must not cover: the lines drawn below, in the plot's pixels. A curve
+        // counts every 3 CSS pixels, as close as the clear margin the legend keeps around its box;
+        // a vertical mark (the current and the rule's interval, a pinned run's, the store bound's
+        // edge), which still shows when the box covers part of it, every 24: the box covers a
+        // mark rather than a curve.
+        let base = chart.plotting_area().get_base_pixel();
+        let to_plot = |(x, y): (i32, i32)| (x - base.0, y - base.1);
+        let step = view.px(3.0) as i32;
+        let mut avoid = Vec::new();
+        for curve in [Some(&left), pinned_left.as_ref()].into_iter().flatten() {
+            avoid.extend(points_along(curve.iter().map(|p| to_plot(chart.backend_coord(p))), step));
+        }
+        avoid.extend(points_along(right.iter().map(|p| to_plot(chart.borrow_secondary().backend_coord(p))), step));
+        let pinned_s = pinned.map(|a| a.config.interval_ms as f64 / 1000.0);
+        let store_edge_s = (store_s > MIN_INTERVAL_S && store_s < MAX_INTERVAL_S).then_some(store_s);
+        for mark_s in [Some(current_s), Some(sla_s), pinned_s, store_edge_s].into_iter().flatten() {
+            let mark = vertical(mark_s).into_iter().map(|p| to_plot(chart.backend_coord(&p)));
+            avoid.extend(points_along(mark, step * 8));
+        }
         // The current interval first, so the rule's dashed line stays visible when they coincide.
         chart.draw_series(LineSeries::new(vertical(current_s), pal.foreground.stroke_width(view.px(3.0))))?;
         chart.draw_series(DashedLineSeries::new(
@@ -187,7 +206,7 @@ pub fn draw<DB: DrawingBackend>(
                 Swatch::Dashed,
             ));
         }
-        draw_legend(&chart.plotting_area().strip_coord_spec(), &legend, view)?;
+        draw_legend(&chart.plotting_area().strip_coord_spec(), &legend, &avoid, view)?;
     }
     area.present()
 }
