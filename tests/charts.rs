@@ -465,3 +465,73 @@ fn tradeoff_legends_hide_no_line() {
         }
     }
 }
+
+/// The checkpoint timeline's ids stand clear of its completion marks (a mark used to run through
+/// each id): at the page's sizes, at the lesson's interval and at a one-second one, no mark
+/// crosses the box of an id's text.
+#[test]
+fn checkpoint_ids_stand_clear_of_the_completion_marks() {
+    fn number(tag: &str, attribute: &str) -> f64 {
+        let start = tag.find(&format!(" {attribute}=\"")).expect(attribute) + attribute.len() + 3;
+        tag[start..start + tag[start..].find('"').unwrap()].parse().unwrap()
+    }
+    let green = format!("stroke=\"#{:02X}{:02X}{:02X}\"", 0, 158, 115);
+    for interval_ms in [1_000, 30_000] {
+        let report = lesson::simulate(&Config { interval_ms, ..Config::default() }).unwrap();
+        for (width, height, scale, compact) in [(1052, 320, 1.0, false), (2104, 640, 2.0, false), (660, 520, 2.0, true)]
+        {
+            let view = View { scale, compact, ..View::default() };
+            let mut out = String::new();
+            {
+                let area = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
+                charts::draw(Chart::Checkpoints, &area, &report, None, &Focus::default(), &view).unwrap();
+            }
+            // Vertical green lines: the completion marks (and the legend's swatch), as x, top, bottom.
+            let marks: Vec<(f64, f64, f64)> = out
+                .split("<polyline")
+                .skip(1)
+                .filter(|t| t.contains(&green))
+                .filter_map(|t| {
+                    let start = t.find("points=\"").unwrap() + 8;
+                    let p: Vec<f64> = t[start..start + t[start..].find('"').unwrap()]
+                        .split([' ', ','])
+                        .filter(|s| !s.is_empty())
+                        .map(|s| s.parse().unwrap())
+                        .collect();
+                    (p.len() == 4 && p[0] == p[2]).then(|| (p[0], p[1].min(p[3]), p[1].max(p[3])))
+                })
+                .collect();
+            // Each id's box, from its anchor: left, right, top, bottom.
+            let ids: Vec<([f64; 4], String)> = out
+                .split("<text")
+                .skip(1)
+                .filter_map(|t| {
+                    let label = t.split('>').nth(1)?.split('<').next()?.trim().to_string();
+                    if label.is_empty() || !label.chars().all(|c| c.is_ascii_digit()) {
+                        return None;
+                    }
+                    let (x, y, size) = (number(t, "x"), number(t, "y"), number(t, "font-size"));
+                    let w = size * 0.6 * label.len() as f64;
+                    let left = if t.contains("text-anchor=\"middle\"") { x - w / 2.0 } else { x };
+                    let top = if t.contains("dy=\"0.76em\"") {
+                        y
+                    } else if t.contains("dy=\"-0.5ex\"") {
+                        y - size
+                    } else {
+                        y - size / 2.0
+                    };
+                    Some(([left, left + w, top, top + size], label))
+                })
+                .collect();
+            assert!(ids.len() >= 8, "interval {interval_ms} ms at {width}x{height}: checkpoint ids drawn");
+            for ([left, right, top, bottom], label) in &ids {
+                for (mx, mark_top, mark_bottom) in &marks {
+                    assert!(
+                        !(mx > left && mx < right && mark_bottom > top && mark_top < bottom),
+                        "interval {interval_ms} ms at {width}x{height}: the mark at x {mx} crosses checkpoint {label}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -3,6 +3,7 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{finish_time_chart, time_chart, with_crash_entry, Frame, LegendEntry, Swatch, TextAlternative, View};
 use crate::engine::units::{format_bytes, format_count, format_duration_ms};
@@ -89,8 +90,13 @@ pub fn draw<DB: DrawingBackend>(
             vec![(done, y0 - 0.2), (done, y1 + 0.2)],
             pal.green.stroke_width(view.px(2.0)),
         )))?;
+        // The id under the lower lane's marks and over the upper lane's, centred on its mark:
+        // among the bars the marks ran through the ids, and at a short interval they stand a
+        // pixel or two apart.
         if i % label_every == 0 {
-            chart.draw_series(std::iter::once(Text::new(c.id.to_string(), (b, y1 + 0.15), text(10.0))))?;
+            let (at_y, v_pos) = if lane < 1.0 { (y0 - 0.25, VPos::Top) } else { (y1 + 0.25, VPos::Bottom) };
+            let style = text(10.0).pos(Pos::new(HPos::Center, v_pos));
+            chart.draw_series(std::iter::once(Text::new(c.id.to_string(), (done, at_y), style)))?;
         }
     }
     // Checkpoints that never completed: their barrier, then a cross where they were discarded.
