@@ -491,7 +491,8 @@ class LabView {
       this.cursorInput.value = String(base.crash_at_ms - base.start_time_ms);
       this.cursorOut.textContent = crash.default_readout;
     }
-    this.crashTable = el("table", { class: "crash-table", "data-table": "crash" });
+    // Its rows stack on a phone (CSS grid): the roles keep it a table to assistive technology.
+    this.crashTable = el("table", { class: "crash-table", "data-table": "crash", role: "table" });
     this.error = el("p", { class: "error", role: "alert" });
     // A bar the compositor moves (a transform), not a native <progress> the page repaints every
     // frame: repainting that beside large canvases made the frames of a long run stall.
@@ -1131,9 +1132,11 @@ class LabView {
     const shown = JSON.stringify(rows);
     if (shown === this.crashTableShown && this.crashTable.isConnected) return;
     this.crashTableShown = shown;
-    const head = el("tr", {}, el("th", { scope: "col" }, "time"), el("th", { scope: "col" }, "offset"), el("th", { scope: "col" }, "what happens"));
-    const body = rows.map((r) => el("tr", {}, el("td", {}, r.at.at), el("td", { class: "num" }, r.offset == null ? "" : count(r.offset)), el("td", {}, r.what)));
-    this.crashTable.replaceChildren(el("thead", {}, head), el("tbody", {}, ...body));
+    const th = (text) => el("th", { scope: "col", role: "columnheader" }, text);
+    const td = (text, attrs = {}) => el("td", { role: "cell", ...attrs }, text);
+    const head = el("tr", { role: "row" }, th("time"), th("offset"), th("what happens"));
+    const body = rows.map((r) => el("tr", { role: "row" }, td(r.at.at), td(r.offset == null ? "" : count(r.offset), { class: "num" }), td(r.what)));
+    this.crashTable.replaceChildren(el("thead", { role: "rowgroup" }, head), el("tbody", { role: "rowgroup" }, ...body));
   }
 
   /// Runs `config` in slices of at most FRAME_BUDGET_MS per frame, so no task blocks the page;

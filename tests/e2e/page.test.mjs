@@ -278,6 +278,30 @@ test("heavy settings run in slices over frames, and a newer value cancels an old
   assert.deepEqual(errors, []);
 });
 
+test("on a phone the crash table's rows stack, what happens under its time and offset, and it stays a table", async () => {
+  for (const width of [1280, 360]) {
+    const { page, errors } = await open(browser, `${base}/index.html`, { width });
+    await settled(page);
+    const rows = await page.$$eval("[data-table=crash] tbody tr", (trs) => trs.map((tr) => {
+      const [time, , what] = [...tr.cells].map((c) => c.getBoundingClientRect());
+      return { time, what, row: tr.getBoundingClientRect(), role: tr.getAttribute("role"), cells: [...tr.cells].map((c) => c.getAttribute("role")) };
+    }));
+    assert.ok(rows.length >= 5, "the crash table has rows");
+    for (const r of rows) {
+      assert.equal(r.role, "row");
+      assert.deepEqual(r.cells, ["cell", "cell", "cell"]);
+      if (width === 360) {
+        assert.ok(r.what.top >= r.time.bottom - 1, `at 360 px what happens stands under the time (${r.what.top} < ${r.time.bottom})`);
+        assert.ok(r.what.width >= 0.9 * r.row.width, "and spans the row");
+      } else {
+        assert.equal(Math.round(r.what.top), Math.round(r.time.top), "at 1280 px a row is one line of three cells");
+      }
+    }
+    assert.equal(await page.$eval("[data-table=crash]", (t) => t.getAttribute("role")), "table");
+    assert.deepEqual(errors, []);
+  }
+});
+
 test("screenshots at 1280 and 360 px, light and dark", async () => {
   for (const [width, scheme] of [[1280, "light"], [360, "light"], [1280, "dark"]]) {
     const { page, errors } = await open(browser, `${base}/index.html`, { width, colorScheme: scheme });
