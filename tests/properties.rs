@@ -182,3 +182,17 @@ proptest! {
         prop_assert!(a == b);
     }
 }
+
+proptest! {
+    /// The trace's ordering by instant keeps same-instant items in their order, as the standard
+    /// library's stable sort does, however far an item stands out of order.
+    #[test]
+    fn sorting_a_nearly_sorted_list_is_a_stable_sort(keys in proptest::collection::vec(0u64..20, 0..60)) {
+        let items: Vec<(u64, usize)> = keys.into_iter().enumerate().map(|(i, k)| (k, i)).collect();
+        let mut ours = items.clone();
+        checkpoint_lab::engine::trace::sort_nearly_sorted_by_key(&mut ours, |item| item.0);
+        let mut std_sorted = items;
+        std_sorted.sort_by_key(|item| item.0);
+        prop_assert_eq!(ours, std_sorted);
+    }
+}

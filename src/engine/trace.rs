@@ -139,3 +139,18 @@ pub enum Phase {
     /// Micro-batch mode: the last batch is committed and the next trigger has not come yet.
     WaitingForTrigger,
 }
+
+/// Sorts `items` by `key`, keeping the order of equal keys, by insertion: for lists that are in
+/// order but for a few items stamped a little late (the trace's events, the crash table's rows).
+/// Each item moves back past the items it is out of order with; the standard library's stable
+/// sort would add its own code to the module for each type sorted.
+pub fn sort_nearly_sorted_by_key<T>(items: &mut [T], key: impl Fn(&T) -> u64) {
+    for i in 1..items.len() {
+        let k = key(&items[i]);
+        let mut j = i;
+        while j > 0 && key(&items[j - 1]) > k {
+            j -= 1;
+        }
+        items[j..=i].rotate_right(1);
+    }
+}

@@ -447,7 +447,7 @@ impl WorldIndex {
     pub fn with_trace(figures: &Figures, mut trace: Trace) -> WorldIndex {
         // Ordered by instant (stable: same-instant events keep their order); a few are stamped
         // when they were known rather than when they happened.
-        trace.events.sort_by_key(|e| e.at_ms);
+        super::trace::sort_nearly_sorted_by_key(&mut trace.events, |e| e.at_ms);
         WorldIndex::from_parts(
             &figures.config,
             Arc::new(trace),

@@ -173,9 +173,8 @@ impl KeyIndex {
         }
         for group in starts.windows(2) {
             let group = &mut out[group[0] as usize..group[1] as usize];
-            // A stable sort merges the ascending runs.
             if !group.is_sorted() {
-                group.sort();
+                group.sort_unstable();
             }
         }
         out
