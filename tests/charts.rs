@@ -53,6 +53,9 @@ fn replay_chart() {
     let alt = charts::text_alternative(Chart::Replay, &report, &Focus::default());
     assert!(alt.summary.contains("10:00:45") && alt.summary.contains("30,000"));
     assert_eq!(alt.columns.len(), alt.rows[0].len());
+    // The phases in words a screen reader says, not the engine's names run together.
+    let phases: std::collections::BTreeSet<&str> = alt.rows.iter().map(|r| r[1].as_str()).collect();
+    assert!(phases.contains("catching up") && phases.contains("detecting"), "{phases:?}");
 }
 
 #[test]

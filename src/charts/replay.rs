@@ -188,7 +188,7 @@ pub fn text_alternative(report: &Report) -> TextAlternative {
         .map(|s| {
             vec![
                 clock_label(report.config.start_time_ms, s.at.s),
-                format!("{:?}", s.phase).to_lowercase(),
+                s.phase.words().to_string(),
                 format_count(s.lag_events),
             ]
         })

@@ -140,6 +140,23 @@ pub enum Phase {
     WaitingForTrigger,
 }
 
+impl Phase {
+    /// The phase in words, as a chart's data table lists it.
+    pub fn words(self) -> &'static str {
+        match self {
+            Phase::Running => "running",
+            Phase::Aligning => "aligning",
+            Phase::SyncPause => "sync pause",
+            Phase::Detecting => "detecting",
+            Phase::Restarting => "restarting",
+            Phase::Restoring => "restoring",
+            Phase::Replaying => "replaying",
+            Phase::CatchingUp => "catching up",
+            Phase::WaitingForTrigger => "waiting for the trigger",
+        }
+    }
+}
+
 /// Sorts `items` by `key`, keeping the order of equal keys, by insertion: for lists that are in
 /// order but for a few items stamped a little late (the trace's events, the crash table's rows).
 /// Each item moves back past the items it is out of order with; the standard library's stable
