@@ -159,6 +159,8 @@ fn sink_window_chart() {
     }
     let alt = charts::text_alternative(Chart::SinkWindow, &report, &focus);
     assert!(alt.summary.contains("orphans"));
+    // The lesson's crash makes an upsert reader's value step back once, said in words.
+    assert!(alt.summary.contains("value stepped back once;"), "{}", alt.summary);
 }
 
 #[test]

@@ -170,13 +170,16 @@ pub fn text_alternative(report: &Report, window_start_ms: u64, product: u32) -> 
     let regressions = d.upsert.windows(2).filter(|w| w[1].1 < w[0].1).count();
     let summary = format!(
         "Product {product}, window {}: the append-only table holds {} rows, {} of them orphans written before \
-         the crash and {} written again by the replay. An upsert or dedupe-view reader's value stepped back \
-         {} time(s); {}",
+         the crash and {} written again by the replay. An upsert or dedupe-view reader's value {}; {}",
         ClockTime(window_start_ms),
         d.appended.len(),
         count(RowKind::Orphan),
         count(RowKind::ReEmitted),
-        regressions,
+        match regressions {
+            0 => "never stepped back".to_string(),
+            1 => "stepped back once".to_string(),
+            n => format!("stepped back {n} times"),
+        },
         transactional_reader(report, d.transactional.len())
     );
     let start = report.config.start_time_ms;
