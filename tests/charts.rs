@@ -17,6 +17,18 @@ fn svg(draw: impl FnOnce(&DrawingArea<SVGBackend, plotters::coord::Shift>)) -> S
     out
 }
 
+/// The numbers of an SVG tag's `attribute` (one for `x`, every coordinate for `points`).
+fn svg_numbers(tag: &str, attribute: &str) -> Vec<f64> {
+    let start = tag.find(&format!(" {attribute}=\"")).expect(attribute) + attribute.len() + 3;
+    let end = start + tag[start..].find('"').unwrap();
+    tag[start..end].split([' ', ',']).filter(|s| !s.is_empty()).map(|s| s.parse().unwrap()).collect()
+}
+
+/// The number of an SVG tag's `attribute`.
+fn svg_number(tag: &str, attribute: &str) -> f64 {
+    svg_numbers(tag, attribute)[0]
+}
+
 fn assert_has(svg: &str, needles: &[&str]) {
     for needle in needles {
         assert!(svg.contains(needle), "missing {needle:?} in the chart");
@@ -328,11 +340,6 @@ fn a_y_axis_tops_out_on_a_round_value_and_moves_only_when_the_data_crosses_one()
 /// the title, above the plot and inside the chart.
 #[test]
 fn time_chart_legends_stand_above_the_plot() {
-    fn number(svg_tag: &str, attribute: &str) -> f64 {
-        let start = svg_tag.find(&format!(" {attribute}=\"")).expect(attribute) + attribute.len() + 3;
-        let end = start + svg_tag[start..].find('"').unwrap();
-        svg_tag[start..end].parse().unwrap()
-    }
     let report = lesson::simulate(&Config::default()).unwrap();
     let pinned = lesson::simulate(&Config { interval_ms: 5_000, ..Config::default() }).unwrap();
     let legends: [(Chart, &[&str]); 4] = [
@@ -354,7 +361,7 @@ fn time_chart_legends_stand_above_the_plot() {
                 let title_bottom = out
                     .split("<text")
                     .skip(1)
-                    .map(|t| (number(t, "font-size"), number(t, "y")))
+                    .map(|t| (svg_number(t, "font-size"), svg_number(t, "y")))
                     .max_by(|a, b| a.0.total_cmp(&b.0))
                     .map(|(size, y)| y + size)
                     .unwrap();
@@ -369,7 +376,7 @@ fn time_chart_legends_stand_above_the_plot() {
                                 .is_some_and(|text| text.trim() == *label)
                         })
                         .unwrap_or_else(|| panic!("{chart:?} at {width}x{height}: no legend label {label:?}"));
-                    let (x, y, size) = (number(tag, "x"), number(tag, "y"), number(tag, "font-size"));
+                    let (x, y, size) = (svg_number(tag, "x"), svg_number(tag, "y"), svg_number(tag, "font-size"));
                     assert!(
                         y + size / 2.0 <= f64::from(axis.y0),
                         "{chart:?} at {width}x{height}: {label:?} (y {y}) reaches into the plot, whose top is {}",
@@ -396,11 +403,6 @@ fn time_chart_legends_stand_above_the_plot() {
 /// wherever the current interval is and with a comparison pinned.
 #[test]
 fn tradeoff_legends_hide_no_line() {
-    fn numbers(tag: &str, attribute: &str) -> Vec<f64> {
-        let start = tag.find(&format!(" {attribute}=\"")).expect(attribute) + attribute.len() + 3;
-        let end = start + tag[start..].find('"').unwrap();
-        tag[start..end].split([' ', ',']).filter(|s| !s.is_empty()).map(|s| s.parse().unwrap()).collect()
-    }
     let pinned = lesson::simulate(&Config { interval_ms: 5_000, ..Config::default() }).unwrap();
     for interval_ms in [1_000, 5_000, 30_000, 300_000] {
         let report = lesson::simulate(&Config { interval_ms, ..Config::default() }).unwrap();
@@ -419,7 +421,7 @@ fn tradeoff_legends_hide_no_line() {
                     .skip(1)
                     .filter(|t| t.contains("opacity=\"0.88\""))
                     .map(|t| {
-                        let n = |a| numbers(t, a)[0];
+                        let n = |a| svg_numbers(t, a)[0];
                         [n("x"), n("y"), n("x") + n("width"), n("y") + n("height")]
                     })
                     .collect();
@@ -428,10 +430,10 @@ fn tradeoff_legends_hide_no_line() {
                 // axes are drawn 1 pixel wide), their segments walked a pixel at a time.
                 let mut marks = std::collections::BTreeMap::new();
                 for line in out.split("<polyline").skip(1) {
-                    if numbers(line, "stroke-width")[0] < 2.0 * scale {
+                    if svg_numbers(line, "stroke-width")[0] < 2.0 * scale {
                         continue;
                     }
-                    let points: Vec<(f64, f64)> = numbers(line, "points").chunks(2).map(|p| (p[0], p[1])).collect();
+                    let points: Vec<(f64, f64)> = svg_numbers(line, "points").chunks(2).map(|p| (p[0], p[1])).collect();
                     // A legend's own swatches lie wholly inside its box.
                     let inside = |b: &[f64; 4], &(x, y): &(f64, f64)| x >= b[0] && x <= b[2] && y >= b[1] && y <= b[3];
                     if boxes.iter().any(|b| points.iter().all(|p| inside(b, p))) {
@@ -476,10 +478,6 @@ fn tradeoff_legends_hide_no_line() {
 /// crosses the box of an id's text.
 #[test]
 fn checkpoint_ids_stand_clear_of_the_completion_marks() {
-    fn number(tag: &str, attribute: &str) -> f64 {
-        let start = tag.find(&format!(" {attribute}=\"")).expect(attribute) + attribute.len() + 3;
-        tag[start..start + tag[start..].find('"').unwrap()].parse().unwrap()
-    }
     let green = format!("stroke=\"#{:02X}{:02X}{:02X}\"", 0, 158, 115);
     for interval_ms in [1_000, 30_000] {
         let report = lesson::simulate(&Config { interval_ms, ..Config::default() }).unwrap();
@@ -497,12 +495,7 @@ fn checkpoint_ids_stand_clear_of_the_completion_marks() {
                 .skip(1)
                 .filter(|t| t.contains(&green))
                 .filter_map(|t| {
-                    let start = t.find("points=\"").unwrap() + 8;
-                    let p: Vec<f64> = t[start..start + t[start..].find('"').unwrap()]
-                        .split([' ', ','])
-                        .filter(|s| !s.is_empty())
-                        .map(|s| s.parse().unwrap())
-                        .collect();
+                    let p = svg_numbers(t, "points");
                     (p.len() == 4 && p[0] == p[2]).then(|| (p[0], p[1].min(p[3]), p[1].max(p[3])))
                 })
                 .collect();
@@ -515,7 +508,7 @@ fn checkpoint_ids_stand_clear_of_the_completion_marks() {
                     if label.is_empty() || !label.chars().all(|c| c.is_ascii_digit()) {
                         return None;
                     }
-                    let (x, y, size) = (number(t, "x"), number(t, "y"), number(t, "font-size"));
+                    let (x, y, size) = (svg_number(t, "x"), svg_number(t, "y"), svg_number(t, "font-size"));
                     let w = size * 0.6 * label.len() as f64;
                     let left = if t.contains("text-anchor=\"middle\"") { x - w / 2.0 } else { x };
                     let top = if t.contains("dy=\"0.76em\"") {

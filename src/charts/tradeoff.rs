@@ -162,9 +162,8 @@ pub fn draw<DB: DrawingBackend>(
                 pal.blue.stroke_width(view.px(2.0)),
             ))?;
         }
-        if let (Some(a), Some(points)) = (pinned, pinned_left) {
+        if let (Some(x), Some(points)) = (pinned_s, pinned_left) {
             pinned_line(&mut chart, points, view)?;
-            let x = a.config.interval_ms as f64 / 1000.0;
             chart.draw_series(LineSeries::new(vertical(x), pal.pinned.stroke_width(view.px(2.0))))?;
         }
         chart.draw_series(LineSeries::new(left, pal.blue.stroke_width(view.px(2.5))))?;
