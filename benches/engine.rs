@@ -83,6 +83,11 @@ fn benches(c: &mut Criterion) {
     // Building the report from a finished run (figures, sink comparisons, crash table).
     group.throughput(Throughput::Elements(1));
     group.bench_function("report of the default scenario", |b| b.iter(|| black_box(&previous).report()));
+    // A page's first picture: the run up to where the pipeline view first stands, indexed.
+    let first_screen = Config::default();
+    group.bench_function("first screen of the default scenario", |b| {
+        b.iter(|| checkpoint_lab::lesson::preview(black_box(&first_screen)).unwrap())
+    });
     for (name, config) in [("floor: generate and count, default", Config::default()), ("floor: one hour", one_hour())] {
         let events = floor(&config);
         group.throughput(Throughput::Elements(events));

@@ -101,7 +101,7 @@ pub fn draw<DB: DrawingBackend>(
         Chart::Tradeoff => tradeoff::draw(area, report, pinned, view),
         Chart::Checkpoints => checkpoints::draw(area, report, view),
         Chart::SinkWindow => sink_window::draw(area, report, focus.window(report), focus.product, view),
-        Chart::Pipeline => pipeline::draw(area, report, view),
+        Chart::Pipeline => pipeline::draw(area, &pipeline::Scene::of(report), view),
     }
 }
 
@@ -158,7 +158,7 @@ pub fn text_alternative(chart: Chart, report: &Report, focus: &Focus) -> TextAlt
         Chart::Tradeoff => tradeoff::text_alternative(report),
         Chart::Checkpoints => checkpoints::text_alternative(report),
         Chart::SinkWindow => sink_window::text_alternative(report, focus.window(report), focus.product),
-        Chart::Pipeline => pipeline::text_alternative(report, None),
+        Chart::Pipeline => pipeline::text_alternative(&pipeline::Scene::of(report), None),
     }
 }
 

@@ -12,20 +12,62 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{Palette, TextAlternative, View};
 use crate::engine::clock::ClockTime;
+use crate::engine::config::Config;
 use crate::engine::config::{Alignment, Mode};
 use crate::engine::trace::Phase;
 use crate::engine::units::{format_bytes, format_count};
+use crate::engine::world::WorldIndex;
 use crate::engine::world::{BatchStage, CheckpointStage, World};
+use crate::lesson::pipeline::FirstScreen;
 use crate::lesson::pipeline::{default_cursor_ms, description, status};
+use crate::lesson::report::{CheckpointSummary, LoggedBatch};
+use crate::lesson::timeline::TimelineEntry;
 use crate::lesson::Report;
 
 pub const TITLE: &str = "The pipeline at the cursor";
 
 type Result<DB> = std::result::Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
-/// The instant the view shows: the cursor, or before it moves, the default instant.
-pub fn cursor_ms(report: &Report, view: &View) -> u64 {
-    crate::lesson::pipeline::cursor_ms(&report.config, view.cursor_s)
+/// What the view is drawn from: a run's settings, its world at any instant, and what the view
+/// looks up there (the completed checkpoints, the offset log, the crash's offsets, the barriers'
+/// times). A whole run's report gives them ([`Scene::of`]), and so does a run stopped where the
+/// view first stands, with no report at all ([`crate::lesson::pipeline::FirstScreen`]): a page's
+/// first picture, before the whole first run is ready.
+#[derive(Clone, Copy)]
+pub struct Scene<'a> {
+    pub config: &'a Config,
+    pub world: &'a WorldIndex,
+    pub checkpoints: &'a [CheckpointSummary],
+    /// The readers' offsets per partition at the crash.
+    pub crash_offsets: Option<&'a [u64]>,
+    pub offset_log: &'a [LoggedBatch],
+    pub timeline: &'a [TimelineEntry],
+}
+
+impl<'a> Scene<'a> {
+    /// The scene of a whole run.
+    pub fn of(report: &'a Report) -> Scene<'a> {
+        Scene {
+            config: &report.config,
+            world: &report.world,
+            checkpoints: &report.checkpoints,
+            crash_offsets: report.crash.as_ref().map(|c| c.offsets.as_slice()),
+            offset_log: &report.offset_log,
+            timeline: &report.timeline,
+        }
+    }
+
+    /// The scene of a run stopped where the view first stands.
+    pub fn first(first: &'a FirstScreen) -> Scene<'a> {
+        Scene {
+            config: &first.config,
+            world: &first.world,
+            checkpoints: &first.checkpoints,
+            crash_offsets: first.crash_offsets.as_deref(),
+            offset_log: &first.offset_log,
+            timeline: &first.timeline,
+        }
+    }
 }
 
 /// A pen for text on one area: sizes in CSS pixels, anchored left and top unless told.
@@ -91,40 +133,40 @@ impl Rect {
     }
 }
 
-pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &Report, view: &View) -> Result<DB> {
+pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, scene: &Scene<'_>, view: &View) -> Result<DB> {
     let pal = view.theme.palette();
     area.fill(&pal.background)?;
-    let world = report.world.at(cursor_ms(report, view));
+    let world = scene.world.at(crate::lesson::pipeline::cursor_ms(scene.config, view.cursor_s));
     let pen = Pen { area, view, pal };
     let (w, h) = area.dim_in_pixel();
     let (w, h) = (w as i32, h as i32);
     let m = pen.px(10.0);
-    let header = draw_header(&pen, report, &world, Rect { x0: m, y0: m, x1: w - m, y1: h }, view.compact)?;
+    let header = draw_header(&pen, scene, &world, Rect { x0: m, y0: m, x1: w - m, y1: h }, view.compact)?;
     let top = header + pen.px(6.0);
     if view.compact {
         // Stacked: the source, the operator beside the store, then the sinks two by two.
         let sinks_h = pen.px(132.0);
         let middle_h = pen.px(100.0);
         let source = Rect { x0: m, y0: top, x1: w - m, y1: h - m - sinks_h - middle_h - pen.px(12.0) };
-        draw_source(&pen, report, &world, source)?;
+        draw_source(&pen, scene, &world, source)?;
         let my = source.y1 + pen.px(6.0);
         let half = (w - 2 * m - pen.px(8.0)) / 2;
-        draw_operator(&pen, report, &world, Rect { x0: m, y0: my, x1: m + half, y1: my + middle_h })?;
-        draw_store(&pen, report, &world, Rect { x0: w - m - half, y0: my, x1: w - m, y1: my + middle_h })?;
+        draw_operator(&pen, scene, &world, Rect { x0: m, y0: my, x1: m + half, y1: my + middle_h })?;
+        draw_store(&pen, scene, &world, Rect { x0: w - m - half, y0: my, x1: w - m, y1: my + middle_h })?;
         let sy = my + middle_h + pen.px(6.0);
-        draw_sinks(&pen, report, &world, Rect { x0: m, y0: sy, x1: w - m, y1: h - m }, 2)?;
+        draw_sinks(&pen, scene, &world, Rect { x0: m, y0: sy, x1: w - m, y1: h - m }, 2)?;
     } else {
         let source = Rect { x0: m, y0: top, x1: (w as f64 * 0.42) as i32, y1: h - m };
         let mid = Rect { x0: (w as f64 * 0.46) as i32, y0: top, x1: (w as f64 * 0.69) as i32, y1: h - m };
         let sinks = Rect { x0: (w as f64 * 0.73) as i32, y0: top, x1: w - m, y1: h - m };
-        draw_source(&pen, report, &world, source)?;
+        draw_source(&pen, scene, &world, source)?;
         let split = mid.y0 + (mid.y1 - mid.y0) * 45 / 100;
-        draw_operator(&pen, report, &world, Rect { y1: split - pen.px(4.0), ..mid })?;
-        draw_store(&pen, report, &world, Rect { y0: split + pen.px(4.0), ..mid })?;
+        draw_operator(&pen, scene, &world, Rect { y1: split - pen.px(4.0), ..mid })?;
+        draw_store(&pen, scene, &world, Rect { y0: split + pen.px(4.0), ..mid })?;
         let arrow_y = mid.y0 + (split - mid.y0) / 2;
         pen.arrow((source.x1 + pen.px(4.0), arrow_y), (mid.x0 - pen.px(3.0), arrow_y))?;
         pen.arrow((mid.x1 + pen.px(3.0), arrow_y), (sinks.x0 - pen.px(3.0), arrow_y))?;
-        draw_sinks(&pen, report, &world, sinks, 1)?;
+        draw_sinks(&pen, scene, &world, sinks, 1)?;
     }
     area.present()
 }
@@ -132,13 +174,13 @@ pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, report: &Report, 
 /// The clock, the status word with its numbers, and the readers' position; returns its bottom.
 fn draw_header<DB: DrawingBackend>(
     pen: &Pen<'_, DB>,
-    report: &Report,
+    scene: &Scene<'_>,
     world: &World,
     r: Rect,
     compact: bool,
 ) -> std::result::Result<i32, DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = pen.pal;
-    let status = status(world, &report.config);
+    let status = status(world, scene.config);
     let color = match world.phase {
         Phase::Detecting | Phase::Restarting | Phase::Restoring => pal.vermillion,
         Phase::Replaying | Phase::CatchingUp => pal.orange,
@@ -211,9 +253,9 @@ fn draw_position<DB: DrawingBackend>(
 }
 
 /// The partitions as logs on one scale of offsets.
-fn draw_source<DB: DrawingBackend>(pen: &Pen<'_, DB>, report: &Report, world: &World, r: Rect) -> Result<DB> {
+fn draw_source<DB: DrawingBackend>(pen: &Pen<'_, DB>, scene: &Scene<'_>, world: &World, r: Rect) -> Result<DB> {
     let pal = pen.pal;
-    let config = &report.config;
+    let config = scene.config;
     let partitions = world.offsets.len().max(1);
     let legend_h = pen.px(30.0);
     let top = r.y0 + pen.px(18.0);
@@ -248,7 +290,7 @@ fn draw_source<DB: DrawingBackend>(pen: &Pen<'_, DB>, report: &Report, world: &W
         .iter()
         .copied()
         .chain(restored.map(per_partition))
-        .chain(last_completed_offset(world, report).map(per_partition))
+        .chain(last_completed_offset(world, scene).map(per_partition))
         .min()
         .unwrap_or(hi);
     let span = (hi.saturating_sub(oldest) * 115 / 100).max(shown);
@@ -258,10 +300,10 @@ fn draw_source<DB: DrawingBackend>(pen: &Pen<'_, DB>, report: &Report, world: &W
     let batch_end = world
         .batch
         .as_ref()
-        .and_then(|b| report.offset_log.iter().rev().find(|e| e.batch_id == b.batch_id))
+        .and_then(|b| scene.offset_log.iter().rev().find(|e| e.batch_id == b.batch_id))
         .map(|e| &e.end_offsets);
-    let completed = report.checkpoints.iter().rev().find(|c| Some(&c.id) == world.completed.last());
-    let crash_offsets = world.crash.as_ref().filter(|_| !world.caught_up()).and(report.crash.as_ref());
+    let completed = scene.checkpoints.iter().rev().find(|c| Some(&c.id) == world.completed.last());
+    let crash_offsets = world.crash.as_ref().filter(|_| !world.caught_up()).and(scene.crash_offsets);
     for (i, p) in (0..partitions).step_by(every).enumerate() {
         let y = top + row * i as i32;
         let (yb0, yb1) = (y, y + bar_h);
@@ -285,8 +327,8 @@ fn draw_source<DB: DrawingBackend>(pen: &Pen<'_, DB>, report: &Report, world: &W
         }
         // What the recovery replays: from the restored checkpoint's offset to the crash offset.
         if let (Some(c), Some(crash)) = (world.crash.as_ref(), crash_offsets) {
-            let from = report.checkpoints.iter().rev().find(|k| k.id == c.restore_from).and_then(|k| k.offsets.get(p));
-            if let (Some(&from), Some(&to)) = (from, crash.offsets.get(p)) {
+            let from = scene.checkpoints.iter().rev().find(|k| k.id == c.restore_from).and_then(|k| k.offsets.get(p));
+            if let (Some(&from), Some(&to)) = (from, crash.get(p)) {
                 pen.frame(x(from), yb0, x(to).max(x(from) + 1), yb1, pal.vermillion, 1.0)?;
             }
         }
@@ -327,15 +369,15 @@ fn draw_source<DB: DrawingBackend>(pen: &Pen<'_, DB>, report: &Report, world: &W
 }
 
 /// The offsets total of the newest completed checkpoint (or committed batch).
-fn last_completed_offset(world: &World, report: &Report) -> Option<u64> {
+fn last_completed_offset(world: &World, scene: &Scene<'_>) -> Option<u64> {
     let id = *world.completed.last()?;
-    report.checkpoints.iter().rev().find(|c| c.id == id).map(|c| c.offset)
+    scene.checkpoints.iter().rev().find(|c| c.id == id).map(|c| c.offset)
 }
 
 /// The operator: dedupe and window, its state, and inputs held or records in flight.
-fn draw_operator<DB: DrawingBackend>(pen: &Pen<'_, DB>, report: &Report, world: &World, r: Rect) -> Result<DB> {
+fn draw_operator<DB: DrawingBackend>(pen: &Pen<'_, DB>, scene: &Scene<'_>, world: &World, r: Rect) -> Result<DB> {
     let pal = pen.pal;
-    let config = &report.config;
+    let config = scene.config;
     let down = matches!(world.phase, Phase::Detecting | Phase::Restarting | Phase::Restoring);
     pen.rect(r.x0, r.y0, r.x1, r.y1, if down { pal.vermillion } else { pal.sky }, 0.12)?;
     pen.frame(r.x0, r.y0, r.x1, r.y1, if down { pal.vermillion } else { pal.sky }, 1.5)?;
@@ -390,7 +432,7 @@ fn draw_operator<DB: DrawingBackend>(pen: &Pen<'_, DB>, report: &Report, world: 
             pen.text("holding inputs whose barrier arrived", x, y, 11.0, pal.orange, w, HPos::Left)?;
         }
         Some(c) if config.alignment == Alignment::Unaligned && config.backpressure_ms > 0 => {
-            let stored = report.checkpoints.iter().find(|k| k.id == c.checkpoint_id).map_or(0, |k| k.in_flight_bytes);
+            let stored = scene.checkpoints.iter().find(|k| k.id == c.checkpoint_id).map_or(0, |k| k.in_flight_bytes);
             pen.text(
                 &format!("in-flight records stored: {}", format_bytes(stored as f64)),
                 x,
@@ -421,14 +463,14 @@ fn draw_operator<DB: DrawingBackend>(pen: &Pen<'_, DB>, report: &Report, world: 
 }
 
 /// The checkpoint store (barrier mode) or the offset log, state store and commit log (micro-batch).
-fn draw_store<DB: DrawingBackend>(pen: &Pen<'_, DB>, report: &Report, world: &World, r: Rect) -> Result<DB> {
+fn draw_store<DB: DrawingBackend>(pen: &Pen<'_, DB>, scene: &Scene<'_>, world: &World, r: Rect) -> Result<DB> {
     let pal = pen.pal;
     pen.rect(r.x0, r.y0, r.x1, r.y1, pal.green, 0.08)?;
     pen.frame(r.x0, r.y0, r.x1, r.y1, pal.green, 1.5)?;
     let (x, w) = (r.x0 + pen.px(6.0), r.w() - pen.px(12.0));
     let mut y = r.y0 + pen.px(5.0);
     let line = pen.px(15.0);
-    let micro_batch = report.config.mode == Mode::MicroBatch;
+    let micro_batch = scene.config.mode == Mode::MicroBatch;
     pen.text(
         if micro_batch { "checkpoint location" } else { "checkpoint store" },
         x,
@@ -536,7 +578,7 @@ fn draw_store<DB: DrawingBackend>(pen: &Pen<'_, DB>, report: &Report, world: &Wo
             ),
         },
         None => {
-            let next = report
+            let next = scene
                 .timeline
                 .iter()
                 .find(|e| e.kind == crate::lesson::timeline::TimelineKind::Barrier && e.at.ms > world.at_ms)
@@ -550,7 +592,7 @@ fn draw_store<DB: DrawingBackend>(pen: &Pen<'_, DB>, report: &Report, world: &Wo
 /// The four sinks: rows, duplicates, and what a reader sees now.
 fn draw_sinks<DB: DrawingBackend>(
     pen: &Pen<'_, DB>,
-    report: &Report,
+    scene: &Scene<'_>,
     world: &World,
     r: Rect,
     columns: i32,
@@ -559,7 +601,7 @@ fn draw_sinks<DB: DrawingBackend>(
     let s = &world.sinks;
     let last = world.completed.last().copied().unwrap_or(0);
     let replaying = matches!(world.phase, Phase::Replaying | Phase::CatchingUp);
-    let micro_batch = report.config.mode == Mode::MicroBatch;
+    let micro_batch = scene.config.mode == Mode::MicroBatch;
     let point = if micro_batch { "batch" } else { "checkpoint" };
     let sinks = [
         (
@@ -620,18 +662,18 @@ fn draw_sinks<DB: DrawingBackend>(
 
 /// The view's text alternative: the description of the world at the default instant, and a
 /// table of the job at each event a student steps between.
-pub fn text_alternative(report: &Report, view_cursor_ms: Option<u64>) -> TextAlternative {
-    let config = &report.config;
+pub fn text_alternative(scene: &Scene<'_>, view_cursor_ms: Option<u64>) -> TextAlternative {
+    let config = scene.config;
     let at = view_cursor_ms.unwrap_or_else(|| default_cursor_ms(config));
-    let summary = description(&report.world.at(at), config);
-    let rows = report
+    let summary = description(&scene.world.at(at), config);
+    let rows = scene
         .world
         .key_instants_ms()
         .into_iter()
         .filter(|&t| t != config.start_time_ms)
         .take(60)
         .map(|t| {
-            let world = report.world.at(t);
+            let world = scene.world.at(t);
             let s = status(&world, config);
             vec![
                 ClockTime(t).to_string(),

@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use super::config::{Config, Mode};
 use super::protocol::{OffsetLogEntry, RestorePoint};
 use super::report::{Figures, SinkTables};
+use super::sim::Sim;
 use super::sinks::keys::KeyIndex;
 use super::sinks::{CommittedRows, Row};
 use super::source::SourceLog;
@@ -456,6 +457,28 @@ impl WorldIndex {
             figures.crash.as_ref().map(|c| c.offsets.clone()),
             &figures.tables,
         )
+    }
+
+    /// Indexes a run that has no figures (a run stopped early, whose report would cost more
+    /// than the question): it answers as [`WorldIndex::new`] of the same run's figures does,
+    /// counting a sink's keys without the report's dense numbering of them.
+    pub fn of_run(run: &Sim) -> WorldIndex {
+        let mut trace = run.trace.clone();
+        super::trace::sort_nearly_sorted_by_key(&mut trace.events, |e| e.at_ms);
+        let sinks = run.sinks();
+        WorldIndex {
+            config: run.config.clone(),
+            log: SourceLog::new(&run.config),
+            trace: Arc::new(trace),
+            restore_points: run.restore_points.clone(),
+            offset_log: run.offset_log().to_vec(),
+            crash_offsets: run.recoveries.first().map(|r| r.crash_offsets.clone()),
+            append_only: sinks.append_only.shared(),
+            committed: Arc::new(sinks.committed()),
+            commits: sinks.transactional.commits().into(),
+            keys: None,
+            sinks: Arc::new(SinkIndex::default()),
+        }
     }
 
     fn from_parts(

@@ -25,12 +25,11 @@ pub fn simulate(config: &Config) -> Result<Report, ConfigError> {
 /// milliseconds even before the browser has optimised the engine.
 pub const PREVIEW_EVENTS: u64 = 250_000;
 
-/// The report of a scenario run only up to where the pipeline view first stands (the crash, or
-/// without one, just after the first checkpoint): that view drawn from it is the view drawn from
-/// the whole run there, so a page can show it first, before the whole run is ready. Its other
-/// figures cover that part of the run only. `None` when it would process more than
-/// [`PREVIEW_EVENTS`] events.
-pub fn preview(config: &Config) -> Result<Option<Report>, ConfigError> {
+/// The first screen of a scenario: the run only up to where the pipeline view first stands (the
+/// crash, or without one, just after the first checkpoint), without a report. The view drawn from
+/// it is the view drawn from the whole run there, so a page can show it first, before the whole
+/// run is ready. `None` when it would process more than [`PREVIEW_EVENTS`] events.
+pub fn preview(config: &Config) -> Result<Option<pipeline::FirstScreen>, ConfigError> {
     let outcome = engine::run_up_to(config, pipeline::default_cursor_ms(config), PREVIEW_EVENTS)?;
-    Ok(outcome.map(|o| report(o.figures())))
+    Ok(outcome.map(|o| pipeline::FirstScreen::of_run(&o.run)))
 }

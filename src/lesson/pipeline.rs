@@ -9,7 +9,40 @@ use crate::engine::clock::ClockTime;
 use crate::engine::config::{Config, Mode};
 use crate::engine::trace::Phase;
 use crate::engine::units::{format_bytes, format_count};
-use crate::engine::world::{BatchStage, CheckpointStage, World};
+use crate::engine::world::{BatchStage, CheckpointStage, World, WorldIndex};
+use crate::engine::Sim;
+
+use super::report::{CheckpointSummary, LoggedBatch};
+use super::timeline::{timeline, TimelineEntry};
+
+/// What the pipeline view is drawn from where a run has no report: the run stopped where the
+/// view first stands (the crash, or just after the first checkpoint), indexed as a whole run's
+/// report indexes it, with no report made: a page's first picture, drawn in a few milliseconds
+/// before the whole first run is ready.
+#[derive(Clone, Debug)]
+pub struct FirstScreen {
+    pub config: Config,
+    pub world: WorldIndex,
+    pub checkpoints: Vec<CheckpointSummary>,
+    pub crash_offsets: Option<Vec<u64>>,
+    pub offset_log: Vec<LoggedBatch>,
+    pub timeline: Vec<TimelineEntry>,
+}
+
+impl FirstScreen {
+    /// The first screen of `run`, with the whole run's report's words for what it holds.
+    pub fn of_run(run: &Sim) -> FirstScreen {
+        let config = &run.config;
+        FirstScreen {
+            config: config.clone(),
+            world: WorldIndex::of_run(run),
+            checkpoints: run.restore_points.iter().map(|c| CheckpointSummary::new(config, c)).collect(),
+            crash_offsets: run.recoveries.first().map(|r| r.crash_offsets.clone()),
+            offset_log: run.offset_log().iter().map(|e| LoggedBatch::new(config, e)).collect(),
+            timeline: timeline(&run.trace, config.start_time_ms),
+        }
+    }
+}
 
 /// The job's status at an instant: a short word and the sentence that goes with it.
 #[derive(Clone, Debug, PartialEq, Serialize)]

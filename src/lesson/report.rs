@@ -39,7 +39,7 @@ pub struct CheckpointSummary {
 impl CheckpointSummary {
     /// A completed checkpoint, or a committed batch in the same terms: planned at its "barrier",
     /// the offset-log write as its sync, the state store write as its upload.
-    fn new(config: &Config, point: &RestorePoint) -> Self {
+    pub(crate) fn new(config: &Config, point: &RestorePoint) -> Self {
         match point {
             RestorePoint::Checkpoint(c) => CheckpointSummary {
                 id: c.id,
@@ -93,7 +93,7 @@ pub struct LoggedBatch {
 }
 
 impl LoggedBatch {
-    fn new(config: &Config, e: &OffsetLogEntry) -> Self {
+    pub(crate) fn new(config: &Config, e: &OffsetLogEntry) -> Self {
         LoggedBatch {
             batch_id: e.batch_id,
             planned_at: Stamp::new(config, e.planned_at_ms),

@@ -25,6 +25,13 @@ use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
+use plotters::coord::Shift;
+use plotters::prelude::{DrawingArea, IntoDrawingArea};
+
+use crate::charts::pipeline::{self, Scene};
+use crate::charts::{Theme, View};
+use crate::lesson::pipeline::FirstScreen;
+
 /// Text widths are remembered for this many (font, text) pairs; then the memory starts afresh.
 const MAX_MEASURED: usize = 4_096;
 /// JavaScript strings kept for this many texts (colours, fonts, labels); then afresh.
@@ -422,4 +429,34 @@ impl DrawingBackend for MeasuredCanvas {
         });
         Ok((width, height))
     }
+}
+
+/// A canvas as a drawing area at its backing size, and the view to draw it in: `scale` is
+/// devicePixelRatio (clamped to 1–4), `cursor_s` the cursor (seconds after the start) if moved.
+pub fn area_and_view(
+    canvas: HtmlCanvasElement,
+    dark: bool,
+    scale: f64,
+    cursor_s: Option<f64>,
+) -> Result<(DrawingArea<MeasuredCanvas, Shift>, View), wasm_bindgen::JsError> {
+    let backend = MeasuredCanvas::new(canvas).ok_or_else(|| wasm_bindgen::JsError::new("canvas has no 2d context"))?;
+    let area = backend.into_drawing_area();
+    let scale = if scale.is_finite() && scale > 0.0 { scale.min(4.0) } else { 1.0 };
+    let compact = View::is_narrow(area.dim_in_pixel().0, scale);
+    let cursor_s = cursor_s.filter(|s| s.is_finite());
+    Ok((area, View { theme: if dark { Theme::Dark } else { Theme::Light }, scale, cursor_s, compact }))
+}
+
+/// Draws the pipeline view of a run's first screen (a run stopped where the view first stands)
+/// on `canvas` (see [`area_and_view`]).
+pub fn draw_first_screen(
+    first: &FirstScreen,
+    canvas: HtmlCanvasElement,
+    dark: bool,
+    scale: f64,
+    cursor_s: Option<f64>,
+) -> Result<(), wasm_bindgen::JsError> {
+    let (area, view) = area_and_view(canvas, dark, scale, cursor_s)?;
+    let failed = |e: &dyn std::fmt::Display| wasm_bindgen::JsError::new(&format!("drawing pipeline failed: {e}"));
+    pipeline::draw(&area, &Scene::first(first), &view).map_err(|e| failed(&e))
 }

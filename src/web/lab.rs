@@ -2,105 +2,18 @@
 //! wasm memory behind a handle, the charts drawn on canvases, and a player moving the cursor.
 
 use js_sys::{Object, Reflect};
-use plotters::prelude::*;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
 
 use super::canvas;
-use super::{is_array_checked, keys_checked, to_js, MAX_TEXT_CHARS};
-use crate::charts::{self, Chart, Focus, Theme, View};
+use super::config::{config_from_js, object_keys};
+use super::{to_js, MAX_TEXT_CHARS};
+use crate::charts::{self, Chart, Focus};
 use crate::engine::clock::ClockTime;
-use crate::engine::config::FieldValue;
 use crate::engine::report::{Figures, FiguresBuilder};
 use crate::engine::{self, Config, Outcome, SinkDesign};
 use crate::lesson::{self, Report};
-
-/// More fields than any config has: an object beyond this is refused before it is read.
-const MAX_FIELDS: u32 = 64;
-
-/// The own enumerable keys of a plain object, read without letting a throwing Proxy or getter
-/// unwind through wasm. Errors name `what`.
-fn object_keys(value: &JsValue, what: &str, example: &str) -> Result<Vec<String>, JsError> {
-    let is_array = is_array_checked(value).map_err(|_| JsError::new(&format!("{what}: could not be read")))?;
-    if !value.is_object() || is_array {
-        return Err(JsError::new(&format!("{what}: must be an object, like {example}")));
-    }
-    let keys = keys_checked(value).map_err(|_| JsError::new(&format!("{what}: its keys could not be read")))?;
-    if keys.length() > MAX_FIELDS {
-        return Err(JsError::new(&format!("{what}: has {} keys, more than the {MAX_FIELDS} allowed", keys.length())));
-    }
-    keys.iter()
-        .map(|key| {
-            let name = key.as_string().unwrap_or_default();
-            if name.chars().count() > MAX_TEXT_CHARS as usize {
-                return Err(JsError::new(&format!("{what}: a key of {} characters is not a setting", name.len())));
-            }
-            Ok(name)
-        })
-        .collect()
-}
-
-/// One field's value, read with `Reflect.get` (which catches a throwing getter).
-fn field_value(object: &JsValue, name: &str) -> Result<JsValue, JsError> {
-    Reflect::get(object, &JsValue::from_str(name)).map_err(|_| JsError::new(&format!("{name}: could not be read")))
-}
-
-/// Reads a plain JavaScript object into checked config fields; `undefined` means the defaults.
-/// Proxies, throwing getters, symbols, BigInt and very long strings are refused with an Error
-/// naming the field; nothing a caller passes can unwind through the engine.
-fn config_from_js(value: &JsValue) -> Result<Config, JsError> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(Config::default());
-    }
-    let mut fields = Vec::new();
-    for name in object_keys(value, "config", "{ interval_ms: 30000 }")? {
-        let v = field_value(value, &name)?;
-        let field = if let Some(n) = v.as_f64() {
-            FieldValue::Number(n)
-        } else if v.is_string() {
-            let length = js_sys::JsString::from(v.clone()).length();
-            if length > MAX_TEXT_CHARS {
-                return Err(JsError::new(&format!("{name}: a string of {length} characters is not a setting")));
-            }
-            FieldValue::Text(v.as_string().unwrap_or_default())
-        } else if v.is_null() {
-            FieldValue::Null
-        } else {
-            FieldValue::Other(v.js_typeof().as_string().unwrap_or_else(|| "unknown".into()))
-        };
-        fields.push((name, field));
-    }
-    Config::from_fields(&fields).map_err(|e| JsError::new(&e.to_string()))
-}
-
-/// Reads `<checkpoint-lab>` attributes ({ interval: "30s", "state-size": "2GB", ... }) into a
-/// config object with the keys `simulate` takes. Throws an Error naming the attribute.
-#[wasm_bindgen(js_name = parseAttributes)]
-pub fn parse_attributes(attributes: JsValue) -> Result<JsValue, JsError> {
-    let mut pairs = Vec::new();
-    for name in object_keys(&attributes, "attributes", "{ interval: \"30s\" }")? {
-        let v = field_value(&attributes, &name)?;
-        let length = if v.is_string() { js_sys::JsString::from(v.clone()).length() } else { 0 };
-        if length > MAX_TEXT_CHARS {
-            return Err(JsError::new(&format!("{name}: a value of {length} characters is not a setting")));
-        }
-        let value = v.as_string().ok_or_else(|| JsError::new(&format!("{name}: must be a string")))?;
-        pairs.push((name, value));
-    }
-    let fields = engine::config::fields_from_attributes(&pairs).map_err(|e| JsError::new(&e.to_string()))?;
-    let result = Object::new();
-    for (key, value) in fields {
-        let js = match value {
-            FieldValue::Number(n) => JsValue::from_f64(n),
-            FieldValue::Whole(n) => JsValue::from_f64(n as f64),
-            FieldValue::Text(t) => JsValue::from_str(&t),
-            _ => JsValue::NULL,
-        };
-        Reflect::set(&result, &JsValue::from_str(&key), &js).map_err(|_| JsError::new("could not build the config"))?;
-    }
-    Ok(result.into())
-}
 
 /// Runs a scenario and returns the whole report as a plain object.
 #[wasm_bindgen]
@@ -195,9 +108,9 @@ pub struct Lab {
     report: Option<Report>,
     /// Setting A of a comparison: the report pinned by `pin`, drawn under the current one.
     pinned: Option<Report>,
-    /// The report of the first run stopped where the pipeline view first stands (`preview`),
-    /// until a whole run is in.
-    preview: Option<Report>,
+    /// The first run stopped where the pipeline view first stands (`preview`), until a whole
+    /// run is in.
+    preview: Option<lesson::pipeline::FirstScreen>,
     /// The highlighted sink and the (window, product) the sink chart shows.
     focus: Focus,
 }
@@ -400,16 +313,12 @@ impl Lab {
         cursor_s: Option<f64>,
     ) -> Result<JsValue, JsError> {
         let named = chart_named(chart)?;
-        let report = match (&self.report, &self.preview) {
-            (None, Some(preview)) if named == Chart::Pipeline => preview,
-            _ => self.current()?,
-        };
-        let backend = canvas::MeasuredCanvas::new(canvas).ok_or_else(|| JsError::new("canvas has no 2d context"))?;
-        let area = backend.into_drawing_area();
-        let scale = if scale.is_finite() && scale > 0.0 { scale.min(4.0) } else { 1.0 };
-        let compact = View::is_narrow(area.dim_in_pixel().0, scale);
-        let cursor_s = cursor_s.filter(|s| s.is_finite());
-        let view = View { theme: if dark { Theme::Dark } else { Theme::Light }, scale, cursor_s, compact };
+        if let (None, Some(first), Chart::Pipeline) = (&self.report, &self.preview, named) {
+            canvas::draw_first_screen(first, canvas, dark, scale, cursor_s)?;
+            return Ok(JsValue::NULL);
+        }
+        let report = self.current()?;
+        let (area, view) = canvas::area_and_view(canvas, dark, scale, cursor_s)?;
         let drawn = charts::draw_measured(named, &area, report, self.pinned.as_ref(), &self.focus, &view);
         let axis = drawn.map_err(|e| JsError::new(&format!("drawing {chart} failed: {e}")))?;
         // Where the clock axis lies, so a click or a hover on the chart can become a time.

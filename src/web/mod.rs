@@ -6,11 +6,12 @@
 //! lesson page loads first, and the exercises (feature `exercises`: the catalogue and the checks,
 //! with an engine of their own), which a page loads only where it shows exercises.
 
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 #[cfg(feature = "lab")]
 mod canvas;
+#[cfg(feature = "lab")]
+mod config;
 #[cfg(feature = "exercises")]
 mod exercises;
 #[cfg(feature = "exercises")]
@@ -18,6 +19,8 @@ mod js_value;
 #[cfg(feature = "lab")]
 mod lab;
 
+#[cfg(feature = "lab")]
+pub use config::parse_attributes;
 #[cfg(feature = "exercises")]
 pub use exercises::*;
 #[cfg(feature = "lab")]
@@ -57,7 +60,7 @@ pub fn panic_for_tests() {
 /// copied.
 const MAX_TEXT_CHARS: u32 = 256;
 
-fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
+fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsError> {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(|e| JsError::new(&format!("could not convert the result: {e}")))

@@ -1,0 +1,96 @@
+//! Settings from JavaScript: a plain object of config fields, or an element's attributes, read
+//! into a checked config. Proxies, throwing getters, symbols, BigInt and very long strings are
+//! refused with an Error naming the field; nothing a caller passes can unwind through the engine.
+
+use js_sys::{Object, Reflect};
+use wasm_bindgen::prelude::*;
+
+use super::{is_array_checked, keys_checked, MAX_TEXT_CHARS};
+use crate::engine::config::FieldValue;
+use crate::engine::{self, Config};
+
+/// More fields than any config has: an object beyond this is refused before it is read.
+const MAX_FIELDS: u32 = 64;
+
+/// The own enumerable keys of a plain object, read without letting a throwing Proxy or getter
+/// unwind through wasm. Errors name `what`.
+pub(super) fn object_keys(value: &JsValue, what: &str, example: &str) -> Result<Vec<String>, JsError> {
+    let is_array = is_array_checked(value).map_err(|_| JsError::new(&format!("{what}: could not be read")))?;
+    if !value.is_object() || is_array {
+        return Err(JsError::new(&format!("{what}: must be an object, like {example}")));
+    }
+    let keys = keys_checked(value).map_err(|_| JsError::new(&format!("{what}: its keys could not be read")))?;
+    if keys.length() > MAX_FIELDS {
+        return Err(JsError::new(&format!("{what}: has {} keys, more than the {MAX_FIELDS} allowed", keys.length())));
+    }
+    keys.iter()
+        .map(|key| {
+            let name = key.as_string().unwrap_or_default();
+            if name.chars().count() > MAX_TEXT_CHARS as usize {
+                return Err(JsError::new(&format!("{what}: a key of {} characters is not a setting", name.len())));
+            }
+            Ok(name)
+        })
+        .collect()
+}
+
+/// One field's value, read with `Reflect.get` (which catches a throwing getter).
+fn field_value(object: &JsValue, name: &str) -> Result<JsValue, JsError> {
+    Reflect::get(object, &JsValue::from_str(name)).map_err(|_| JsError::new(&format!("{name}: could not be read")))
+}
+
+/// Reads a plain JavaScript object into checked config fields; `undefined` means the defaults.
+/// Proxies, throwing getters, symbols, BigInt and very long strings are refused with an Error
+/// naming the field; nothing a caller passes can unwind through the engine.
+pub(super) fn config_from_js(value: &JsValue) -> Result<Config, JsError> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(Config::default());
+    }
+    let mut fields = Vec::new();
+    for name in object_keys(value, "config", "{ interval_ms: 30000 }")? {
+        let v = field_value(value, &name)?;
+        let field = if let Some(n) = v.as_f64() {
+            FieldValue::Number(n)
+        } else if v.is_string() {
+            let length = js_sys::JsString::from(v.clone()).length();
+            if length > MAX_TEXT_CHARS {
+                return Err(JsError::new(&format!("{name}: a string of {length} characters is not a setting")));
+            }
+            FieldValue::Text(v.as_string().unwrap_or_default())
+        } else if v.is_null() {
+            FieldValue::Null
+        } else {
+            FieldValue::Other(v.js_typeof().as_string().unwrap_or_else(|| "unknown".into()))
+        };
+        fields.push((name, field));
+    }
+    Config::from_fields(&fields).map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// Reads `<checkpoint-lab>` attributes ({ interval: "30s", "state-size": "2GB", ... }) into a
+/// config object with the keys `simulate` takes. Throws an Error naming the attribute.
+#[wasm_bindgen(js_name = parseAttributes)]
+pub fn parse_attributes(attributes: JsValue) -> Result<JsValue, JsError> {
+    let mut pairs = Vec::new();
+    for name in object_keys(&attributes, "attributes", "{ interval: \"30s\" }")? {
+        let v = field_value(&attributes, &name)?;
+        let length = if v.is_string() { js_sys::JsString::from(v.clone()).length() } else { 0 };
+        if length > MAX_TEXT_CHARS {
+            return Err(JsError::new(&format!("{name}: a value of {length} characters is not a setting")));
+        }
+        let value = v.as_string().ok_or_else(|| JsError::new(&format!("{name}: must be a string")))?;
+        pairs.push((name, value));
+    }
+    let fields = engine::config::fields_from_attributes(&pairs).map_err(|e| JsError::new(&e.to_string()))?;
+    let result = Object::new();
+    for (key, value) in fields {
+        let js = match value {
+            FieldValue::Number(n) => JsValue::from_f64(n),
+            FieldValue::Whole(n) => JsValue::from_f64(n as f64),
+            FieldValue::Text(t) => JsValue::from_str(&t),
+            _ => JsValue::NULL,
+        };
+        Reflect::set(&result, &JsValue::from_str(&key), &js).map_err(|_| JsError::new("could not build the config"))?;
+    }
+    Ok(result.into())
+}
