@@ -330,6 +330,151 @@ impl Config {
     }
 }
 
+/// A config field as the settings table reads and writes it: config JSON's value for it.
+trait Field: Sized {
+    fn to_value(&self) -> Value;
+    /// `None` for a value of another kind; the settings' `check` only returns values of the kind.
+    fn from_value(value: &Value) -> Option<Self>;
+}
+
+impl Field for u64 {
+    fn to_value(&self) -> Value {
+        Value::from(*self)
+    }
+    fn from_value(value: &Value) -> Option<Self> {
+        value.as_u64()
+    }
+}
+
+impl Field for u32 {
+    fn to_value(&self) -> Value {
+        Value::from(*self)
+    }
+    fn from_value(value: &Value) -> Option<Self> {
+        value.as_u64().and_then(|n| u32::try_from(n).ok())
+    }
+}
+
+impl Field for f64 {
+    fn to_value(&self) -> Value {
+        Value::from(*self)
+    }
+    fn from_value(value: &Value) -> Option<Self> {
+        value.as_f64()
+    }
+}
+
+impl Field for Option<u64> {
+    fn to_value(&self) -> Value {
+        self.map_or(Value::Null, Value::from)
+    }
+    fn from_value(value: &Value) -> Option<Self> {
+        if value.is_null() {
+            Some(None)
+        } else {
+            value.as_u64().map(Some)
+        }
+    }
+}
+
+/// A choice's values by the names config JSON gives them (serde's snake_case of the variant).
+macro_rules! choice_names {
+    ($($choice:ident { $($variant:ident => $name:literal),+ $(,)? })+) => {$(
+        impl Field for $choice {
+            fn to_value(&self) -> Value {
+                Value::from(match self { $($choice::$variant => $name),+ })
+            }
+            fn from_value(value: &Value) -> Option<Self> {
+                match value.as_str()? {
+                    $($name => Some($choice::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+    )+};
+}
+
+choice_names! {
+    Mode { Barrier => "barrier", MicroBatch => "micro_batch" }
+    Alignment { Aligned => "aligned", Unaligned => "unaligned" }
+    Snapshots { Full => "full", Incremental => "incremental" }
+    Failure { Task => "task", TaskmanagerLost => "taskmanager_lost" }
+    RestartStrategy { FixedDelay => "fixed_delay", ExponentialDelay => "exponential_delay" }
+    CheckpointingMode { ExactlyOnce => "exactly_once", AtLeastOnce => "at_least_once" }
+    IsolationLevel { ReadCommitted => "read_committed", ReadUncommitted => "read_uncommitted" }
+}
+
+/// Reads and writes a config's fields by key, typed, without a JSON object in between.
+macro_rules! fields_by_key {
+    ($($field:ident),+ $(,)?) => {
+        impl Config {
+            /// The field with this config key, as config JSON gives it.
+            pub fn get(&self, key: &str) -> Option<Value> {
+                match key {
+                    $(stringify!($field) => Some(self.$field.to_value()),)+
+                    _ => None,
+                }
+            }
+
+            /// Sets the field with this config key from a value its setting's `check` returned;
+            /// false for an unknown key or a value of another kind.
+            pub fn set(&mut self, key: &str, value: &Value) -> bool {
+                match key {
+                    $(stringify!($field) => match Field::from_value(value) {
+                        Some(v) => {
+                            self.$field = v;
+                            true
+                        }
+                        None => false,
+                    },)+
+                    _ => false,
+                }
+            }
+        }
+    };
+}
+
+fields_by_key!(
+    seed,
+    partitions,
+    rate_per_s,
+    products,
+    retry_rate,
+    retention_ms,
+    window_ms,
+    emit_every_ms,
+    mode,
+    interval_ms,
+    alignment,
+    snapshots,
+    backpressure_ms,
+    record_bytes,
+    state_bytes,
+    store_write_bytes_per_s,
+    store_read_bytes_per_s,
+    sync_pause_ms,
+    failure,
+    heartbeat_interval_ms,
+    heartbeat_timeout_ms,
+    detection_ms,
+    restart_strategy,
+    restart_delay_ms,
+    backoff_initial_ms,
+    backoff_multiplier,
+    backoff_max_ms,
+    backoff_jitter,
+    checkpointing_mode,
+    isolation_level,
+    transaction_timeout_ms,
+    capacity_per_s,
+    start_time_ms,
+    start_offset,
+    start_checkpoint_id,
+    crash_at_ms,
+    horizon_ms,
+    latency_sla_ms,
+);
+
 /// A config as a JSON object keyed by setting.
 pub fn to_map(config: &Config) -> Map<String, Value> {
     match serde_json::to_value(config) {
@@ -346,9 +491,8 @@ pub fn from_map(map: Map<String, Value>) -> Result<Config, ConfigError> {
 
 /// Checks every setting's range, in table order; the first one out of range is named.
 pub fn check_ranges(config: &Config) -> Result<(), ConfigError> {
-    let map = to_map(config);
     for setting in &settings::SETTINGS {
-        match map.get(setting.key) {
+        match config.get(setting.key) {
             Some(Value::Null) | None => {}
             Some(value) => setting.check_range(value.as_f64().unwrap_or(f64::NAN))?,
         }
@@ -361,7 +505,7 @@ impl Config {
     /// range against the settings table, then the settings together. Used for configuration
     /// coming from JavaScript, attributes and exercises.
     pub fn from_fields(fields: &[(String, FieldValue)]) -> Result<Config, ConfigError> {
-        let mut map = to_map(&Config::default());
+        let mut config = Config::default();
         for (name, value) in fields {
             let Some(setting) = settings::by_key(name) else {
                 let keys: Vec<&str> = settings::SETTINGS.iter().map(|s| s.key).collect();
@@ -370,9 +514,11 @@ impl Config {
                     message: format!("unknown field {name:?}; the fields are {}", keys.join(", ")),
                 });
             };
-            map.insert(setting.key.to_string(), setting.check(value)?);
+            let checked = setting.check(value)?;
+            if !config.set(setting.key, &checked) {
+                return Err(ConfigError { field: setting.key, message: "could not be read".into() });
+            }
         }
-        let config = from_map(map)?;
         config.validate()?;
         Ok(config)
     }
@@ -489,6 +635,40 @@ mod settings_table_tests {
             sorted.dedup();
             assert_eq!(sorted.len(), names.len(), "{names:?}");
         }
+    }
+
+    #[test]
+    fn fields_by_key_read_and_write_what_serde_does() {
+        let defaults = to_map(&Config::default());
+        for s in &SETTINGS {
+            assert_eq!(Config::default().get(s.key).as_ref(), defaults.get(s.key), "{}", s.key);
+            // The values the setting's check returns: its choices, or its default and slider steps.
+            let mut values = vec![defaults[s.key].clone()];
+            match (s.unit, s.steps) {
+                (Unit::Choice(choices), _) => values.extend(choices.iter().map(|c| Value::from(c.value))),
+                (Unit::Share | Unit::Factor, Steps::Values(steps)) => {
+                    values.extend(steps.iter().map(|&v| Value::from(v)))
+                }
+                (_, Steps::Values(steps)) => values.extend(steps.iter().map(|&v| Value::from(v as u64))),
+                _ => {}
+            }
+            if s.optional {
+                values.push(Value::Null);
+            }
+            for value in values {
+                let mut typed = Config::default();
+                assert!(typed.set(s.key, &value), "{} = {value}", s.key);
+                let mut map = defaults.clone();
+                map.insert(s.key.to_string(), value.clone());
+                assert_eq!(typed, from_map(map).unwrap(), "{} = {value}", s.key);
+                assert_eq!(typed.get(s.key), Some(value), "{}", s.key);
+            }
+        }
+        let mut config = Config::default();
+        assert!(!config.set("intervall_ms", &Value::from(1_000)));
+        assert!(!config.set("alignment", &Value::from("sideways")));
+        assert!(!config.set("interval_ms", &Value::from("30s")));
+        assert_eq!(config, Config::default());
     }
 
     #[test]

@@ -55,13 +55,13 @@ pub fn format_value(key_or_unit: &str, value: f64) -> Result<String, JsError> {
 /// `{ interval: "7s" }`. Throws an Error naming a bad field.
 #[wasm_bindgen(js_name = settingsText)]
 pub fn settings_text(config: JsValue) -> Result<JsValue, JsError> {
-    let checked = crate::engine::config::to_map(&config_from_js(&config)?);
+    let checked = config_from_js(&config)?;
     if config.is_undefined() || config.is_null() {
         return Ok(Object::new().into());
     }
     let result = Object::new();
     for name in object_keys(&config, "config", "{ interval_ms: 30000 }")? {
-        if let (Some(setting), Some(value)) = (crate::engine::settings::by_key(&name), checked.get(&name)) {
+        if let (Some(setting), Some(value)) = (crate::engine::settings::by_key(&name), checked.get(&name).as_ref()) {
             Reflect::set(&result, &JsValue::from_str(setting.attribute), &JsValue::from_str(&setting.text(value)))
                 .map_err(|_| JsError::new("could not build the attributes"))?;
         }
