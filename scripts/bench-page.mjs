@@ -83,6 +83,20 @@ async function firstLoad() {
     files: before(view.firstChartAt), pictureFiles: before(painted),
   };
 }
+/// Opens `url` in a fresh page and returns firstLoad() once the page has marked itself ready,
+/// without polling from the benchmark: a selector wait runs the driver's queries on the page's
+/// main thread while it loads, which the first chart would wait for.
+async function coldLoad(fresh, url) {
+  await fresh.goto(url, { waitUntil: "commit" });
+  await fresh.evaluate(() => new Promise((resolve) => {
+    const ready = () => document.body?.dataset.ready === "true";
+    if (ready()) return resolve();
+    new MutationObserver((_, observer) => {
+      if (ready()) { observer.disconnect(); resolve(); }
+    }).observe(document.documentElement, { attributes: true, subtree: true, attributeFilter: ["data-ready"] });
+  }));
+  return fresh.evaluate(firstLoad);
+}
 const browser = await launch();
 // Navigation, LOADS times, each in a fresh context (nothing cached): to the first picture, to the
 // first chart drawn and to all five charts drawn.
@@ -92,18 +106,7 @@ for (let i = 0; i < LOADS; i++) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
   await context.addInitScript(watchFirstScreen);
   const fresh = await context.newPage();
-  // Waits for the page to mark itself ready without polling from the benchmark: a selector wait
-  // runs the driver's queries on the page's main thread while it loads, which the first chart
-  // would wait for.
-  await fresh.goto(`${base}/index.html`, { waitUntil: "commit" });
-  await fresh.evaluate(() => new Promise((resolve) => {
-    const ready = () => document.body?.dataset.ready === "true";
-    if (ready()) return resolve();
-    new MutationObserver((_, observer) => {
-      if (ready()) { observer.disconnect(); resolve(); }
-    }).observe(document.documentElement, { attributes: true, subtree: true, attributeFilter: ["data-ready"] });
-  }));
-  const load = await fresh.evaluate(firstLoad);
+  const load = await coldLoad(fresh, `${base}/index.html`);
   loads.push([load.first, load.all, load.picture]);
   firstFiles = load.files;
   pictureFiles = load.pictureFiles;
@@ -117,15 +120,7 @@ for (let i = 0; i < LOADS; i++) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
   await context.addInitScript(watchFirstScreen);
   const fresh = await context.newPage();
-  await fresh.goto(`${base}/index.html${SHARED_LINK}`, { waitUntil: "commit" });
-  await fresh.evaluate(() => new Promise((resolve) => {
-    const ready = () => document.body?.dataset.ready === "true";
-    if (ready()) return resolve();
-    new MutationObserver((_, observer) => {
-      if (ready()) { observer.disconnect(); resolve(); }
-    }).observe(document.documentElement, { attributes: true, subtree: true, attributeFilter: ["data-ready"] });
-  }));
-  const load = await fresh.evaluate(firstLoad);
+  const load = await coldLoad(fresh, `${base}/index.html${SHARED_LINK}`);
   linked.push([load.first, load.all]);
   await context.close();
 }
