@@ -10,7 +10,6 @@ use std::process::ExitCode;
 use crate::charts::{self, Chart, Focus, Theme, View};
 use crate::engine::clock::{parse_clock, ClockTime};
 use crate::engine::config::FieldValue;
-use crate::engine::config::{from_map, to_map};
 use crate::engine::settings::{self, Setting, Unit, SETTINGS};
 use crate::engine::sinks::CSV_HEADER;
 use crate::engine::units::{format_bytes, format_count, format_duration_ms};
@@ -33,7 +32,7 @@ fn value_name(unit: Unit) -> &'static str {
 
 /// One flag per setting, from the settings table: its help, allowed range and default.
 fn scenario_arg(setting: &'static Setting) -> Arg {
-    let default = to_map(&Config::default()).remove(setting.key).unwrap_or_default();
+    let default = Config::default().get(setting.key).unwrap_or_default();
     let accepts = match setting.unit {
         Unit::Choice(choices) => choices.iter().map(|c| c.flag_value).collect::<Vec<_>>().join("|"),
         _ => format!("{}..{}", setting.text(&setting.min.into()), setting.text(&setting.max.into())),
@@ -341,14 +340,13 @@ where
         _ => Action::Simulate(format),
     };
     let flag_error = |e: engine::ConfigError| format!("error: {} {}", flag_of(e.field), e.message);
-    let mut config = to_map(&Config::default());
+    let mut fields = Vec::new();
     for setting in &SETTINGS {
         if let Some(value) = sub.get_one::<FieldValue>(setting.key) {
-            config.insert(setting.key.to_string(), setting.check(value).map_err(flag_error)?);
+            fields.push((setting.key.to_string(), value.clone()));
         }
     }
-    let config = from_map(config).map_err(flag_error)?;
-    config.validate().map_err(flag_error)?;
+    let config = Config::from_fields(&fields).map_err(flag_error)?;
     if let Action::Chart { cursor_ms: Some(ms), .. } = action {
         let (start_ms, end_ms) = (config.start_time_ms, config.start_time_ms + config.horizon_ms);
         if !(start_ms..=end_ms).contains(&ms) {

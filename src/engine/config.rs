@@ -2,7 +2,7 @@
 //! and the allowed range of each, checked before anything runs.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::clock::ClockTime;
 use super::settings;
@@ -475,20 +475,6 @@ fields_by_key!(
     latency_sla_ms,
 );
 
-/// A config as a JSON object keyed by setting.
-pub fn to_map(config: &Config) -> Map<String, Value> {
-    match serde_json::to_value(config) {
-        Ok(Value::Object(map)) => map,
-        _ => unreachable!("a config serialises to an object"),
-    }
-}
-
-/// A config from a JSON object whose every value has passed its setting's `check`.
-pub fn from_map(map: Map<String, Value>) -> Result<Config, ConfigError> {
-    serde_json::from_value(Value::Object(map))
-        .map_err(|e| ConfigError { field: "config", message: format!("could not be read: {e}") })
-}
-
 /// Checks every setting's range, in table order; the first one out of range is named.
 pub fn check_ranges(config: &Config) -> Result<(), ConfigError> {
     for setting in &settings::SETTINGS {
@@ -617,7 +603,20 @@ mod attribute_tests {
 mod settings_table_tests {
     use super::*;
     use crate::engine::settings::*;
-    use serde_json::Value;
+    use serde_json::{Map, Value};
+
+    /// A config as serde writes it: a JSON object keyed by setting.
+    fn to_map(config: &Config) -> Map<String, Value> {
+        match serde_json::to_value(config) {
+            Ok(Value::Object(map)) => map,
+            _ => unreachable!("a config serialises to an object"),
+        }
+    }
+
+    /// A config as serde reads it from such an object.
+    fn from_map(map: Map<String, Value>) -> Result<Config, serde_json::Error> {
+        serde_json::from_value(Value::Object(map))
+    }
 
     #[test]
     fn every_config_key_has_one_setting_and_every_name_is_unique() {

@@ -7,7 +7,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::engine::config::{to_map, Config};
+use crate::engine::config::Config;
 use crate::engine::settings::{Setting, Unit, SETTINGS};
 
 /// The settings as the page reads them: the table with each default filled in, and the default as
@@ -24,11 +24,11 @@ struct UiSetting {
 /// The table as a JavaScript module (`www/settings.js`): the page builds its controls from it and
 /// the element observes its attributes. Generated; `tests/generated.rs` keeps the file current.
 pub fn javascript_module() -> String {
-    let defaults = to_map(&Config::default());
+    let defaults = Config::default();
     let rows: Vec<String> = SETTINGS
         .iter()
         .map(|s| {
-            let default = defaults.get(s.key).cloned().unwrap_or(Value::Null);
+            let default = defaults.get(s.key).unwrap_or(Value::Null);
             let default_readout = match (s.unit, default.as_f64()) {
                 (Unit::Choice(_), _) | (_, None) => None,
                 (unit, Some(value)) => Some(crate::engine::settings::format_unit(unit, value)),
