@@ -197,6 +197,9 @@ page.on("pageerror", (e) => errors.push(String(e)));
 await page.goto(`${base}/index.html`);
 await page.waitForSelector("body[data-ready=true]");
 const memory = await page.evaluate(async () => (await import("/pkg/checkpoint-lab.js")).wasmMemoryBytes());
+// And once the student has read for two seconds: the warm-up run at the shortest interval is in.
+await page.waitForTimeout(2000);
+const memoryRead = await page.evaluate(async () => (await import("/pkg/checkpoint-lab.js")).wasmMemoryBytes());
 // The engine in wasm on the default scenario, warm: a run sliced as the page slices it (report
 // apart), and a whole run with its report; medians of 15.
 const wasmRun = await page.evaluate(async () => {
@@ -407,4 +410,5 @@ console.log(`| the exercises' module, wasm, glue and panel, loaded only where ex
 console.log(`| JS and CSS bytes (raw / gzip) | ${jsRaw.toLocaleString("en-US")} | ${jsGz.toLocaleString("en-US")} | | |`);
 console.log(`| wasm + JS + CSS gzipped | ${((wasmGz + jsGz) / 1024).toFixed(0)} KB | | | |`);
 console.log(`| wasm memory after the default run | ${(memory / 1e6).toFixed(1)} MB | | | |`);
+console.log(`| … two seconds later, the warm-up run at the shortest interval made and freed | ${(memoryRead / 1e6).toFixed(1)} MB | | | |`);
 if (errors.length) { console.error(errors); process.exit(1); }
