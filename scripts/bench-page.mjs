@@ -5,9 +5,10 @@
 // input to the frame shown, from a Chrome trace), each interval value's first visit in a fresh page (a student's first drag),
 // navigation to the first picture (the page's first screen with the pipeline view of the default
 // scenario, written into its HTML and painted before any script runs) and to the first chart the
-// engine draws (five cold loads),
+// engine draws (five cold loads), the same on a shared link (settings in the URL, where the
+// written picture does not fit),
 // against the lesson's text alone without any script (the floor), what the lesson page loads
-// before its first picture and its first chart (gzipped), the wasm and JS bytes, and wasm memory after the default run.
+// before its first picture and its first chart (gzipped), the wasm and JS bytes, and wasm memory after the default run and two seconds later.
 // Prints one table, each figure against its target.
 //   node scripts/bench-page.mjs            (after scripts/build-wasm.sh; INPUTS=50 for a quick look,
 //                                           LOADS=15 for steadier first-picture figures)

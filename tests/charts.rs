@@ -298,7 +298,7 @@ fn the_pipeline_preview_draws_what_the_whole_run_shows_at_the_default_cursor() {
     for config in scenarios {
         let (whole, preview) = (lesson::simulate(&config).unwrap(), lesson::preview(&config).unwrap().expect("short"));
         for view in views().map(|v| View { cursor_s: None, ..v }) {
-            let a = svg(|a| charts::pipeline::draw(a, &Scene::first(&preview), &view).unwrap());
+            let a = svg(|a| charts::pipeline::draw(a, &Scene::preview(&preview), &view).unwrap());
             let b = svg(|a| charts::draw(Chart::Pipeline, a, &whole, None, &Focus::default(), &view).unwrap());
             if a != b {
                 let (la, lb): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
@@ -311,7 +311,7 @@ fn the_pipeline_preview_draws_what_the_whole_run_shows_at_the_default_cursor() {
             }
         }
         let alt = |scene| charts::pipeline::text_alternative(&scene, None).summary;
-        assert_eq!(alt(Scene::first(&preview)), alt(Scene::of(&whole)), "{config:?}");
+        assert_eq!(alt(Scene::preview(&preview)), alt(Scene::of(&whole)), "{config:?}");
     }
     // A scenario too long to preview in a few milliseconds has none.
     let busy = Config { rate_per_s: 20_000, capacity_per_s: 40_000, ..Config::default() };

@@ -18,7 +18,7 @@ use crate::engine::trace::Phase;
 use crate::engine::units::{format_bytes, format_count};
 use crate::engine::world::WorldIndex;
 use crate::engine::world::{BatchStage, CheckpointStage, World};
-use crate::lesson::pipeline::FirstScreen;
+use crate::lesson::pipeline::PipelinePreview;
 use crate::lesson::pipeline::{default_cursor_ms, description, status};
 use crate::lesson::report::{CheckpointSummary, LoggedBatch};
 use crate::lesson::timeline::TimelineEntry;
@@ -29,9 +29,9 @@ pub const TITLE: &str = "The pipeline at the cursor";
 type Result<DB> = std::result::Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
 /// What the view is drawn from: a run's settings, its world at any instant, and what the view
-/// looks up there (the completed checkpoints, the offset log, the crash's offsets, the barriers'
-/// times). A whole run's report gives them ([`Scene::of`]), and so does a run stopped where the
-/// view first stands, with no report at all ([`crate::lesson::pipeline::FirstScreen`]): a page's
+/// looks up there (the completed checkpoints, the offset log, the crash's offsets, and the
+/// timeline, for the next barrier). A whole run's report gives them ([`Scene::of`]), and so does a run stopped where the
+/// view first stands, with no report at all ([`crate::lesson::pipeline::PipelinePreview`]): a page's
 /// first picture, before the whole first run is ready.
 #[derive(Clone, Copy)]
 pub struct Scene<'a> {
@@ -58,14 +58,14 @@ impl<'a> Scene<'a> {
     }
 
     /// The scene of a run stopped where the view first stands.
-    pub fn first(first: &'a FirstScreen) -> Scene<'a> {
+    pub fn preview(preview: &'a PipelinePreview) -> Scene<'a> {
         Scene {
-            config: &first.config,
-            world: &first.world,
-            checkpoints: &first.checkpoints,
-            crash_offsets: first.crash_offsets.as_deref(),
-            offset_log: &first.offset_log,
-            timeline: &first.timeline,
+            config: &preview.config,
+            world: &preview.world,
+            checkpoints: &preview.checkpoints,
+            crash_offsets: preview.crash_offsets.as_deref(),
+            offset_log: &preview.offset_log,
+            timeline: &preview.timeline,
         }
     }
 }

@@ -410,6 +410,8 @@ macro_rules! fields_by_key {
         impl Config {
             /// The field with this config key, as config JSON gives it.
             pub fn get(&self, key: &str) -> Option<Value> {
+                // Every field is listed: one left out of the list does not compile.
+                let Config { $($field: _),+ } = self;
                 match key {
                     $(stringify!($field) => Some(self.$field.to_value()),)+
                     _ => None,
@@ -479,6 +481,8 @@ fields_by_key!(
 pub fn check_ranges(config: &Config) -> Result<(), ConfigError> {
     for setting in &settings::SETTINGS {
         match config.get(setting.key) {
+            // A number that is not finite is written as null: out of any range.
+            Some(Value::Null) if !setting.optional => setting.check_range(f64::NAN)?,
             Some(Value::Null) | None => {}
             Some(value) => setting.check_range(value.as_f64().unwrap_or(f64::NAN))?,
         }
@@ -528,6 +532,13 @@ mod tests {
         assert_eq!(keys, fields);
         assert_eq!(one("interval_ms", FieldValue::Number(5_000.0)).unwrap().interval_ms, 5_000);
         assert_eq!(one("crash_at_ms", FieldValue::Null).unwrap().crash_at_ms, None);
+    }
+
+    #[test]
+    fn a_number_that_is_not_finite_is_out_of_range() {
+        let err = Config { retry_rate: f64::NAN, ..Config::default() }.validate().unwrap_err();
+        assert_eq!(err.field, "retry_rate");
+        assert!(Config { backoff_multiplier: f64::INFINITY, ..Config::default() }.validate().is_err());
     }
 
     #[test]
@@ -661,6 +672,28 @@ mod settings_table_tests {
                 map.insert(s.key.to_string(), value.clone());
                 assert_eq!(typed, from_map(map).unwrap(), "{} = {value}", s.key);
                 assert_eq!(typed.get(s.key), Some(value), "{}", s.key);
+            }
+        }
+        // Values of every other kind: set takes exactly what serde's reading takes.
+        let awkward = [
+            Value::from(4_294_967_296u64),
+            Value::from(-1),
+            Value::from(1.5),
+            Value::from(1),
+            Value::from("x"),
+            Value::from(true),
+            Value::Null,
+        ];
+        for s in &SETTINGS {
+            for value in &awkward {
+                let mut map = defaults.clone();
+                map.insert(s.key.to_string(), value.clone());
+                let serde = from_map(map);
+                let mut typed = Config::default();
+                assert_eq!(typed.set(s.key, value), serde.is_ok(), "{} = {value}", s.key);
+                if let Ok(config) = serde {
+                    assert_eq!(typed, config, "{} = {value}", s.key);
+                }
             }
         }
         let mut config = Config::default();

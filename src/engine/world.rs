@@ -1167,6 +1167,31 @@ mod tests {
         }
     }
 
+    /// A run stopped early, indexed without its figures, answers at every instant as the index of
+    /// its figures does (which numbers the keys): past a restart too, where rows repeat.
+    #[test]
+    fn a_run_indexed_without_figures_answers_as_with_them() {
+        let at = |s: u64| Some(36_000_000 + s * 1_000);
+        for config in [
+            Config::default(),
+            Config { crash_at_ms: None, ..Config::default() },
+            Config { crash_at_ms: at(20), interval_ms: 5_000, ..Config::default() },
+            Config { mode: Mode::MicroBatch, interval_ms: 5_000, crash_at_ms: at(27), ..Config::default() },
+            Config { retry_rate: 0.05, interval_ms: 1_000, crash_at_ms: at(33), ..Config::default() },
+        ] {
+            // Well past the crash, the replay and the catch-up.
+            let outcome = crate::engine::run_up_to(&config, config.start_time_ms + 150_000, u64::MAX)
+                .expect("valid")
+                .expect("no bound");
+            let (without, with) = (WorldIndex::of_run(&outcome.run), WorldIndex::new(&outcome.figures()));
+            let end = outcome.run.now_ms();
+            let seconds = (config.start_time_ms..=end).step_by(1_000);
+            for t in seconds.chain(with.key_instants_ms()).filter(|&t| t <= end) {
+                assert_eq!(without.at(t), with.at(t), "{config:?} at {t}");
+            }
+        }
+    }
+
     /// The sinks at `t` read from the whole tables' per-row prefix counts.
     fn sinks_by_prefix(index: &WorldIndex, t: u64) -> SinksSoFar {
         let (committed, committed_duplicates, _) = index.committed_index().at(t);

@@ -29,7 +29,7 @@ pub const PREVIEW_EVENTS: u64 = 250_000;
 /// crash, or without one, just after the first checkpoint), without a report. The view drawn from
 /// it is the view drawn from the whole run there, so a page can show it first, before the whole
 /// run is ready. `None` when it would process more than [`PREVIEW_EVENTS`] events.
-pub fn preview(config: &Config) -> Result<Option<pipeline::FirstScreen>, ConfigError> {
+pub fn preview(config: &Config) -> Result<Option<pipeline::PipelinePreview>, ConfigError> {
     let outcome = engine::run_up_to(config, pipeline::default_cursor_ms(config), PREVIEW_EVENTS)?;
-    Ok(outcome.map(|o| pipeline::FirstScreen::of_run(&o.run)))
+    Ok(outcome.map(|o| pipeline::PipelinePreview::of_run(&o.run)))
 }

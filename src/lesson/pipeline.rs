@@ -20,7 +20,7 @@ use super::timeline::{timeline, TimelineEntry};
 /// report indexes it, with no report made: a page's first picture, drawn in a few milliseconds
 /// before the whole first run is ready.
 #[derive(Clone, Debug)]
-pub struct FirstScreen {
+pub struct PipelinePreview {
     pub config: Config,
     pub world: WorldIndex,
     pub checkpoints: Vec<CheckpointSummary>,
@@ -29,11 +29,11 @@ pub struct FirstScreen {
     pub timeline: Vec<TimelineEntry>,
 }
 
-impl FirstScreen {
-    /// The first screen of `run`, with the whole run's report's words for what it holds.
-    pub fn of_run(run: &Sim) -> FirstScreen {
+impl PipelinePreview {
+    /// The preview of `run`, with the whole run's report's words for what it holds.
+    pub fn of_run(run: &Sim) -> PipelinePreview {
         let config = &run.config;
-        FirstScreen {
+        PipelinePreview {
             config: config.clone(),
             world: WorldIndex::of_run(run),
             checkpoints: run.restore_points.iter().map(|c| CheckpointSummary::new(config, c)).collect(),

@@ -30,7 +30,7 @@ use plotters::prelude::{DrawingArea, IntoDrawingArea};
 
 use crate::charts::pipeline::{self, Scene};
 use crate::charts::{Theme, View};
-use crate::lesson::pipeline::FirstScreen;
+use crate::lesson::pipeline::PipelinePreview;
 
 /// Text widths are remembered for this many (font, text) pairs; then the memory starts afresh.
 const MAX_MEASURED: usize = 4_096;
@@ -447,10 +447,10 @@ pub fn area_and_view(
     Ok((area, View { theme: if dark { Theme::Dark } else { Theme::Light }, scale, cursor_s, compact }))
 }
 
-/// Draws the pipeline view of a run's first screen (a run stopped where the view first stands)
+/// Draws the pipeline view of a preview (a run stopped where the view first stands)
 /// on `canvas` (see [`area_and_view`]).
-pub fn draw_first_screen(
-    first: &FirstScreen,
+pub fn draw_preview(
+    preview: &PipelinePreview,
     canvas: HtmlCanvasElement,
     dark: bool,
     scale: f64,
@@ -458,5 +458,5 @@ pub fn draw_first_screen(
 ) -> Result<(), wasm_bindgen::JsError> {
     let (area, view) = area_and_view(canvas, dark, scale, cursor_s)?;
     let failed = |e: &dyn std::fmt::Display| wasm_bindgen::JsError::new(&format!("drawing pipeline failed: {e}"));
-    pipeline::draw(&area, &Scene::first(first), &view).map_err(|e| failed(&e))
+    pipeline::draw(&area, &Scene::preview(preview), &view).map_err(|e| failed(&e))
 }

@@ -110,7 +110,7 @@ pub struct Lab {
     pinned: Option<Report>,
     /// The first run stopped where the pipeline view first stands (`preview`), until a whole
     /// run is in.
-    preview: Option<lesson::pipeline::FirstScreen>,
+    preview: Option<lesson::pipeline::PipelinePreview>,
     /// The highlighted sink and the (window, product) the sink chart shows.
     focus: Focus,
 }
@@ -182,7 +182,7 @@ impl Lab {
     }
 
     /// Runs `config` only up to where the pipeline view first stands (the crash, or just after
-    /// the first checkpoint) and keeps that run's report: until a whole run is in, `draw` draws
+    /// the first checkpoint) and keeps that run, indexed without a report: until a whole run is in, `draw` draws
     /// the pipeline view from it, as the whole run will show it there. A page's first picture,
     /// drawn before the whole first run is ready. Returns false, keeping none, when that part of
     /// the run is too long to take a few milliseconds ([`lesson::PREVIEW_EVENTS`]). Throws an
@@ -193,7 +193,7 @@ impl Lab {
         Ok(self.preview.is_some())
     }
 
-    /// Forgets the report `preview` kept, once the view is drawn from it: the memory it took
+    /// Forgets the run `preview` kept, once the view is drawn from it: the memory it took
     /// then serves the whole run.
     pub fn forget_preview(&mut self) {
         self.preview = None;
@@ -313,8 +313,8 @@ impl Lab {
         cursor_s: Option<f64>,
     ) -> Result<JsValue, JsError> {
         let named = chart_named(chart)?;
-        if let (None, Some(first), Chart::Pipeline) = (&self.report, &self.preview, named) {
-            canvas::draw_first_screen(first, canvas, dark, scale, cursor_s)?;
+        if let (None, Some(preview), Chart::Pipeline) = (&self.report, &self.preview, named) {
+            canvas::draw_preview(preview, canvas, dark, scale, cursor_s)?;
             return Ok(JsValue::NULL);
         }
         let report = self.current()?;
