@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::config::{Config, Mode};
 use super::protocol::{OffsetLogEntry, RestorePoint};
-use super::report::{Figures, SinkTables};
+use super::report::Figures;
 use super::sim::Sim;
 use super::sinks::keys::KeyIndex;
 use super::sinks::{CommittedRows, Row};
@@ -445,17 +445,16 @@ impl WorldIndex {
     }
 
     /// Like [`WorldIndex::new`], keeping `trace` (the figures' own, taken out of them) instead of a copy.
-    pub fn with_trace(figures: &Figures, mut trace: Trace) -> WorldIndex {
-        // Ordered by instant (stable: same-instant events keep their order); a few are stamped
-        // when they were known rather than when they happened.
-        super::trace::sort_nearly_sorted_by_key(&mut trace.events, |e| e.at_ms);
+    pub fn with_trace(figures: &Figures, trace: Trace) -> WorldIndex {
+        let tables = &figures.tables;
         WorldIndex::from_parts(
             &figures.config,
-            Arc::new(trace),
+            trace,
             &figures.checkpoints,
             &figures.offset_log,
             figures.crash.as_ref().map(|c| c.offsets.clone()),
-            &figures.tables,
+            (Arc::clone(&tables.append_only), Arc::clone(&tables.transactional), Arc::clone(&tables.commits)),
+            tables.keys.clone(),
         )
     }
 
@@ -463,43 +462,44 @@ impl WorldIndex {
     /// than the question): it answers as [`WorldIndex::new`] of the same run's figures does,
     /// counting a sink's keys without the report's dense numbering of them.
     pub fn of_run(run: &Sim) -> WorldIndex {
-        let mut trace = run.trace.clone();
-        super::trace::sort_nearly_sorted_by_key(&mut trace.events, |e| e.at_ms);
         let sinks = run.sinks();
-        WorldIndex {
-            config: run.config.clone(),
-            log: SourceLog::new(&run.config),
-            trace: Arc::new(trace),
-            restore_points: run.restore_points.clone(),
-            offset_log: run.offset_log().to_vec(),
-            crash_offsets: run.recoveries.first().map(|r| r.crash_offsets.clone()),
-            append_only: sinks.append_only.shared(),
-            committed: Arc::new(sinks.committed()),
-            commits: sinks.transactional.commits().into(),
-            keys: None,
-            sinks: Arc::new(SinkIndex::default()),
-        }
+        WorldIndex::from_parts(
+            &run.config,
+            run.trace.clone(),
+            &run.restore_points,
+            run.offset_log(),
+            run.recoveries.first().map(|r| r.crash_offsets.clone()),
+            (sinks.append_only.shared(), Arc::new(sinks.committed()), sinks.transactional.commits().into()),
+            None,
+        )
     }
 
+    /// The index of a run's trace, restore points, offset log, crash offsets, sink tables
+    /// (append-only rows, committed rows, commits) and, when there is one, numbering of keys.
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn from_parts(
         config: &Config,
-        trace: Arc<Trace>,
+        mut trace: Trace,
         restore_points: &[RestorePoint],
         offset_log: &[OffsetLogEntry],
         crash_offsets: Option<Vec<u64>>,
-        tables: &SinkTables,
+        (append_only, committed, commits): (Arc<Vec<Row>>, Arc<CommittedRows>, Arc<[(u64, u64, usize)]>),
+        keys: Option<Arc<KeyIndex>>,
     ) -> WorldIndex {
+        // Ordered by instant (stable: same-instant events keep their order); a few are stamped
+        // when they were known rather than when they happened.
+        super::trace::sort_nearly_sorted_by_key(&mut trace.events, |e| e.at_ms);
         WorldIndex {
             config: config.clone(),
             log: SourceLog::new(config),
-            trace,
+            trace: Arc::new(trace),
             restore_points: restore_points.to_vec(),
             offset_log: offset_log.to_vec(),
             crash_offsets,
-            append_only: Arc::clone(&tables.append_only),
-            committed: Arc::clone(&tables.transactional),
-            commits: Arc::clone(&tables.commits),
-            keys: tables.keys.clone(),
+            append_only,
+            committed,
+            commits,
+            keys,
             sinks: Arc::new(SinkIndex::default()),
         }
     }
