@@ -482,13 +482,20 @@ pub fn draw_legend<DB: plotters::prelude::DrawingBackend>(
 /// The top-left pixel of a legend box of `size` in a plot of `plot` pixels, `pad` in from its top
 /// or bottom edge and anywhere between its sides: where the box holds the fewest of `avoid`.
 /// Among places that hold as few, the top is preferred to the bottom and the right to the left.
+/// Where neither edge has a clear place (one curve along the top, another along the bottom), the
+/// box may stand at any height between them, `pad` pixels at a time, if that holds fewer.
 pub fn legend_place(plot: (i32, i32), size: (i32, i32), pad: i32, avoid: &[(i32, i32)]) -> (i32, i32) {
     // A line's width reaches past its points, which may lie a few pixels apart: a margin of clear
     // space around the box (3 CSS pixels, as far apart as the trade-off chart's points).
     let margin = pad / 2;
     let right = (plot.0 - size.0 - pad).max(0);
+    let (top, bottom) = (pad, (plot.1 - size.1 - pad).max(pad));
+    let between = (top + pad..bottom).step_by(pad.max(1) as usize);
     let mut best = ((right, pad), usize::MAX);
-    for y0 in [pad, (plot.1 - size.1 - pad).max(pad)] {
+    for (i, y0) in [top, bottom].into_iter().chain(between).enumerate() {
+        if i == 2 && best.1 == 0 {
+            break;
+        }
         // Points of the band the box would stand in, counted by column, then summed from the left.
         let mut before = vec![0usize; plot.0.max(0) as usize + 3];
         for &(x, y) in avoid {
