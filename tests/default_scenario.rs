@@ -126,6 +126,22 @@ fn a_slower_store_stretches_the_effective_interval_and_says_so() {
 }
 
 #[test]
+fn replay_per_interval_is_the_cycle_the_store_warning_states() {
+    // 20 GB at 1 GB/s every 5 s: each checkpoint takes 20.1 s (the 100 ms pause and a 20 s
+    // upload), so they run back to back every 20.1 s, and a crash just before a barrier replays
+    // 20.1 s of input. The first barrier still comes one interval after the start.
+    let config = Config { interval_ms: 5_000, state_bytes: 20_000_000_000, ..Config::default() };
+    let report = report_for(&config);
+    assert!(report.store_limited);
+    assert!(report.warnings.iter().any(|w| w.contains("every 20.1 s")), "{:?}", report.warnings);
+    assert_eq!(report.effective_interval_ms, 20_100);
+    assert_eq!(report.interval_replay_events, 40_200);
+    // The checkpoint the job started from, then the first one it took.
+    assert_eq!(report.checkpoints[0].barrier_at.s, 0.0);
+    assert_eq!(report.checkpoints[1].barrier_at.s, 5.0);
+}
+
+#[test]
 fn the_four_sinks_after_the_crash() {
     let outcome = engine::run(&Config::default()).unwrap();
     let report = outcome.report();

@@ -1033,15 +1033,17 @@ fn worst_case_replay(truth: &Sim) -> Option<u64> {
         .max()
 }
 
-/// Effective interval and store write load measured on the failure-free run.
+/// Effective interval and store write load measured on the failure-free run: the spacing of the
+/// barriers of the checkpoints it took, from the first to the last. Not from the checkpoint the
+/// job started from: the first barrier follows the start by one interval, however long each
+/// checkpoint then takes (a store that cannot keep up spaces them further apart), so counting
+/// that first gap would average a short interval into the cycle the warning states.
 fn measured_cycle(truth: &Sim) -> Option<(u64, u64)> {
     let taken = &truth.restore_points[1..];
-    if taken.is_empty() {
+    let [first, .., last] = taken else {
         return None;
-    }
-    let first_barrier = truth.restore_points[0].started_at_ms();
-    let last_barrier = taken.last().expect("non-empty").started_at_ms();
-    let spacing_ms = (last_barrier - first_barrier) as f64 / taken.len() as f64;
+    };
+    let spacing_ms = (last.started_at_ms() - first.started_at_ms()) as f64 / (taken.len() - 1) as f64;
     let mean_size = taken.iter().map(|c| c.size_bytes() as f64).sum::<f64>() / taken.len() as f64;
     Some((spacing_ms.round() as u64, (mean_size * 60_000.0 / spacing_ms).round() as u64))
 }
