@@ -1015,6 +1015,15 @@ class LabView {
     this.c.failure.input.disabled = batches;
     this.c.restart_strategy.input.disabled = batches;
     this.c.heartbeat_timeout_ms.input.disabled = batches || this.c.failure.get() === "task";
+    // The checkpoint timeline is the batch timeline in micro-batch mode: its names say so too.
+    const timeline = this.charts.checkpoints;
+    if (timeline) {
+      const title = batches ? "Batch timeline" : CHARTS.find(([name]) => name === "checkpoints")[1];
+      setText(timeline.details.querySelector("summary"), `${title}: summary and data`);
+      for (const [node, label] of [[timeline.canvas, title], [timeline.table, `${title}: data`]]) {
+        if (node.getAttribute("aria-label") !== label) node.setAttribute("aria-label", label);
+      }
+    }
     const transactional = batches ? "idempotent by batch id" : "transactional";
     setText(this.figureLabels["transactional.duplicate_rows"], `duplicate rows, ${transactional}`);
     const option = this.c.sink.input.querySelector('option[value="transactional"]');

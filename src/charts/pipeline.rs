@@ -582,7 +582,11 @@ fn draw_store<DB: DrawingBackend>(pen: &Pen<'_, DB>, scene: &Scene<'_>, world: &
                 .timeline
                 .iter()
                 .find(|e| e.kind == crate::lesson::timeline::TimelineKind::Barrier && e.at.ms > world.at_ms)
-                .map(|e| format!("next barrier at {}", e.at.at))
+                .map(|e| {
+                    // While the job is down the next barrier belongs to the restarted job.
+                    let down = matches!(world.phase, Phase::Detecting | Phase::Restarting | Phase::Restoring);
+                    format!("next barrier at {}{}", e.at.at, if down { ", after the restart" } else { "" })
+                })
                 .unwrap_or_default();
             pen.text(&next, x, y, 11.0, pal.foreground, w, HPos::Left)
         }

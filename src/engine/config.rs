@@ -580,6 +580,9 @@ pub fn fields_from_attributes(pairs: &[(String, String)]) -> Result<Vec<(String,
             });
         };
         let value = setting.parse_text(text).map_err(|message| ConfigError { field: setting.attribute, message })?;
+        // Out of range, the error names the attribute the author wrote ("interval"), not the
+        // field it sets ("interval_ms").
+        setting.check(&value).map_err(|e| ConfigError { field: setting.attribute, message: e.message })?;
         fields.push((setting.key.to_string(), value));
     }
     Ok(fields)
@@ -605,7 +608,10 @@ mod attribute_tests {
         let err = parse(&[("interval", "soon")]).unwrap_err();
         assert_eq!(err.field, "interval");
         let err = parse(&[("state-size", "0.5KB")]).unwrap_err();
-        assert_eq!(err.field, "state_bytes");
+        assert_eq!(err.field, "state-size");
+        let err = parse(&[("interval", "0s")]).unwrap_err();
+        assert_eq!(err.to_string(), "interval: must be between 100 ms and 1 h (got 0 ms)");
+        assert_eq!(parse(&[("rate", "0")]).unwrap_err().field, "rate");
         assert!(parse(&[("colour", "blue")]).unwrap_err().message.contains("unknown attribute"));
     }
 }

@@ -66,24 +66,34 @@ pub fn checkpoint_stage(stage: CheckpointStage, aligning: bool) -> String {
     }
 }
 
+/// What a restart restores: a checkpoint, or in micro-batch mode the state the last committed
+/// batch left (Spark loads that state store version, then runs the batches after it).
+fn restored_point(config: &Config, id: u64) -> String {
+    if config.mode == Mode::MicroBatch {
+        format!("batch {id}'s state")
+    } else {
+        format!("checkpoint {id}")
+    }
+}
+
 /// The job's status in `world`.
 pub fn status(world: &World, config: &Config) -> Status {
     let crash = world.crash.as_ref();
     let restore_from = crash.map_or(0, |c| c.restore_from);
-    let point = if config.mode == Mode::MicroBatch { "batch" } else { "checkpoint" };
+    let restored = restored_point(config, restore_from);
     let (word, detail) = match world.phase {
         Phase::Detecting => (
             "down",
             format!(
-                "down since {}: the failure is not detected yet; {point} {restore_from} will be restored",
+                "down since {}: the failure is not detected yet; {restored} will be restored",
                 crash.map_or_else(String::new, |c| ClockTime(c.at_ms).to_string())
             ),
         ),
         Phase::Restarting => (
             "restarting",
             format!(
-                "restarting with backoff: the failure was detected; the restart waits until {}, then {point} \
-                 {restore_from} will be restored",
+                "restarting with backoff: the failure was detected; the restart waits until {}, then \
+                 {restored} will be restored",
                 crash.map_or_else(String::new, |c| ClockTime(c.restore_started_at_ms).to_string())
             ),
         ),
@@ -91,11 +101,7 @@ pub fn status(world: &World, config: &Config) -> Status {
             let (done, total) = world.restore.as_ref().map_or((0, 0), |r| (r.done_bytes, r.total_bytes));
             (
                 "restoring",
-                format!(
-                    "restoring {point} {restore_from}: {} of {}",
-                    format_bytes(done as f64),
-                    format_bytes(total as f64)
-                ),
+                format!("restoring {restored}: {} of {}", format_bytes(done as f64), format_bytes(total as f64)),
             )
         }
         Phase::Replaying => (
@@ -156,19 +162,20 @@ pub fn status(world: &World, config: &Config) -> Status {
 pub fn description(world: &World, config: &Config) -> String {
     let status = status(world, config);
     let mut out = format!("{}. Status: {}.", ClockTime(world.at_ms), status.detail);
-    let point = if config.mode == Mode::MicroBatch { "batch" } else { "checkpoint" };
     match (&world.checkpoint, &world.batch, &world.crash) {
-        (_, _, Some(c)) if world.phase == Phase::Restoring => out += &format!(" Restoring {point} {}.", c.restore_from),
+        (_, _, Some(c)) if world.phase == Phase::Restoring => {
+            out += &format!(" Restoring {}.", restored_point(config, c.restore_from))
+        }
         (_, _, Some(c)) if matches!(world.phase, Phase::Detecting | Phase::Restarting) => {
-            out +=
-                &format!(" {} to restore: {}.", if point == "batch" { "Batch" } else { "Checkpoint" }, c.restore_from)
+            out += &format!(" To restore: {}.", restored_point(config, c.restore_from))
         }
         (Some(c), _, _) => out += &format!(" Checkpoint in progress: {}.", c.checkpoint_id),
         (None, Some(b), _) => out += &format!(" Batch in progress: {}.", b.batch_id),
         _ => {}
     }
     if let Some(&last) = world.completed.last() {
-        out += &format!(" Last completed {point}: {last}.");
+        let point = if config.mode == Mode::MicroBatch { "committed batch" } else { "completed checkpoint" };
+        out += &format!(" Last {point}: {last}.");
     }
     let (lo, hi) = (world.offsets.iter().min().copied().unwrap_or(0), world.offsets.iter().max().copied().unwrap_or(0));
     let reading = if matches!(world.phase, Phase::Detecting | Phase::Restarting | Phase::Restoring) {

@@ -174,6 +174,11 @@ test("view options are checked like settings, a failed mount leaves nothing, rep
   assert.equal(await page.evaluate(async () => { await window.__handle.set({ interval_ms: 10000 }); return window.__handle.summary().interval_replay_events; }), 20000);
   await page.evaluate(() => document.getElementById("first").setAttribute("controls", "banana <b>x</b>"));
   assert.match(await page.evaluate(() => document.getElementById("first").shadowRoot.querySelector(".error").textContent), /controls: unknown name "banana"/);
+  // A setting's attribute out of its range is named as the author wrote it, not by its config key.
+  await page.evaluate(() => { const first = document.getElementById("first"); first.setAttribute("controls", "interval crash-at"); first.setAttribute("interval", "0s"); });
+  await page.waitForFunction(() => document.getElementById("first").shadowRoot.querySelector(".error").textContent.startsWith("interval:"));
+  assert.equal(await page.evaluate(() => document.getElementById("first").shadowRoot.querySelector(".error").textContent), "interval: must be between 100 ms and 1 h (got 0 ms)");
+  await page.evaluate(() => document.getElementById("first").setAttribute("interval", "5s"));
   // A mount whose options are refused leaves no element and no engine behind.
   const left = await page.evaluate(async () => {
     const { mount } = await import("/pkg/checkpoint-lab.js");

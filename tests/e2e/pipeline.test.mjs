@@ -113,7 +113,7 @@ test("seeking to the lesson's instants: the description agrees with report() and
     assert.equal(d.status, want.status, `${clockText}: status`);
     assert.match(d.text, new RegExp(`Status: ${want.status}`), `${clockText}: the status word is in the text`);
     if (want.checkpoint !== undefined) assert.match(d.text, new RegExp(`Checkpoint in progress: ${want.checkpoint}\\.`), clockText);
-    if (want.restoring !== undefined) assert.match(d.text, new RegExp(`(restore|Restoring checkpoint):? ${want.restoring}\\.`), clockText);
+    if (want.restoring !== undefined) assert.match(d.text, new RegExp(`(To restore: |Restoring )checkpoint ${want.restoring}\\.`), clockText);
     if (want.status === "replaying") {
       assert.ok(d.text.includes(`replaying from offset ${n(report.replayed_offsets.from)} to the crash offset ${n(report.replayed_offsets.to)}`), d.text);
     }

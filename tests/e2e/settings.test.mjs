@@ -87,10 +87,14 @@ test("mount().set() with a value between steps runs it, and moving the slider pi
   // A choice in the command line's spelling runs, and the control shows it.
   const mode = await p.evaluate(async () => {
     await window.__handle.set({ mode: "micro-batch" });
-    const select = window.__handle.element.shadowRoot.querySelector("[data-control=mode]");
-    return { mode: window.__handle.report().config.mode, shown: select.value };
+    const root = window.__handle.element.shadowRoot;
+    const select = root.querySelector("[data-control=mode]");
+    const timeline = root.querySelector("[data-chart=checkpoints]");
+    const summary = timeline.closest("figure").querySelector("summary").textContent;
+    return { mode: window.__handle.report().config.mode, shown: select.value, summary, label: timeline.getAttribute("aria-label") };
   });
-  assert.deepEqual(mode, { mode: "micro_batch", shown: "micro_batch" });
+  // The checkpoint timeline is the batch timeline now, in its text alternative's names too.
+  assert.deepEqual(mode, { mode: "micro_batch", shown: "micro_batch", summary: "Batch timeline: summary and data", label: "Batch timeline" });
   // With the crash set to none, moving the crash slider brings a crash back.
   await p.evaluate(async () => { await window.__handle.set({ mode: "barrier", crash_at_ms: null }); });
   assert.equal(await p.evaluate(() => window.__handle.report().crash), null);
