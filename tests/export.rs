@@ -62,6 +62,22 @@ val query = counts.writeStream
 }
 
 #[test]
+fn a_checkpoint_longer_than_flinks_timeout_is_exported_with_a_longer_one_and_warned_of() {
+    // 100 GB at 10 MB/s: each checkpoint uploads for 2 h 46 min 40 s, beyond Flink's default
+    // checkpoint timeout of 10 min, which would expire every one and fail the job.
+    let slow = Config { state_bytes: 100_000_000_000, store_write_bytes_per_s: 10_000_000, ..Config::default() };
+    let keys = flink_keys(&export(&slow, SinkDesign::AppendOnly).flink);
+    assert_eq!(value(&keys, "execution.checkpointing.timeout"), Some("251 min"));
+    let report = checkpoint_lab::lesson::simulate(&slow).unwrap();
+    assert!(report.warnings.iter().any(|w| w.contains("longer than Flink's default checkpoint timeout of 10 min")));
+    // Within the timeout: neither the key nor the warning.
+    let keys = flink_keys(&export(&Config::default(), SinkDesign::AppendOnly).flink);
+    assert_eq!(value(&keys, "execution.checkpointing.timeout"), None);
+    let report = checkpoint_lab::lesson::simulate(&Config::default()).unwrap();
+    assert!(!report.warnings.iter().any(|w| w.contains("checkpoint timeout")));
+}
+
+#[test]
 fn a_one_minute_unaligned_incremental_micro_batch_job() {
     let config = Config {
         mode: Mode::MicroBatch,

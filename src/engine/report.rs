@@ -177,7 +177,16 @@ pub enum Warning {
     ProducerFenced { transactions: u64, timeout_ms: u64 },
     /// The broker aborted pre-committed sink transactions at their timeout: their rows are lost.
     TransactionsTimedOut { rows: u64, timeout_ms: u64 },
+    /// A checkpoint takes longer than Flink's default checkpoint timeout: Flink would expire each
+    /// one and, tolerating no failed checkpoint by default, fail the job (the model lets them
+    /// finish).
+    CheckpointsOutlastTimeout { duration_ms: u64, timeout_ms: u64 },
 }
+
+/// Flink's default `execution.checkpointing.timeout`: a checkpoint still pending this long after
+/// its trigger is expired, which with `execution.checkpointing.tolerable-failed-checkpoints` at its
+/// default of 0 fails the job.
+pub const FLINK_CHECKPOINT_TIMEOUT_MS: u64 = 600_000;
 
 /// A crash's effect on the sink tables: rows its attempt wrote after the restored checkpoint
 /// are orphans, rolled back and written again by the replay.
@@ -1201,6 +1210,12 @@ fn build(outcome: &Outcome, passes: FiguresBuilder) -> Figures {
             checkpoint_bytes: model.size_bytes,
             interval_ms: config.interval_ms,
             every_ms: model.effective_interval_ms,
+        });
+    }
+    if config.mode == Mode::Barrier && model.duration_ms > FLINK_CHECKPOINT_TIMEOUT_MS {
+        warnings.push(Warning::CheckpointsOutlastTimeout {
+            duration_ms: model.duration_ms,
+            timeout_ms: FLINK_CHECKPOINT_TIMEOUT_MS,
         });
     }
     let caught_up_reason = recovery.and_then(|r| {

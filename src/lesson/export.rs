@@ -9,6 +9,8 @@ use crate::engine::config::{
     Alignment, CheckpointingMode, Config, Failure, IsolationLevel, Mode, RestartStrategy, Snapshots,
     BACKOFF_RESET_THRESHOLD_MS, BROKER_TRANSACTION_MAX_TIMEOUT_MS,
 };
+use crate::engine::model::steady_state;
+use crate::engine::report::FLINK_CHECKPOINT_TIMEOUT_MS;
 use crate::engine::sinks::SinkDesign;
 
 /// Both exports of one configuration.
@@ -61,6 +63,20 @@ pub fn flink(config: &Config, sink: SinkDesign) -> String {
         format!("execution.checkpointing.incremental: {}", config.snapshots == Snapshots::Incremental),
         "execution.checkpointing.dir: s3://my-bucket/checkpoints/orders-per-product".to_string(),
     ];
+    // A checkpoint the default timeout would expire (which, tolerating no failed checkpoint, fails
+    // the job): half as long again as it takes, in whole minutes.
+    let checkpoint_ms = steady_state(config, config.interval_ms).duration_ms;
+    if checkpoint_ms > FLINK_CHECKPOINT_TIMEOUT_MS {
+        lines.push(format!(
+            "# a checkpoint takes {}: the default timeout of {} would expire every one",
+            crate::engine::units::format_duration_ms(checkpoint_ms),
+            flink_duration(FLINK_CHECKPOINT_TIMEOUT_MS)
+        ));
+        lines.push(format!(
+            "execution.checkpointing.timeout: {}",
+            flink_duration((checkpoint_ms * 3 / 2).div_ceil(60_000) * 60_000)
+        ));
+    }
     match config.restart_strategy {
         RestartStrategy::FixedDelay => lines.extend([
             "restart-strategy.type: fixed-delay".to_string(),

@@ -77,6 +77,14 @@ pub fn warning(warning: &Warning) -> String {
              too high.",
             format_count(events)
         ),
+        Warning::CheckpointsOutlastTimeout { duration_ms, timeout_ms } => format!(
+            "A checkpoint takes {}, longer than Flink's default checkpoint timeout of {} \
+             (execution.checkpointing.timeout): Flink would expire each one and, tolerating no failed \
+             checkpoint by default, fail the job again and again. The model lets them finish; a real job \
+             needs a longer timeout or a faster store.",
+            format_duration_ms(duration_ms),
+            format_duration_ms(timeout_ms)
+        ),
         Warning::TransactionsTimedOut { rows, timeout_ms } => format!(
             "{} rows are lost: their sink transactions were pre-committed, but the {} transaction timeout ran \
              out before the commit (after the checkpoint completed, or when the restarted job committed them \
@@ -94,6 +102,10 @@ pub fn warning(warning: &Warning) -> String {
         ),
     }
 }
+
+/// Flink's default `heartbeat.timeout`: a lost TaskManager is noticed this long after its last
+/// heartbeat unless the job sets another.
+const FLINK_HEARTBEAT_TIMEOUT_MS: u64 = 50_000;
 
 /// One line of "a crash, second by second". In micro-batch mode the restored checkpoint is a
 /// committed batch, planned rather than reached by a barrier.
@@ -155,9 +167,16 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
             "failure detected after {}{}",
             format_duration_ms(after_ms),
             match (overridden, failure) {
-                (true, _) => "",
-                (false, Failure::TaskmanagerLost) => " (the lost TaskManager's heartbeat timed out)",
-                (false, Failure::Task) => " (the failing task reported its exception)",
+                (true, _) => String::new(),
+                // A scenario may set a shorter timeout than Flink's: say which one the student sees.
+                (false, Failure::TaskmanagerLost) if after_ms != FLINK_HEARTBEAT_TIMEOUT_MS => format!(
+                    " (the lost TaskManager's heartbeat timed out: heartbeat.timeout is {} here, {} by Flink's \
+                     default)",
+                    format_duration_ms(after_ms),
+                    format_duration_ms(FLINK_HEARTBEAT_TIMEOUT_MS)
+                ),
+                (false, Failure::TaskmanagerLost) => " (the lost TaskManager's heartbeat timed out)".into(),
+                (false, Failure::Task) => " (the failing task reported its exception)".into(),
             }
         ),
         CrashFactKind::RestartBackoff { backoff_ms, .. } if micro_batch => {
@@ -220,7 +239,11 @@ mod tests {
                 ),
                 ("10:00:44", "running total of the 10:00:00 window: 88,000 (the last emission before the crash)"),
                 ("10:00:45", "crash at offset 1,090,000: 30,000 events since checkpoint 42 to replay"),
-                ("10:00:55", "failure detected after 10 s (the lost TaskManager's heartbeat timed out)"),
+                (
+                    "10:00:55",
+                    "failure detected after 10 s (the lost TaskManager's heartbeat timed out: heartbeat.timeout is \
+                     10 s here, 50 s by Flink's default)",
+                ),
                 (
                     "10:01:05",
                     "checkpoint 42 restored (2 GB of state); rewound to 1,060,000, backlog 70,000 events; the \
@@ -231,6 +254,22 @@ mod tests {
             ]
         );
         assert!(report.warnings.is_empty() && report.caught_up_reason.is_none());
+    }
+
+    #[test]
+    fn a_lost_taskmanager_is_detected_at_the_timeout_the_job_sets() {
+        let detected = |after_ms| {
+            super::crash_fact(
+                Mode::Barrier,
+                &crate::engine::report::CrashFactKind::Detected {
+                    after_ms,
+                    failure: crate::engine::config::Failure::TaskmanagerLost,
+                    overridden: false,
+                },
+            )
+        };
+        assert_eq!(detected(50_000), "failure detected after 50 s (the lost TaskManager's heartbeat timed out)");
+        assert!(detected(20_000).ends_with("heartbeat.timeout is 20 s here, 50 s by Flink's default)"));
     }
 
     #[test]
