@@ -444,8 +444,9 @@ class LabView {
       return value;
     };
     this.f = {
-      replayed_events: figure("replayed_events", "events replayed"),
-      interval_replay_events: figure("interval_replay_events", "replay per interval"),
+      // What this crash replayed, then what a crash at the worst moments of the cycle would.
+      replayed_events: figure("replayed_events", "replayed after this crash"),
+      interval_replay_events: figure("interval_replay_events", "replayed, crash just before a barrier"),
       worst_case_replay_events: figure("worst_case_replay_events", "worst-case replay"),
       recovery_s: figure("recovery_s", "crash to caught up"),
       store_write_bytes_per_min: figure("store_write_bytes_per_min", "written to the store"),
@@ -998,7 +999,7 @@ class LabView {
     for (const setting of CONTROLLED) {
       if (setting.label_micro_batch) setText(this.c[setting.key].labelEl, batches ? setting.label_micro_batch : setting.label);
     }
-    setText(this.figureLabels.interval_replay_events, batches ? "replay per batch" : "replay per interval");
+    setText(this.figureLabels.interval_replay_events, `replayed, crash just before a ${batches ? "commit" : "barrier"}`);
     this.c.alignment.input.disabled = batches;
     this.c.backpressure_ms.input.disabled = batches;
     // Spark's state stores write what changed in each batch, whichever provider; its sinks have no

@@ -332,6 +332,10 @@ pub enum Swatch {
     Dashed,
     Mark,
     Block,
+    /// A filled dot, as a chart marks one row.
+    Dot,
+    /// A ring, as a chart circles a row.
+    Ring,
 }
 
 /// One legend line: a swatch in `color` and its label.
@@ -434,6 +438,8 @@ fn draw_legend_entry<DB: plotters::prelude::DrawingBackend>(
             [(sx, cy - line_h / 3), (sx + swatch_w, cy + line_h / 3)],
             entry.color.mix(0.5).filled(),
         ))?,
+        Swatch::Dot => area.draw(&Circle::new((sx + swatch_w / 2, cy), line_h / 4, entry.color.filled()))?,
+        Swatch::Ring => area.draw(&Circle::new((sx + swatch_w / 2, cy), line_h / 4, stroke))?,
     }
     area.draw(&Text::new(
         entry.label.clone(),

@@ -17,7 +17,7 @@ use crate::lesson::Report;
 pub const SHORT_TITLE: &str = "Product";
 pub const TITLE: &str = "What each sink holds for one window";
 pub const X_LABEL: &str = "emitted at";
-pub const Y_LABEL: &str = "order_count";
+pub const Y_LABEL: &str = "orders counted";
 
 /// The data behind the chart for (window, product), in seconds since the scenario start.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -60,13 +60,21 @@ pub fn x_range(report: &Report, window_start_ms: u64) -> (f64, f64) {
     (secs(window_start_ms), (secs(window_end) + 30.0).min(end_s))
 }
 
-/// Steps of a value seen over time: flat until the next change, to `end_s`.
-fn steps(points: &[(f64, u32)], end_s: f64) -> Vec<(f64, f64)> {
-    let mut out = Vec::with_capacity(points.len() * 2 + 1);
-    for (i, &(t, v)) in points.iter().enumerate() {
+/// Steps of a value seen over time (`points` in time order), flat until the next change, between
+/// `from_s` and `to_s`: the value held at `from_s` starts the line there and the value held at
+/// `to_s` ends it, so that values outside the view draw nothing at its edges.
+fn steps(points: &[(f64, u32)], from_s: f64, to_s: f64) -> Vec<(f64, f64)> {
+    let first = points.partition_point(|p| p.0 <= from_s);
+    let held = first.checked_sub(1).map(|i| (from_s, points[i].1 as f64));
+    let mut out: Vec<(f64, f64)> = held.into_iter().collect();
+    for &(t, v) in points[first..].iter().take_while(|p| p.0 <= to_s) {
+        if let Some(&(_, previous)) = out.last() {
+            out.push((t, previous));
+        }
         out.push((t, v as f64));
-        let next = points.get(i + 1).map_or(end_s, |p| p.0);
-        out.push((next, v as f64));
+    }
+    if let Some(&(_, last)) = out.last() {
+        out.push((to_s, last));
     }
     out
 }
@@ -90,10 +98,14 @@ pub fn draw<DB: DrawingBackend>(
     } else {
         format!("{TITLE}: product {product}, window {}", ClockTime(window_start_ms))
     };
+    // A kept row's dot: the foreground faded into the background, as solid in the legend as in the plot.
+    let fade = |f: u8, b: u8| (f as f64 * 0.45 + b as f64 * 0.55).round() as u8;
+    let (f, b) = (pal.foreground, pal.background);
+    let kept = RGBColor(fade(f.0, b.0), fade(f.1, b.1), fade(f.2, b.2));
     let legend = [
-        LegendEntry::new("append-only row", pal.foreground, Swatch::Block),
-        LegendEntry::new("orphan (rolled back)", pal.vermillion, Swatch::Mark),
-        LegendEntry::new("re-emitted by replay", pal.purple, Swatch::Block),
+        LegendEntry::new("append-only row", kept, Swatch::Dot),
+        LegendEntry::new("orphan (rolled back)", pal.vermillion, Swatch::Ring),
+        LegendEntry::new("re-emitted by replay", pal.purple, Swatch::Dot),
         LegendEntry::new("upsert = dedupe view reader", pal.blue, Swatch::Line),
         LegendEntry::new(
             match (report.config.mode, report.config.isolation_level) {
@@ -119,17 +131,14 @@ pub fn draw<DB: DrawingBackend>(
     };
     let mut chart = time_chart(area, frame, view)?;
     super::record_time_axis(&chart);
-    let clip = |points: Vec<(f64, f64)>| -> Vec<(f64, f64)> {
-        points.into_iter().map(|(t, v)| (t.clamp(from_s, to_s), v)).collect()
-    };
-    chart.draw_series(LineSeries::new(clip(steps(&d.transactional, to_s)), pal.orange.stroke_width(view.px(2.5))))?;
-    chart.draw_series(LineSeries::new(clip(steps(&d.upsert, to_s)), pal.blue.stroke_width(view.px(2.0))))?;
+    chart.draw_series(LineSeries::new(steps(&d.transactional, from_s, to_s), pal.orange.stroke_width(view.px(2.5))))?;
+    chart.draw_series(LineSeries::new(steps(&d.upsert, from_s, to_s), pal.blue.stroke_width(view.px(2.0))))?;
     let radius = view.px(2.5);
     chart.draw_series(
         d.appended
             .iter()
             .filter(|p| p.2 == RowKind::Kept && in_view(p.0))
-            .map(|&(t, v, _)| Circle::new((t, v as f64), radius, pal.foreground.mix(0.45).filled())),
+            .map(|&(t, v, _)| Circle::new((t, v as f64), radius, kept.filled())),
     )?;
     chart.draw_series(
         d.appended
@@ -200,4 +209,19 @@ pub fn text_alternative(report: &Report, window_start_ms: u64, product: u32) -> 
         })
         .collect();
     TextAlternative { summary, columns: vec!["emitted at".into(), "order_count".into(), "kind".into()], rows }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::steps;
+
+    #[test]
+    fn a_step_line_holds_its_values_between_the_views_edges() {
+        let points = [(1.0, 10), (5.0, 20), (50.0, 30)];
+        // The value held at the left edge starts the line; one after the right edge draws nothing.
+        assert_eq!(steps(&points, 3.0, 20.0), [(3.0, 10.0), (5.0, 10.0), (5.0, 20.0), (20.0, 20.0)]);
+        // Nothing seen yet at the left edge: the line starts at the first value.
+        assert_eq!(steps(&points, 0.0, 4.0), [(1.0, 10.0), (4.0, 10.0)]);
+        assert_eq!(steps(&points, 0.0, 0.5), []);
+    }
 }

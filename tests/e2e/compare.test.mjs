@@ -46,7 +46,7 @@ test("switching to micro-batches re-runs the engine in Spark's mode", async () =
   await page.selectOption("[data-control=mode]", "micro_batch");
   await settled(page);
   assert.equal(await page.textContent("label[for$=-interval]"), "Trigger interval");
-  assert.equal(await page.textContent("[data-figure=interval_replay_events] + .label"), "replay per batch");
+  assert.equal(await page.textContent("[data-figure=interval_replay_events] + .label"), "replayed, crash just before a commit");
   assert.equal(await page.isDisabled("[data-control=alignment]"), true, "alignment has no meaning without barriers");
   const expected = await engine(page, { mode: "micro_batch" });
   const shown = await figures(page);
