@@ -293,6 +293,14 @@ const nearest = (list, v) => list.reduce((best, x, i) => (Math.abs(x - v) < Math
 /// Sets a node's text only when it changes: a write of the same text still replaces the node's
 /// child and makes the browser recompute styles, which a canvas then waits for when it sets its
 /// font.
+/// A duration in seconds as the crash table writes one: "55 s", "4 min 7 s", "2 min".
+function minutesAndSeconds(s) {
+  const whole = Math.round(s);
+  if (whole < 60) return `${whole} s`;
+  const [min, sec] = [Math.floor(whole / 60), whole % 60];
+  return sec === 0 ? `${min} min` : `${min} min ${sec} s`;
+}
+
 function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
 }
@@ -1036,7 +1044,7 @@ class LabView {
     setText(f.replayed_events, count(s.replayed_events));
     setText(f.interval_replay_events, count(s.interval_replay_events));
     setText(f.worst_case_replay_events, count(s.worst_case_replay_events));
-    setText(f.recovery_s, s.recovery_s == null ? "never" : `${Math.round(s.recovery_s)} s`);
+    setText(f.recovery_s, s.recovery_s == null ? "never" : minutesAndSeconds(s.recovery_s));
     setText(f.store_write_bytes_per_min, `${bytes(s.store_write_bytes_per_min)}/min`);
     setText(f.pause_overhead, `${(s.pause_overhead * 100).toFixed(2)}%`);
     for (const key of Object.keys(dupes)) setText(dupes[key], count(s.duplicate_rows[key]));
@@ -1083,7 +1091,7 @@ class LabView {
       ["replayed_events", a.replayed_events, b.replayed_events, count],
       ["interval_replay_events", a.interval_replay_events, b.interval_replay_events, count],
       ["worst_case_replay_events", a.worst_case_replay_events, b.worst_case_replay_events, count],
-      ["recovery_s", a.recovery_s, b.recovery_s, (v) => `${Math.round(v)} s`],
+      ["recovery_s", a.recovery_s, b.recovery_s, minutesAndSeconds],
       ["store_write_bytes_per_min", a.store_write_bytes_per_min, b.store_write_bytes_per_min, (v) => `${bytes(v)}/min`],
       ["pause_overhead", a.pause_overhead, b.pause_overhead, (v) => `${(v * 100).toFixed(2)}%`],
     ];

@@ -157,12 +157,15 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
                 format_count(replay_events)
             )
         }
-        // Spark has no restart strategy and no heartbeat between a driver and a supervisor it
-        // knows of: a query that fails is restarted by whatever runs it (a cluster manager, a job
-        // scheduler), after that supervisor's own delay.
-        CrashFactKind::Detected { after_ms, .. } if micro_batch => {
-            format!("the query failed; its supervisor notices after {} and restarts it", format_duration_ms(after_ms))
-        }
+        // Spark retries a failed task (spark.task.maxFailures) and reruns the tasks of a lost
+        // executor within the batch: what stops a query is its driver failing, or a batch failing
+        // past those retries. Spark has no restart strategy: whatever runs the query (a cluster
+        // manager, a job scheduler) restarts it, after that supervisor's own delay.
+        CrashFactKind::Detected { after_ms, .. } if micro_batch => format!(
+            "the query stopped (its driver failed, or a batch failed past its task retries); its supervisor \
+             notices after {} and restarts it",
+            format_duration_ms(after_ms)
+        ),
         CrashFactKind::Detected { after_ms, failure, overridden } => format!(
             "failure detected after {}{}",
             format_duration_ms(after_ms),

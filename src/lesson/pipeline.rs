@@ -193,12 +193,14 @@ pub fn description(world: &World, config: &Config) -> String {
     );
     let s = &world.sinks;
     out += &format!(
-        " Sinks so far: append-only {} rows, {} duplicates; upsert {} rows, {} duplicates; transactional {} rows, \
-         {} duplicates; dedupe view {} rows, {} duplicates.",
+        " Sinks so far: append-only {} rows, {} duplicates; upsert {} rows, {} duplicates; {} {} rows, {} \
+         duplicates; dedupe view {} rows, {} duplicates.",
         format_count(s.append_only.rows),
         format_count(s.append_only.duplicate_rows),
         format_count(s.upsert.rows),
         format_count(s.upsert.duplicate_rows),
+        // Spark's sink writes idempotently by batch id, with no transaction.
+        if config.mode == Mode::MicroBatch { "idempotent by batch id" } else { "transactional" },
         format_count(s.transactional.rows),
         format_count(s.transactional.duplicate_rows),
         format_count(s.dedupe_view.rows),

@@ -86,6 +86,13 @@ test("each slider changes the figures and the charts it affects", async () => {
     assert.notEqual(after.f[figure], before.f[figure], `${slider} changes ${figure}`);
     for (const chart of affected) assert.notEqual(after.px[chart].h, before.px[chart].h, `${slider} redraws ${chart}`);
   }
+  // The recovery figure and the crash table's last line say the same time in the same units.
+  const seconds = (text) => [...text.matchAll(/([\d.]+) (min|s)\b/g)].reduce((t, [, n, unit]) => t + Number(n) * (unit === "min" ? 60 : 1), 0);
+  const recovery = (await figures(page)).recovery_s;
+  const caughtUp = await page.evaluate(() => [...document.querySelector("checkpoint-lab").shadowRoot.querySelectorAll("[data-table=crash] td")]
+    .map((td) => td.textContent).find((text) => text.includes("from crash to catch-up")));
+  assert.match(recovery, /^\d+ min( \d+ s)?$/, "over a minute, in minutes and seconds");
+  assert.ok(Math.abs(seconds(recovery) - seconds(caughtUp.split(":")[1])) <= 0.5, `${recovery} against "${caughtUp}"`);
   // A real mouse drag on the crash-time slider.
   const box = await (await page.$("[data-control=crash-at]")).boundingBox();
   const before = await figures(page);
