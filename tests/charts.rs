@@ -277,6 +277,30 @@ fn the_batch_timeline_in_micro_batch_mode() {
 }
 
 #[test]
+fn the_pipeline_view_sets_the_chosen_sinks_box_apart() {
+    let report = lesson::simulate(&Config::default()).unwrap();
+    let boxes = |sink| {
+        let out = svg(|a| {
+            charts::draw(Chart::Pipeline, a, &report, None, &Focus { sink, ..Focus::default() }, &View::default())
+                .unwrap()
+        });
+        // The sinks' boxes, in order: filled in purple, the chosen one deeper (and, on a canvas,
+        // framed heavier: plotters' SVG leaves rectangles' stroke widths out).
+        out.split("<rect")
+            .skip(1)
+            .filter(|r| r.contains("fill=\"#CC79A7\""))
+            .map(|r| svg_number(r, "opacity"))
+            .collect::<Vec<f64>>()
+    };
+    for (i, sink) in SinkDesign::ALL.into_iter().enumerate() {
+        let fills = boxes(sink);
+        assert_eq!(fills.len(), 4, "{sink:?}: four sink boxes");
+        let deepest = fills.iter().cloned().fold(0.0, f64::max);
+        assert!(fills.iter().enumerate().all(|(j, &f)| (f == deepest) == (j == i)), "{sink:?}: {fills:?}");
+    }
+}
+
+#[test]
 fn pipeline_chart_at_the_lessons_instants() {
     use checkpoint_lab::engine::clock::parse_clock;
     let report = lesson::simulate(&Config::default()).unwrap();

@@ -101,7 +101,7 @@ pub fn draw<DB: DrawingBackend>(
         Chart::Tradeoff => tradeoff::draw(area, report, pinned, view),
         Chart::Checkpoints => checkpoints::draw(area, report, view),
         Chart::SinkWindow => sink_window::draw(area, report, focus.window(report), focus.product, view),
-        Chart::Pipeline => pipeline::draw(area, &pipeline::Scene::of(report), view),
+        Chart::Pipeline => pipeline::draw(area, &pipeline::Scene::of(report).highlighting(focus.sink), view),
     }
 }
 

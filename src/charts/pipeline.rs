@@ -10,10 +10,11 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{Palette, TextAlternative, View};
+use super::{Focus, Palette, TextAlternative, View};
 use crate::engine::clock::ClockTime;
 use crate::engine::config::Config;
 use crate::engine::config::{Alignment, Mode};
+use crate::engine::sinks::SinkDesign;
 use crate::engine::trace::Phase;
 use crate::engine::units::{format_bytes, format_count};
 use crate::engine::world::WorldIndex;
@@ -42,6 +43,8 @@ pub struct Scene<'a> {
     pub crash_offsets: Option<&'a [u64]>,
     pub offset_log: &'a [LoggedBatch],
     pub timeline: &'a [TimelineEntry],
+    /// The sink design the student chose to follow: its box stands out.
+    pub highlight: SinkDesign,
 }
 
 impl<'a> Scene<'a> {
@@ -54,6 +57,7 @@ impl<'a> Scene<'a> {
             crash_offsets: report.crash.as_ref().map(|c| c.offsets.as_slice()),
             offset_log: &report.offset_log,
             timeline: &report.timeline,
+            highlight: Focus::default().sink,
         }
     }
 
@@ -66,7 +70,13 @@ impl<'a> Scene<'a> {
             crash_offsets: preview.crash_offsets.as_deref(),
             offset_log: &preview.offset_log,
             timeline: &preview.timeline,
+            highlight: Focus::default().sink,
         }
+    }
+
+    /// The same scene with `sink`'s box standing out.
+    pub fn highlighting(self, sink: SinkDesign) -> Scene<'a> {
+        Scene { highlight: sink, ..self }
     }
 }
 
@@ -646,8 +656,10 @@ fn draw_sinks<DB: DrawingBackend>(
         let (col, row) = (i as i32 % columns, i as i32 / columns);
         let x0 = r.x0 + col * (cell_w + gap);
         let y0 = r.y0 + row * (cell_h + gap);
-        pen.rect(x0, y0, x0 + cell_w, y0 + cell_h, pal.purple, 0.08)?;
-        pen.frame(x0, y0, x0 + cell_w, y0 + cell_h, pal.purple, 1.0)?;
+        // The sink the student follows: a deeper fill and a heavier frame.
+        let chosen = SinkDesign::ALL[i] == scene.highlight;
+        pen.rect(x0, y0, x0 + cell_w, y0 + cell_h, pal.purple, if chosen { 0.2 } else { 0.08 })?;
+        pen.frame(x0, y0, x0 + cell_w, y0 + cell_h, pal.purple, if chosen { 2.5 } else { 1.0 })?;
         let (x, w) = (x0 + pen.px(5.0), cell_w - pen.px(10.0));
         let mut y = y0 + pen.px(4.0);
         pen.text(&format!("sink: {name}"), x, y, 11.5, pal.foreground, w, HPos::Left)?;

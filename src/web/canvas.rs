@@ -30,6 +30,7 @@ use plotters::prelude::{DrawingArea, IntoDrawingArea};
 
 use crate::charts::pipeline::{self, Scene};
 use crate::charts::{Theme, View};
+use crate::engine::sinks::SinkDesign;
 use crate::lesson::pipeline::PipelinePreview;
 
 /// Text widths are remembered for this many (font, text) pairs; then the memory starts afresh.
@@ -455,8 +456,9 @@ pub fn draw_preview(
     dark: bool,
     scale: f64,
     cursor_s: Option<f64>,
+    highlight: SinkDesign,
 ) -> Result<(), wasm_bindgen::JsError> {
     let (area, view) = area_and_view(canvas, dark, scale, cursor_s)?;
     let failed = |e: &dyn std::fmt::Display| wasm_bindgen::JsError::new(&format!("drawing pipeline failed: {e}"));
-    pipeline::draw(&area, &Scene::preview(preview), &view).map_err(|e| failed(&e))
+    pipeline::draw(&area, &Scene::preview(preview).highlighting(highlight), &view).map_err(|e| failed(&e))
 }

@@ -314,7 +314,7 @@ impl Lab {
     ) -> Result<JsValue, JsError> {
         let named = chart_named(chart)?;
         if let (None, Some(preview), Chart::Pipeline) = (&self.report, &self.preview, named) {
-            canvas::draw_preview(preview, canvas, dark, scale, cursor_s)?;
+            canvas::draw_preview(preview, canvas, dark, scale, cursor_s, self.focus.sink)?;
             return Ok(JsValue::NULL);
         }
         let report = self.current()?;
