@@ -314,10 +314,14 @@ fn draw_source<DB: DrawingBackend>(pen: &Pen<'_, DB>, scene: &Scene<'_>, world: 
         .map(|e| &e.end_offsets);
     let completed = scene.checkpoints.iter().rev().find(|c| Some(&c.id) == world.completed.last());
     let crash_offsets = world.crash.as_ref().filter(|_| !world.caught_up()).and(scene.crash_offsets);
+    // Labels at least 13 CSS pixels apart: every row's on a wide view, every second or third
+    // row's where the rows are packed (a phone), so that none touches the next.
+    let label_every = (pen.px(13.0) + row - 1) / row;
+    let label_every = label_every.max(1) as usize;
     for (i, p) in (0..partitions).step_by(every).enumerate() {
         let y = top + row * i as i32;
         let (yb0, yb1) = (y, y + bar_h);
-        if row >= pen.px(9.0) {
+        if i % label_every == 0 && row * label_every as i32 >= pen.px(9.0) {
             pen.text(
                 &format!("p{p}"),
                 r.x0,
@@ -588,17 +592,19 @@ fn draw_store<DB: DrawingBackend>(pen: &Pen<'_, DB>, scene: &Scene<'_>, world: &
             ),
         },
         None => {
-            let next = scene
+            let Some(next) = scene
                 .timeline
                 .iter()
                 .find(|e| e.kind == crate::lesson::timeline::TimelineKind::Barrier && e.at.ms > world.at_ms)
-                .map(|e| {
-                    // While the job is down the next barrier belongs to the restarted job.
-                    let down = matches!(world.phase, Phase::Detecting | Phase::Restarting | Phase::Restoring);
-                    format!("next barrier at {}{}", e.at.at, if down { ", after the restart" } else { "" })
-                })
-                .unwrap_or_default();
-            pen.text(&next, x, y, 11.0, pal.foreground, w, HPos::Left)
+            else {
+                return Ok(());
+            };
+            pen.text(&format!("next barrier at {}", next.at.at), x, y, 11.0, pal.foreground, w, HPos::Left)?;
+            // While the job is down the next barrier belongs to the restarted job.
+            if matches!(world.phase, Phase::Detecting | Phase::Restarting | Phase::Restoring) {
+                pen.text("after the restart", x, y + pen.px(15.0), 11.0, pal.foreground, w, HPos::Left)?;
+            }
+            Ok(())
         }
     }
 }
