@@ -143,7 +143,7 @@ fn command() -> Command {
                         .long("sink")
                         .default_value("append-only")
                         .value_parser(SinkDesign::ALL.map(SinkDesign::cli_name))
-                        .help("The sink design the latency chart highlights."),
+                        .help("The sink design the pipeline view and the latency chart highlight."),
                 ),
         )
         .subcommand(

@@ -58,8 +58,8 @@ impl Chart {
     }
 }
 
-/// What the student picked besides the settings: the sink the latency chart highlights and the
-/// key (window, product) the sink-window chart shows.
+/// What the student picked besides the settings: the sink the pipeline view and the latency
+/// chart highlight, and the key (window, product) the sink-window chart shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Focus {
     pub sink: SinkDesign,
