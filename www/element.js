@@ -1024,14 +1024,13 @@ class LabView {
     this.c.failure.input.disabled = batches;
     this.c.restart_strategy.input.disabled = batches;
     this.c.heartbeat_timeout_ms.input.disabled = batches || this.c.failure.get() === "task";
-    // The checkpoint timeline is the batch timeline in micro-batch mode: its names say so too.
+    // The checkpoint timeline is the batch timeline in micro-batch mode: its text alternative's
+    // names say so too (the canvas's own label is the alternative's summary, see fillAlternative).
     const timeline = this.charts.checkpoints;
     if (timeline) {
       const title = batches ? "Batch timeline" : CHARTS.find(([name]) => name === "checkpoints")[1];
       setText(timeline.details.querySelector("summary"), `${title}: summary and data`);
-      for (const [node, label] of [[timeline.canvas, title], [timeline.table, `${title}: data`]]) {
-        if (node.getAttribute("aria-label") !== label) node.setAttribute("aria-label", label);
-      }
+      if (timeline.table.getAttribute("aria-label") !== `${title}: data`) timeline.table.setAttribute("aria-label", `${title}: data`);
     }
     const transactional = batches ? "idempotent by batch id" : "transactional";
     setText(this.figureLabels["transactional.duplicate_rows"], `duplicate rows, ${transactional}`);

@@ -90,11 +90,12 @@ test("mount().set() with a value between steps runs it, and moving the slider pi
     const root = window.__handle.element.shadowRoot;
     const select = root.querySelector("[data-control=mode]");
     const timeline = root.querySelector("[data-chart=checkpoints]");
-    const summary = timeline.closest("figure").querySelector("summary").textContent;
-    return { mode: window.__handle.report().config.mode, shown: select.value, summary, label: timeline.getAttribute("aria-label") };
+    const figure = timeline.closest("figure");
+    const summary = figure.querySelector("summary").textContent, table = figure.querySelector("table.data").getAttribute("aria-label");
+    return { mode: window.__handle.report().config.mode, shown: select.value, summary, table };
   });
   // The checkpoint timeline is the batch timeline now, in its text alternative's names too.
-  assert.deepEqual(mode, { mode: "micro_batch", shown: "micro_batch", summary: "Batch timeline: summary and data", label: "Batch timeline" });
+  assert.deepEqual(mode, { mode: "micro_batch", shown: "micro_batch", summary: "Batch timeline: summary and data", table: "Batch timeline: data" });
   // With the crash set to none, moving the crash slider brings a crash back.
   await p.evaluate(async () => { await window.__handle.set({ mode: "barrier", crash_at_ms: null }); });
   assert.equal(await p.evaluate(() => window.__handle.report().crash), null);
