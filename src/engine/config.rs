@@ -97,6 +97,15 @@ pub const BACKOFF_RESET_THRESHOLD_MS: u64 = 3_600_000;
 /// Kafka's `transaction.max.timeout.ms` broker default: a producer may not ask for more.
 pub const BROKER_TRANSACTION_MAX_TIMEOUT_MS: u64 = 900_000;
 
+/// Flink's default `execution.checkpointing.timeout`: a checkpoint still pending this long after
+/// its trigger is expired, which with `execution.checkpointing.tolerable-failed-checkpoints` at its
+/// default of 0 fails the job.
+pub const FLINK_CHECKPOINT_TIMEOUT_MS: u64 = 600_000;
+
+/// Flink's default `heartbeat.timeout`: a lost TaskManager is noticed this long after its last
+/// heartbeat unless the job sets another.
+pub const FLINK_HEARTBEAT_TIMEOUT_MS: u64 = 50_000;
+
 /// One scenario. Times are milliseconds (clock times since midnight), sizes bytes, rates per second.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

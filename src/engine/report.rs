@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::config::{CheckpointingMode, Config, Failure, Mode, RestartStrategy};
+use super::config::{CheckpointingMode, Config, Failure, Mode, RestartStrategy, FLINK_CHECKPOINT_TIMEOUT_MS};
 use super::model::{steady_state, tradeoff, SteadyState, Tradeoff};
 use super::protocol::{OffsetLogEntry, RestorePoint};
 use super::sim::{Execution, Keyframe, Recovery, Sim};
@@ -182,11 +182,6 @@ pub enum Warning {
     /// finish).
     CheckpointsOutlastTimeout { duration_ms: u64, timeout_ms: u64 },
 }
-
-/// Flink's default `execution.checkpointing.timeout`: a checkpoint still pending this long after
-/// its trigger is expired, which with `execution.checkpointing.tolerable-failed-checkpoints` at its
-/// default of 0 fails the job.
-pub const FLINK_CHECKPOINT_TIMEOUT_MS: u64 = 600_000;
 
 /// A crash's effect on the sink tables: rows its attempt wrote after the restored checkpoint
 /// are orphans, rolled back and written again by the replay.

@@ -7,10 +7,9 @@ use serde::Serialize;
 
 use crate::engine::config::{
     Alignment, CheckpointingMode, Config, Failure, IsolationLevel, Mode, RestartStrategy, Snapshots,
-    BACKOFF_RESET_THRESHOLD_MS, BROKER_TRANSACTION_MAX_TIMEOUT_MS,
+    BACKOFF_RESET_THRESHOLD_MS, BROKER_TRANSACTION_MAX_TIMEOUT_MS, FLINK_CHECKPOINT_TIMEOUT_MS,
 };
 use crate::engine::model::steady_state;
-use crate::engine::report::FLINK_CHECKPOINT_TIMEOUT_MS;
 use crate::engine::sinks::SinkDesign;
 
 /// Both exports of one configuration.

@@ -2,7 +2,9 @@
 //! never caught up and each sink's delivery guarantee, each made from one of the engine's typed
 //! facts. Nothing here computes a figure; it only says what the figures mean.
 
-use crate::engine::config::{CheckpointingMode, Config, Failure, IsolationLevel, Mode, RestartStrategy};
+use crate::engine::config::{
+    CheckpointingMode, Config, Failure, IsolationLevel, Mode, RestartStrategy, FLINK_HEARTBEAT_TIMEOUT_MS,
+};
 use crate::engine::report::{CaughtUpReason, CrashFactKind, InFlight, Warning};
 use crate::engine::sinks::SinkDesign;
 use crate::engine::units::{format_bytes, format_count, format_duration_ms};
@@ -102,10 +104,6 @@ pub fn warning(warning: &Warning) -> String {
         ),
     }
 }
-
-/// Flink's default `heartbeat.timeout`: a lost TaskManager is noticed this long after its last
-/// heartbeat unless the job sets another.
-const FLINK_HEARTBEAT_TIMEOUT_MS: u64 = 50_000;
 
 /// One line of "a crash, second by second". In micro-batch mode the restored checkpoint is a
 /// committed batch, planned rather than reached by a barrier.
