@@ -288,19 +288,16 @@ export async function toAttributes(config) {
 const count = (n) => formatValue("count", Math.round(n));
 const bytes = (b) => formatValue("bytes", b);
 const clock = (ms) => formatValue("clock_ms", ms);
+/// What a crash at the worst moment of the cycle replays: just before a barrier, or in
+/// micro-batch mode just before a batch commits.
+const intervalReplayLabel = (batches) => `replayed, crash just before a ${batches ? "commit" : "barrier"}`;
+/// Whole seconds as the crash table writes a duration: "55 s", "4 min 7 s", "2 min".
+const seconds = (s) => formatValue("duration_ms", Math.round(s) * 1000);
 const nearest = (list, v) => list.reduce((best, x, i) => (Math.abs(x - v) < Math.abs(list[best] - v) ? i : best), 0);
 
 /// Sets a node's text only when it changes: a write of the same text still replaces the node's
 /// child and makes the browser recompute styles, which a canvas then waits for when it sets its
 /// font.
-/// A duration in seconds as the crash table writes one: "55 s", "4 min 7 s", "2 min".
-function minutesAndSeconds(s) {
-  const whole = Math.round(s);
-  if (whole < 60) return `${whole} s`;
-  const [min, sec] = [Math.floor(whole / 60), whole % 60];
-  return sec === 0 ? `${min} min` : `${min} min ${sec} s`;
-}
-
 function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
 }
@@ -454,7 +451,7 @@ class LabView {
     this.f = {
       // What this crash replayed, then what a crash at the worst moments of the cycle would.
       replayed_events: figure("replayed_events", "replayed after this crash"),
-      interval_replay_events: figure("interval_replay_events", "replayed, crash just before a barrier"),
+      interval_replay_events: figure("interval_replay_events", intervalReplayLabel(false)),
       worst_case_replay_events: figure("worst_case_replay_events", "worst-case replay"),
       recovery_s: figure("recovery_s", "crash to caught up"),
       store_write_bytes_per_min: figure("store_write_bytes_per_min", "written to the store"),
@@ -1007,7 +1004,7 @@ class LabView {
     for (const setting of CONTROLLED) {
       if (setting.label_micro_batch) setText(this.c[setting.key].labelEl, batches ? setting.label_micro_batch : setting.label);
     }
-    setText(this.figureLabels.interval_replay_events, `replayed, crash just before a ${batches ? "commit" : "barrier"}`);
+    setText(this.figureLabels.interval_replay_events, intervalReplayLabel(batches));
     this.c.alignment.input.disabled = batches;
     this.c.backpressure_ms.input.disabled = batches;
     // Spark's state stores write what changed in each batch, whichever provider; its sinks have no
@@ -1043,7 +1040,7 @@ class LabView {
     setText(f.replayed_events, count(s.replayed_events));
     setText(f.interval_replay_events, count(s.interval_replay_events));
     setText(f.worst_case_replay_events, count(s.worst_case_replay_events));
-    setText(f.recovery_s, s.recovery_s == null ? "never" : minutesAndSeconds(s.recovery_s));
+    setText(f.recovery_s, s.recovery_s == null ? "never" : seconds(s.recovery_s));
     setText(f.store_write_bytes_per_min, `${bytes(s.store_write_bytes_per_min)}/min`);
     setText(f.pause_overhead, `${(s.pause_overhead * 100).toFixed(2)}%`);
     for (const key of Object.keys(dupes)) setText(dupes[key], count(s.duplicate_rows[key]));
@@ -1090,7 +1087,7 @@ class LabView {
       ["replayed_events", a.replayed_events, b.replayed_events, count],
       ["interval_replay_events", a.interval_replay_events, b.interval_replay_events, count],
       ["worst_case_replay_events", a.worst_case_replay_events, b.worst_case_replay_events, count],
-      ["recovery_s", a.recovery_s, b.recovery_s, minutesAndSeconds],
+      ["recovery_s", a.recovery_s, b.recovery_s, seconds],
       ["store_write_bytes_per_min", a.store_write_bytes_per_min, b.store_write_bytes_per_min, (v) => `${bytes(v)}/min`],
       ["pause_overhead", a.pause_overhead, b.pause_overhead, (v) => `${(v * 100).toFixed(2)}%`],
     ];

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::checkpoint::transfer_ms;
-use super::config::{Alignment, Config, Mode, Snapshots};
+use super::config::{Alignment, Config, Mode, Snapshots, FLINK_CHECKPOINT_TIMEOUT_MS};
 use super::restart::{detection_delay_ms, restart_backoff_ms};
 
 /// The steady state of one checkpoint interval.
@@ -31,6 +31,14 @@ pub struct SteadyState {
     pub worst_case_replay_events: u64,
     /// Crash to caught up for the worst-case crash; `None` when the job can never catch up.
     pub worst_case_recovery_ms: Option<u64>,
+}
+
+/// How long each of `config`'s checkpoints takes when that is longer than Flink's default
+/// checkpoint timeout, which would expire every one and fail the job; `None` when it is not, or
+/// in micro-batch mode.
+pub fn checkpoint_outlasts_timeout_ms(config: &Config) -> Option<u64> {
+    let duration_ms = steady_state(config, config.interval_ms).duration_ms;
+    (config.mode == Mode::Barrier && duration_ms > FLINK_CHECKPOINT_TIMEOUT_MS).then_some(duration_ms)
 }
 
 /// The steady state of `config` with its checkpoint interval set to `interval_ms`.

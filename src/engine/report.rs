@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::config::{CheckpointingMode, Config, Failure, Mode, RestartStrategy, FLINK_CHECKPOINT_TIMEOUT_MS};
-use super::model::{steady_state, tradeoff, SteadyState, Tradeoff};
+use super::model::{checkpoint_outlasts_timeout_ms, steady_state, tradeoff, SteadyState, Tradeoff};
 use super::protocol::{OffsetLogEntry, RestorePoint};
 use super::sim::{Execution, Keyframe, Recovery, Sim};
 use super::sinks::emissions::{Layout, TruthEmissions};
@@ -1207,11 +1207,8 @@ fn build(outcome: &Outcome, passes: FiguresBuilder) -> Figures {
             every_ms: model.effective_interval_ms,
         });
     }
-    if config.mode == Mode::Barrier && model.duration_ms > FLINK_CHECKPOINT_TIMEOUT_MS {
-        warnings.push(Warning::CheckpointsOutlastTimeout {
-            duration_ms: model.duration_ms,
-            timeout_ms: FLINK_CHECKPOINT_TIMEOUT_MS,
-        });
+    if let Some(duration_ms) = checkpoint_outlasts_timeout_ms(config) {
+        warnings.push(Warning::CheckpointsOutlastTimeout { duration_ms, timeout_ms: FLINK_CHECKPOINT_TIMEOUT_MS });
     }
     let caught_up_reason = recovery.and_then(|r| {
         if r.caught_up_at_ms.is_some() {

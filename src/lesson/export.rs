@@ -9,7 +9,7 @@ use crate::engine::config::{
     Alignment, CheckpointingMode, Config, Failure, IsolationLevel, Mode, RestartStrategy, Snapshots,
     BACKOFF_RESET_THRESHOLD_MS, BROKER_TRANSACTION_MAX_TIMEOUT_MS, FLINK_CHECKPOINT_TIMEOUT_MS,
 };
-use crate::engine::model::steady_state;
+use crate::engine::model::checkpoint_outlasts_timeout_ms;
 use crate::engine::sinks::SinkDesign;
 
 /// Both exports of one configuration.
@@ -64,8 +64,7 @@ pub fn flink(config: &Config, sink: SinkDesign) -> String {
     ];
     // A checkpoint the default timeout would expire (which, tolerating no failed checkpoint, fails
     // the job): half as long again as it takes, in whole minutes.
-    let checkpoint_ms = steady_state(config, config.interval_ms).duration_ms;
-    if checkpoint_ms > FLINK_CHECKPOINT_TIMEOUT_MS {
+    if let Some(checkpoint_ms) = checkpoint_outlasts_timeout_ms(config) {
         lines.push(format!(
             "# a checkpoint takes {}: the default timeout of {} would expire every one",
             crate::engine::units::format_duration_ms(checkpoint_ms),
