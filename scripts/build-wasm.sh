@@ -8,15 +8,23 @@ cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 # opt-level 3, as natively: against opt-level "s", 6.6% larger gzipped (322 KB against 302 KB)
 # but the engine's share of a slider change is 16% shorter in the browser (BENCHMARKS.md).
-# Two modules from the one crate: the lab, which a lesson page loads first, and the exercises,
-# which the element loads only where a page shows exercises (src/web).
-rm -f pkg/checkpoint_lab_bg.wasm target/pkg-exercises/checkpoint_lab_exercises_bg.wasm
+# Three modules from the one crate (src/web): the lab; the first chart, which the element loads
+# before the lab where a page's HTML holds no picture of the first frame, built for size
+# (profile first-chart, wasm-opt -Oz); and the exercises, which the element loads only where a
+# page shows exercises.
+rm -f pkg/checkpoint_lab_bg.wasm target/pkg-exercises/checkpoint_lab_exercises_bg.wasm target/pkg-first/checkpoint_lab_first_bg.wasm
 wasm-pack --quiet build --release --target web --mode no-install -- --no-default-features --features lab 2>&1 | grep -v '^\[INFO\]' >&2 || true
 test -f pkg/checkpoint_lab_bg.wasm || { echo "build-wasm: wasm-pack produced no pkg/" >&2; exit 1; }
 wasm-pack --quiet build --release --target web --mode no-install --out-dir target/pkg-exercises --out-name checkpoint_lab_exercises \
   -- --no-default-features --features exercises 2>&1 | grep -v '^\[INFO\]' >&2 || true
 test -f target/pkg-exercises/checkpoint_lab_exercises_bg.wasm || { echo "build-wasm: wasm-pack produced no exercises module" >&2; exit 1; }
 cp target/pkg-exercises/checkpoint_lab_exercises{.js,.d.ts,_bg.wasm,_bg.wasm.d.ts} pkg/
+wasm-pack --quiet build --profile first-chart --no-opt --target web --mode no-install --out-dir target/pkg-first --out-name checkpoint_lab_first \
+  -- --no-default-features --features first-chart 2>&1 | grep -v '^\[INFO\]' >&2 || true
+test -f target/pkg-first/checkpoint_lab_first_bg.wasm || { echo "build-wasm: wasm-pack produced no first-chart module" >&2; exit 1; }
+wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --strip-debug --strip-producers \
+  target/pkg-first/checkpoint_lab_first_bg.wasm -o pkg/checkpoint_lab_first_bg.wasm
+cp target/pkg-first/checkpoint_lab_first{.js,.d.ts,_bg.wasm.d.ts} pkg/
 cp www/element.js pkg/checkpoint-lab.js
 cp www/checkpoint-lab.css pkg/checkpoint-lab.css
 cp www/checkpoint-lab.d.ts pkg/checkpoint-lab.d.ts
@@ -24,6 +32,11 @@ cp www/settings.js pkg/settings.js
 cp www/exercise-panel.js pkg/exercise-panel.js
 cp www/first-picture.svg www/first-picture-dark.svg pkg/
 cp LICENSE-MIT LICENSE-APACHE pkg/
+# The package's scripts are minified (the sources, with their comments, are www/ and src/): a page
+# loads a third fewer bytes before its first chart (BENCHMARKS.md).
+for js in checkpoint-lab.js settings.js exercise-panel.js checkpoint_lab.js checkpoint_lab_exercises.js checkpoint_lab_first.js; do
+  esbuild --log-level=warning --minify --format=esm "pkg/$js" --outfile="pkg/$js" --allow-overwrite
+done
 # The package's entry is the element; the raw engine is "checkpoint-lab/engine", the exercises'
 # checks "checkpoint-lab/exercises". The element module
 # defines <checkpoint-lab> when imported, so it is a side effect bundlers must keep.
@@ -42,10 +55,12 @@ node -e '
     ".": { types: "./checkpoint-lab.d.ts", default: "./checkpoint-lab.js" },
     "./engine": { types: "./checkpoint_lab.d.ts", default: "./checkpoint_lab.js" },
     "./exercises": { types: "./checkpoint_lab_exercises.d.ts", default: "./checkpoint_lab_exercises.js" },
+    "./first-chart": { types: "./checkpoint_lab_first.d.ts", default: "./checkpoint_lab_first.js" },
     "./settings.js": "./settings.js",
     "./checkpoint-lab.css": "./checkpoint-lab.css",
     "./checkpoint_lab_bg.wasm": "./checkpoint_lab_bg.wasm",
     "./checkpoint_lab_exercises_bg.wasm": "./checkpoint_lab_exercises_bg.wasm",
+    "./checkpoint_lab_first_bg.wasm": "./checkpoint_lab_first_bg.wasm",
     "./first-picture.svg": "./first-picture.svg",
     "./first-picture-dark.svg": "./first-picture-dark.svg",
     "./package.json": "./package.json",
@@ -54,7 +69,8 @@ node -e '
     "checkpoint-lab.js", "checkpoint-lab.css", "checkpoint-lab.d.ts", "settings.js", "exercise-panel.js",
     "checkpoint_lab.js", "checkpoint_lab.d.ts", "checkpoint_lab_bg.wasm", "checkpoint_lab_bg.wasm.d.ts",
     "checkpoint_lab_exercises.js", "checkpoint_lab_exercises.d.ts", "checkpoint_lab_exercises_bg.wasm",
-    "checkpoint_lab_exercises_bg.wasm.d.ts", "first-picture.svg", "first-picture-dark.svg",
+    "checkpoint_lab_exercises_bg.wasm.d.ts", "checkpoint_lab_first.js", "checkpoint_lab_first.d.ts",
+    "checkpoint_lab_first_bg.wasm", "checkpoint_lab_first_bg.wasm.d.ts", "first-picture.svg", "first-picture-dark.svg",
     "LICENSE-MIT", "LICENSE-APACHE", "README.md",
   ];
   fs.writeFileSync("pkg/package.json", JSON.stringify(pkg, null, 2) + "\n");

@@ -181,3 +181,41 @@ fn the_world_is_prepared_for_every_instant_a_bounded_step_at_a_time() {
     let rows = js_sys::Array::from(&get(&alternative, "rows"));
     assert!(rows.length() > 5, "the world at each key instant: {} rows", rows.length());
 }
+
+fn pixels(canvas: &HtmlCanvasElement) -> Vec<u8> {
+    let context: CanvasRenderingContext2d = canvas.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    context.get_image_data(0.0, 0.0, canvas.width().into(), canvas.height().into()).unwrap().data().to_vec()
+}
+
+/// The first chart's module draws, from a scenario's settings and attributes over them, the very
+/// pixels the lab draws at the same place from its own first picture, and gives back the config
+/// and the cursor it drew; a bad attribute throws an Error naming it.
+#[wasm_bindgen_test]
+fn the_first_chart_draws_the_labs_first_picture() {
+    use checkpoint_lab::web::draw_first_chart;
+    let micro_batch = config(&[("mode", JsValue::from_str("micro_batch"))]);
+    let attributes = config(&[("interval", JsValue::from_str("5s")), ("crash-at", JsValue::from_str("10:01:10"))]);
+    for (settings, sink) in [(JsValue::UNDEFINED, "append-only"), (micro_batch, "upsert")] {
+        let first = canvas(900, 330);
+        let drawn = draw_first_chart(settings.clone(), attributes.clone(), first.clone(), false, 1.0, sink).unwrap();
+        let drawn_config = get(&drawn, "config");
+        assert_eq!(get(&drawn_config, "interval_ms").as_f64(), Some(5_000.0));
+        assert_eq!(get(&drawn, "cursor_ms").as_f64(), Some(70_000.0), "the cursor stands at the crash");
+
+        let mut lab = Lab::new();
+        lab.select(sink, None, 0.0).unwrap();
+        assert!(lab.preview(drawn_config).unwrap());
+        let from_lab = canvas(900, 330);
+        lab.draw("pipeline", from_lab.clone(), false, 1.0, None).unwrap();
+        assert!(ink(&first) > 2_000);
+        assert!(pixels(&first) == pixels(&from_lab), "the first chart differs from the lab's first picture ({sink})");
+    }
+    let bad = config(&[("interval", JsValue::from_str("0s"))]);
+    let error: JsValue =
+        draw_first_chart(JsValue::UNDEFINED, bad, canvas(10, 10), false, 1.0, "upsert").unwrap_err().into();
+    let message = error.dyn_ref::<js_sys::Error>().expect("a thrown Error").message().as_string().unwrap();
+    assert!(message.starts_with("interval: must be between"), "{message}");
+    // A first screen too long to run in a few milliseconds is left to the lab.
+    let late = config(&[("crash-at", JsValue::from_str("10:05:31"))]);
+    assert!(draw_first_chart(JsValue::UNDEFINED, late, canvas(10, 10), false, 1.0, "upsert").unwrap().is_null());
+}

@@ -122,7 +122,12 @@ const guarded = (fn) => (...args) => {
   }
 };
 const wasmDefaults = guarded(glue.defaults), parseAttributes = guarded(glue.parseAttributes);
-const formatValue = guarded(glue.formatValue);
+const labFormatValue = guarded(glue.formatValue);
+/// Whether the lab's module has loaded (see load).
+let labLoaded = false;
+/// The first chart's module formats values as the lab's does, until that has loaded.
+let firstChartFormatValue;
+const formatValue = (key, value) => (labLoaded || !firstChartFormatValue ? labFormatValue : firstChartFormatValue)(key, value);
 const settingsText = guarded(glue.settingsText);
 const Player = glue.Player;
 /// For the tests only: panics inside the engine, to prove that a panic does not poison the module.
@@ -156,8 +161,28 @@ function viewLab() {
 let ready;
 /// Loads the WebAssembly module once per page: compiled while it streams in.
 export function load() {
-  ready ??= init({ module_or_path: new URL("./checkpoint_lab_bg.wasm", import.meta.url) });
+  ready ??= init({ module_or_path: new URL("./checkpoint_lab_bg.wasm", import.meta.url) }).then((module) => {
+    labLoaded = true;
+    return module;
+  });
   return ready;
+}
+
+// ---------- the first chart's module ----------
+// Where a page's HTML holds no picture of the first frame (a shared link, settings in
+// attributes), a module of its own, under half the lab's size, runs the scenario up to where the
+// pipeline view first stands and draws it there (src/web/first_chart.rs); the lab's module is
+// fetched once that chart is drawn, so on a slow network the student sees the job sooner.
+let firstChartReady;
+/// Loads the first chart's module once per page; resolves to its drawFirstChart().
+function loadFirstChart() {
+  firstChartReady ??= import("./checkpoint_lab_first.js").then(async (module) => {
+    await module.default({ module_or_path: new URL("./checkpoint_lab_first_bg.wasm", import.meta.url) });
+    firstChartFormatValue = module.formatValue;
+    return module.drawFirstChart;
+  });
+  firstChartReady.catch(() => { firstChartReady = undefined; });
+  return firstChartReady;
 }
 
 // ---------- the exercises' module ----------
@@ -521,9 +546,13 @@ class LabView {
     // Charts are drawn once the styles have arrived: before that a canvas has no CSS size, and
     // sizing its backing store from its own box would grow it at every draw.
     this.stylesReady = Boolean(written?.sheet);
+    let styled;
+    /// Resolves once the styles are in.
+    this.styled = this.stylesReady ? Promise.resolve() : new Promise((resolve) => { styled = resolve; });
     const stylesArrived = () => {
       if (this.stylesReady) return;
       this.stylesReady = true;
+      styled();
       // Sizes seen before the styles are stale: measure again, draw, and count it the first picture.
       this.canvasSizes.clear();
       if (this.summary && this.lab) this.drawChartsInTasks(true);
@@ -1224,6 +1253,34 @@ class LabView {
     }
   }
 
+  /// Draws the pipeline view where it first stands with the first chart's module's `draw`, from
+  /// a scenario's settings and the element's attributes, `sink` (or the default) highlighted:
+  /// the picture the lab then draws there, before the lab's module has loaded. The lab's own
+  /// first picture (previewStep) is then not needed. Throws what `draw` throws.
+  drawFirstChart(draw, settings, attributes, sink) {
+    const { canvas, figure } = this.charts.pipeline;
+    if (!this.stylesReady || !canvas.isConnected || figure.hidden || this.firstChartAt !== undefined) return;
+    const size = this.canvasSize(canvas);
+    if (size.width === 0) return;
+    const dpr = window.devicePixelRatio || 1;
+    const dark = this.theme();
+    this.root.classList.toggle("dark", dark);
+    canvas.width = Math.max(1, Math.round(size.width * dpr));
+    canvas.height = Math.max(1, Math.round(size.height * dpr));
+    const drawn = draw(settings, attributes, canvas, dark, dpr, sink ?? this.c.sink.get());
+    if (!drawn) return;
+    this.preview = "drawn";
+    this.firstChartAt = performance.now();
+    this.firstChartBy = "first-chart";
+    // The controls and the cursor's readout at the values drawn, still inert until the lab has
+    // loaded (it sets them again from the same attributes).
+    this.applySettings(drawn.config);
+    for (const control of Object.values(this.c)) control.show?.();
+    this.cursorInput.max = String(this.horizonMs);
+    this.cursorInput.value = String(drawn.cursor_ms);
+    this.cursorOut.textContent = clock(this.startMs + drawn.cursor_ms);
+  }
+
   /// One step of the first picture (see startRun): runs the first run up to where the pipeline
   /// view first stands, then, in the next task, draws the view from it. Returns whether it took
   /// a step; none when there is no such picture to draw. A setting the engine refuses is
@@ -1623,6 +1680,9 @@ export class CheckpointLabElement extends ElementBase {
       this.built = new LabView(this, this.shadowRoot);
       if (!this.firstPictureFits()) this.built.dropFirstPicture();
     }
+    // Where no picture of the first frame stands, the first chart's module draws it before the
+    // lab's module is fetched.
+    if (builtNow && !this.firstPictureFits()) await this.drawFirstChart();
     // Where the element shows exercises from the start, their module loads beside the lab's.
     const options = this.initialOptions ?? {};
     const showsExercises = this.hasAttribute("exercises-src")
@@ -1675,6 +1735,29 @@ export class CheckpointLabElement extends ElementBase {
       // Shown until the page is loaded again: runs that finish later show it too.
       this.view.sourceError = String(loadError.message || loadError);
       this.view.error.textContent = this.view.sourceError;
+    }
+  }
+
+  /// Draws the pipeline view where it first stands with the first chart's module (see
+  /// loadFirstChart), unless the lab's module is loaded or loading already, or the first view is
+  /// not that one (mount() options, a cursor, an exercise's settings, no pipeline view). Never
+  /// throws: the lab draws the view anyway, and reports what is wrong with a setting.
+  async drawFirstChart() {
+    const view = this.built;
+    try {
+      if (!view || ready || this.initialOptions || this.hasAttribute("cursor")) return;
+      if (this.hasAttribute("exercises-src") || ["exercise", "exercises"].some((name) => namesExercises(this.getAttribute(name)))) return;
+      const charts = this.getAttribute("charts");
+      if (charts !== null && !listOption("charts", charts, ALL_VIEWS).includes("pipeline")) return;
+      const scenarioName = this.getAttribute("scenario") || "lesson";
+      if (!Object.hasOwn(SCENARIOS, scenarioName)) return;
+      const [draw] = await Promise.all([loadFirstChart(), view.styled]);
+      if (this.built !== view || !this.isConnected || ready) return;
+      const attributes = {};
+      for (const name of this.getAttributeNames()) if (CONFIG_ATTRIBUTES.has(name)) attributes[name] = this.getAttribute(name);
+      view.drawFirstChart(draw, SCENARIOS[scenarioName].settings, attributes, this.getAttribute("sink"));
+    } catch {
+      // The lab draws the view.
     }
   }
 

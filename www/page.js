@@ -1,7 +1,6 @@
 // The lesson page around the component: share links. The page's settings live in the URL hash
 // (#interval=5s&crash-at=10:02:10&cursor=10:00:58); on load they become the element's attributes, and every
 // change the student makes is written back.
-import { toAttributes } from "../pkg/checkpoint-lab.js";
 import { SETTINGS } from "../pkg/settings.js";
 
 const lab = document.querySelector("checkpoint-lab");
@@ -10,6 +9,9 @@ const SHARED = [...SETTINGS.map((s) => s.attribute), "sink", "scenario", "cursor
 
 const params = new URLSearchParams(location.hash.slice(1));
 for (const [name, value] of params) if (SHARED.includes(name)) lab.setAttribute(name, value);
+// The element is defined once its attributes are set: it starts from the link's settings (and
+// draws its first chart from them) rather than from the defaults.
+const { toAttributes } = await import("../pkg/checkpoint-lab.js");
 
 // Every value is written the way the attribute reads it ("7s", "2GB", "10:00:45"), by the same
 // settings table the engine validates with, so a shared link runs exactly what the student saw.

@@ -25,7 +25,7 @@ pub fn draw<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = view.theme.palette();
     let horizon_s = report.config.horizon_ms as f64 / 1000.0;
-    let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
+    let text = |size: f64| (FontFamily::SansSerif, view.font(size)).into_font().color(&pal.foreground);
     let micro_batch = report.config.mode == Mode::MicroBatch;
     let title = match (micro_batch, view.compact) {
         (false, false) => TITLE,

@@ -394,7 +394,7 @@ fn legend_band_px(rows: usize, view: &View) -> i32 {
 
 fn legend_font(view: &View) -> plotters::style::TextStyle<'static> {
     use plotters::prelude::*;
-    ("sans-serif", view.font(11.0)).into_font().color(&view.theme.palette().foreground)
+    (FontFamily::SansSerif, view.font(11.0)).into_font().color(&view.theme.palette().foreground)
 }
 
 /// Draws a legend's `rows` (from [`legend_rows`]) in a band whose top left is `origin`.
@@ -682,7 +682,7 @@ pub fn time_chart<'a, DB: plotters::prelude::DrawingBackend>(
     use plotters::prelude::*;
     let pal = view.theme.palette();
     area.fill(&pal.background)?;
-    let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
+    let text = |size: f64| (FontFamily::SansSerif, view.font(size)).into_font().color(&pal.foreground);
     // The title, then the legend in rows, then the plot: the legend hides none of the data. The
     // rows are laid out over the plot's width, known from the margins below.
     let (margin, margin_right, y_label_area) = (view.px(8.0), view.px(24.0), view.px(frame.y_label_px));

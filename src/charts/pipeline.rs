@@ -89,7 +89,7 @@ struct Pen<'a, DB: DrawingBackend> {
 
 impl<DB: DrawingBackend> Pen<'_, DB> {
     fn font(&self, size: f64, color: RGBColor) -> TextStyle<'static> {
-        ("sans-serif", self.view.font(size)).into_font().color(&color)
+        (FontFamily::SansSerif, self.view.font(size)).into_font().color(&color)
     }
 
     /// Writes `text` at (x, y), cut with an ellipsis to fit `max_w` pixels.

@@ -64,7 +64,7 @@ pub fn draw<DB: DrawingBackend>(
     let lag = |r: &Report| r.series.iter().map(|s| (s.at.s, s.lag_events as f64)).collect::<Vec<_>>();
     let peak = samples_with_pinned(report, pinned).map(|s| s.lag_events).max().unwrap_or(0) as f64;
     let y_max = axis_top(peak * 1.2).max(10.0);
-    let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
+    let text = |size: f64| (FontFamily::SansSerif, view.font(size)).into_font().color(&pal.foreground);
     let mut legend = vec![LegendEntry::new("consumer lag", pal.blue, Swatch::Line)];
     if let Some(a) = pinned {
         legend[0].label =

@@ -36,7 +36,7 @@ pub fn draw<DB: DrawingBackend>(
     let config = &report.config;
     let pal = view.theme.palette();
     area.fill(&pal.background)?;
-    let text = |size: f64| ("sans-serif", view.font(size)).into_font().color(&pal.foreground);
+    let text = |size: f64| (FontFamily::SansSerif, view.font(size)).into_font().color(&pal.foreground);
     let titled = area.titled(if view.compact { SHORT_TITLE } else { TITLE }, text(14.0))?;
     let (upper, lower) = titled.split_vertically(titled.dim_in_pixel().1 / 2);
     let data = &report.tradeoff.sweep;

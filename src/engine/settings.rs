@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::engine::clock::{parse_clock, ClockTime};
 use crate::engine::units::{
-    format_bytes, format_count, format_duration_ms, parse_bytes, parse_bytes_per_s, parse_duration_ms,
+    format_bytes, format_count, format_duration_ms, parse_bytes, parse_bytes_per_s, parse_decimal, parse_duration_ms,
 };
 use std::fmt;
 
@@ -592,17 +592,17 @@ impl Setting {
             Unit::ClockMs => parse_clock(text).map(number).map_err(or_none),
             Unit::Share => {
                 let share = match trimmed.strip_suffix('%') {
-                    Some(percent) => percent.trim().parse::<f64>().map(|p| p / 100.0),
-                    None => trimmed.parse(),
+                    Some(percent) => parse_decimal(percent.trim()).map(|p| p / 100.0),
+                    None => parse_decimal(trimmed),
                 };
                 match share {
-                    Ok(v) if v.is_finite() => Ok(FieldValue::Number(v)),
-                    _ => Err(format!("expected a share like 0.01 or 1%, got {text:?}")),
+                    Some(v) => Ok(FieldValue::Number(v)),
+                    None => Err(format!("expected a share like 0.01 or 1%, got {text:?}")),
                 }
             }
-            Unit::Factor => match trimmed.trim_start_matches(['x', '×']).trim().parse::<f64>() {
-                Ok(v) if v.is_finite() => Ok(FieldValue::Number(v)),
-                _ => Err(format!("expected a multiplier like 1.5, got {text:?}")),
+            Unit::Factor => match parse_decimal(trimmed.trim_start_matches(['x', '×']).trim()) {
+                Some(v) => Ok(FieldValue::Number(v)),
+                None => Err(format!("expected a multiplier like 1.5, got {text:?}")),
             },
             Unit::Choice(choices) => choices
                 .iter()

@@ -12,12 +12,115 @@ pub fn parse_duration_ms(text: &str) -> Result<u64, String> {
     u64::try_from(duration.as_millis()).map_err(|_| format!("duration {text:?} is too long"))
 }
 
-/// Parses a size such as "512MB", "2GB" or "1.5GB" into bytes (decimal units; "GiB" is binary).
+/// Parses a size such as "512MB", "2GB" or "1.5GB" into bytes (decimal units; "GiB" is binary),
+/// reading it as the `bytesize` crate does (a test holds the two together) without the float
+/// parser's tables, which would be a tenth of the first chart's module.
 pub fn parse_bytes(text: &str) -> Result<u64, String> {
+    let bad = || format!("expected a size like 512MB or 2GB, got {text:?}");
     let trimmed = text.trim();
-    let size: bytesize::ByteSize =
-        trimmed.parse().map_err(|_| format!("expected a size like 512MB or 2GB, got {text:?}"))?;
-    Ok(size.as_u64())
+    if let Ok(bytes) = trimmed.parse::<u64>() {
+        return Ok(bytes);
+    }
+    let number_len = trimmed.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(number_len);
+    let factor = size_unit(unit.trim_start()).ok_or_else(bad)?;
+    if !number.contains('.') {
+        if let Ok(n) = number.parse::<u64>() {
+            return Ok(n.saturating_mul(factor));
+        }
+    }
+    let value = parse_decimal(number).ok_or_else(bad)?;
+    Ok((factor as f64 * value) as u64)
+}
+
+/// The bytes in a size unit, by its name in any case: B, KB or K, KiB or Ki, up to EB and EiB.
+fn size_unit(name: &str) -> Option<u64> {
+    const UNITS: [(&str, &str, u64); 13] = [
+        ("b", "b", 1),
+        ("k", "kb", 1_000),
+        ("m", "mb", 1_000_000),
+        ("g", "gb", 1_000_000_000),
+        ("t", "tb", 1_000_000_000_000),
+        ("p", "pb", 1_000_000_000_000_000),
+        ("e", "eb", 1_000_000_000_000_000_000),
+        ("ki", "kib", 1 << 10),
+        ("mi", "mib", 1 << 20),
+        ("gi", "gib", 1 << 30),
+        ("ti", "tib", 1 << 40),
+        ("pi", "pib", 1 << 50),
+        ("ei", "eib", 1 << 60),
+    ];
+    UNITS
+        .iter()
+        .find(|(short, long, _)| name.eq_ignore_ascii_case(short) || name.eq_ignore_ascii_case(long))
+        .map(|&(_, _, factor)| factor)
+}
+
+/// Reads a decimal number ("0.01", "1.5", "-2", "5e-3", ".5") exactly as `str::parse::<f64>`
+/// does, where that takes no more than one correctly rounded operation: up to 15 significant
+/// digits and a power of ten within 10^±22, which covers any setting a person types. Anything
+/// else (more digits, "inf", "NaN", no digits) is `None`. Without std's general algorithm and its
+/// tables, which would be a tenth of the first chart's module.
+pub fn parse_decimal(text: &str) -> Option<f64> {
+    let (negative, rest) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let (mantissa_text, exponent) = match rest.find(['e', 'E']) {
+        Some(at) => (&rest[..at], parse_exponent(&rest[at + 1..])?),
+        None => (rest, 0),
+    };
+    let (whole, fraction) = mantissa_text.split_once('.').unwrap_or((mantissa_text, ""));
+    if whole.is_empty() && fraction.is_empty() {
+        return None;
+    }
+    let digits = whole.bytes().chain(fraction.bytes());
+    // Leading zeros carry nothing; trailing zeros of the fraction only move the point.
+    let fraction = fraction.trim_end_matches('0');
+    let mut significant = 0;
+    let mut mantissa: u64 = 0;
+    for digit in digits.take(whole.len() + fraction.len()) {
+        if !digit.is_ascii_digit() {
+            return None;
+        }
+        if mantissa > 0 || digit != b'0' {
+            significant += 1;
+            if significant > 15 {
+                return None;
+            }
+        }
+        mantissa = mantissa * 10 + u64::from(digit - b'0');
+    }
+    let power = exponent - fraction.len() as i32;
+    const POWERS: [f64; 23] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+        1e20, 1e21, 1e22,
+    ];
+    let value = if mantissa == 0 {
+        0.0
+    } else if (0..=22).contains(&power) {
+        mantissa as f64 * POWERS[power as usize]
+    } else if (-22..0).contains(&power) {
+        mantissa as f64 / POWERS[power.unsigned_abs() as usize]
+    } else {
+        return None;
+    };
+    Some(if negative { -value } else { value })
+}
+
+/// The exponent after an "e": an optional sign and at most three digits.
+fn parse_exponent(text: &str) -> Option<i32> {
+    let (negative, digits) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    if digits.is_empty() || digits.len() > 3 || !digits.bytes().all(|d| d.is_ascii_digit()) {
+        return None;
+    }
+    let n: i32 = digits.parse().ok()?;
+    Some(if negative { -n } else { n })
 }
 
 /// Parses a bandwidth such as "200MB/s" or "1GB/s" into bytes per second.

@@ -2,7 +2,9 @@
 //! into a checked config. Proxies, throwing getters, symbols, BigInt and very long strings are
 //! refused with an Error naming the field; nothing a caller passes can unwind through the engine.
 
-use js_sys::{Object, Reflect};
+#[cfg(feature = "lab")]
+use js_sys::Object;
+use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
 use super::{is_array_checked, keys_checked, MAX_TEXT_CHARS};
@@ -42,11 +44,17 @@ fn field_value(object: &JsValue, name: &str) -> Result<JsValue, JsError> {
 /// Reads a plain JavaScript object into checked config fields; `undefined` means the defaults.
 /// Proxies, throwing getters, symbols, BigInt and very long strings are refused with an Error
 /// naming the field; nothing a caller passes can unwind through the engine.
+#[cfg(feature = "lab")]
 pub(super) fn config_from_js(value: &JsValue) -> Result<Config, JsError> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(Config::default());
-    }
+    Config::from_fields(&fields_from_js(value)?).map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// A plain JavaScript object's config fields, unchecked (none for `undefined`).
+fn fields_from_js(value: &JsValue) -> Result<Vec<(String, FieldValue)>, JsError> {
     let mut fields = Vec::new();
+    if value.is_undefined() || value.is_null() {
+        return Ok(fields);
+    }
     for name in object_keys(value, "config", "{ interval_ms: 30000 }")? {
         let v = field_value(value, &name)?;
         let field = if let Some(n) = v.as_f64() {
@@ -64,24 +72,15 @@ pub(super) fn config_from_js(value: &JsValue) -> Result<Config, JsError> {
         };
         fields.push((name, field));
     }
-    Config::from_fields(&fields).map_err(|e| JsError::new(&e.to_string()))
+    Ok(fields)
 }
 
 /// Reads `<checkpoint-lab>` attributes ({ interval: "30s", "state-size": "2GB", ... }) into a
 /// config object with the keys `simulate` takes. Throws an Error naming the attribute.
+#[cfg(feature = "lab")]
 #[wasm_bindgen(js_name = parseAttributes)]
 pub fn parse_attributes(attributes: JsValue) -> Result<JsValue, JsError> {
-    let mut pairs = Vec::new();
-    for name in object_keys(&attributes, "attributes", "{ interval: \"30s\" }")? {
-        let v = field_value(&attributes, &name)?;
-        let length = if v.is_string() { js_sys::JsString::from(v.clone()).length() } else { 0 };
-        if length > MAX_TEXT_CHARS {
-            return Err(JsError::new(&format!("{name}: a value of {length} characters is not a setting")));
-        }
-        let value = v.as_string().ok_or_else(|| JsError::new(&format!("{name}: must be a string")))?;
-        pairs.push((name, value));
-    }
-    let fields = engine::config::fields_from_attributes(&pairs).map_err(|e| JsError::new(&e.to_string()))?;
+    let fields = fields_from_attributes(&attributes)?;
     let result = Object::new();
     for (key, value) in fields {
         let js = match value {
@@ -93,4 +92,44 @@ pub fn parse_attributes(attributes: JsValue) -> Result<JsValue, JsError> {
         Reflect::set(&result, &JsValue::from_str(&key), &js).map_err(|_| JsError::new("could not build the config"))?;
     }
     Ok(result.into())
+}
+
+/// A config from a plain object of config fields (a scenario's settings) with `<checkpoint-lab>`
+/// attributes over them, as the element puts the two together.
+#[cfg(feature = "first-chart")]
+pub(super) fn config_from_settings_and_attributes(settings: &JsValue, attributes: &JsValue) -> Result<Config, JsError> {
+    let mut fields = fields_from_js(settings)?;
+    fields.extend(fields_from_attributes(attributes)?);
+    Config::from_fields(&fields).map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// A config as a plain object of its fields, as config JSON gives them.
+#[cfg(feature = "first-chart")]
+pub(super) fn config_to_js(config: &Config) -> Result<JsValue, JsError> {
+    let result = js_sys::Object::new();
+    for setting in engine::settings::SETTINGS {
+        let value = match config.get(setting.key) {
+            Some(serde_json::Value::Number(n)) => JsValue::from_f64(n.as_f64().unwrap_or(f64::NAN)),
+            Some(serde_json::Value::String(text)) => JsValue::from_str(&text),
+            _ => JsValue::NULL,
+        };
+        Reflect::set(&result, &JsValue::from_str(setting.key), &value)
+            .map_err(|_| JsError::new("could not build the config"))?;
+    }
+    Ok(result.into())
+}
+
+/// Attributes as checked config fields, or an Error naming the attribute.
+fn fields_from_attributes(attributes: &JsValue) -> Result<Vec<(String, FieldValue)>, JsError> {
+    let mut pairs = Vec::new();
+    for name in object_keys(attributes, "attributes", "{ interval: \"30s\" }")? {
+        let v = field_value(attributes, &name)?;
+        let length = if v.is_string() { js_sys::JsString::from(v.clone()).length() } else { 0 };
+        if length > MAX_TEXT_CHARS {
+            return Err(JsError::new(&format!("{name}: a value of {length} characters is not a setting")));
+        }
+        let value = v.as_string().ok_or_else(|| JsError::new(&format!("{name}: must be a string")))?;
+        pairs.push((name, value));
+    }
+    engine::config::fields_from_attributes(&pairs).map_err(|e| JsError::new(&e.to_string()))
 }

@@ -23,34 +23,6 @@ pub fn simulate(config: JsValue) -> Result<JsValue, JsError> {
     to_js(&report)
 }
 
-/// A value written for people, by the settings table's formatter for its unit: by config key
-/// (`formatValue("interval_ms", 7000)` is "7 s") or by unit name (count, events_per_s,
-/// duration_ms, bytes, bytes_per_s, clock_ms, share, factor).
-#[wasm_bindgen(js_name = formatValue)]
-pub fn format_value(key_or_unit: &str, value: f64) -> Result<String, JsError> {
-    use crate::engine::settings::{by_key, format_unit, Unit};
-    let unit = match key_or_unit {
-        "count" => Unit::Count,
-        "events_per_s" => Unit::EventsPerS,
-        "duration_ms" => Unit::DurationMs,
-        "bytes" => Unit::Bytes,
-        "bytes_per_s" => Unit::BytesPerS,
-        "clock_ms" => Unit::ClockMs,
-        "share" => Unit::Share,
-        "factor" => Unit::Factor,
-        key => by_key(key)
-            .map(|s| s.unit)
-            .ok_or_else(|| JsError::new(&format!("unit: unknown setting or unit {key:?}")))?,
-    };
-    if let Unit::Choice(_) = unit {
-        return Err(JsError::new(&format!("unit: {key_or_unit:?} is a choice, not a number to format")));
-    }
-    if !value.is_finite() {
-        return Err(JsError::new(&format!("value: must be a finite number (got {value})")));
-    }
-    Ok(format_unit(unit, value))
-}
-
 /// The given settings written as attributes read them: `{ interval_ms: 7000 }` gives
 /// `{ interval: "7s" }`. Throws an Error naming a bad field.
 #[wasm_bindgen(js_name = settingsText)]

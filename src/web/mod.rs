@@ -2,18 +2,24 @@
 //! turns JavaScript values into a checked config, keeps the finished run in wasm memory behind a
 //! handle, and draws the charts on canvases. Errors become thrown `Error`s naming the field.
 //!
-//! It builds as two WebAssembly modules: the lab (feature `lab`: runs, charts, settings), which a
-//! lesson page loads first, and the exercises (feature `exercises`: the catalogue and the checks,
-//! with an engine of their own), which a page loads only where it shows exercises.
+//! It builds as three WebAssembly modules: the lab (feature `lab`: runs, charts, settings), which
+//! a lesson page loads first; the first chart (feature `first-chart`: the pipeline view where it
+//! first stands, and nothing else), which a page loads before the lab where its HTML holds no
+//! picture of the first frame; and the exercises (feature `exercises`: the catalogue and the
+//! checks, with an engine of their own), which a page loads only where it shows exercises.
 
 use wasm_bindgen::prelude::*;
 
-#[cfg(feature = "lab")]
+#[cfg(any(feature = "lab", feature = "first-chart"))]
 mod canvas;
-#[cfg(feature = "lab")]
+#[cfg(any(feature = "lab", feature = "first-chart"))]
 mod config;
 #[cfg(feature = "exercises")]
 mod exercises;
+#[cfg(feature = "first-chart")]
+mod first_chart;
+#[cfg(any(feature = "lab", feature = "first-chart"))]
+mod format;
 #[cfg(feature = "exercises")]
 mod js_value;
 #[cfg(feature = "lab")]
@@ -23,6 +29,10 @@ mod lab;
 pub use config::parse_attributes;
 #[cfg(feature = "exercises")]
 pub use exercises::*;
+#[cfg(feature = "first-chart")]
+pub use first_chart::*;
+#[cfg(any(feature = "lab", feature = "first-chart"))]
+pub use format::*;
 #[cfg(feature = "lab")]
 pub use lab::*;
 
@@ -60,6 +70,7 @@ pub fn panic_for_tests() {
 /// copied.
 const MAX_TEXT_CHARS: u32 = 256;
 
+#[cfg(any(feature = "lab", feature = "exercises"))]
 fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsError> {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())

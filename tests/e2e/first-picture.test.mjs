@@ -4,7 +4,8 @@
 // readouts, inert; the picture stands where the engine will draw the pipeline view, in the page's
 // theme, and goes once the canvas is drawn. The written screen is what the element builds
 // (scripts/first-screen.mjs writes it, and fails this suite when stale). A shared link never
-// shows it, and a module that cannot load is said on the page.
+// shows it: there a module of its own draws the first chart before the lab's is fetched. A
+// module that cannot load is said on the page.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
@@ -128,6 +129,53 @@ test("a shared link, another theme or a narrow page never shows the default scen
   assert.equal((await firstScreen(page)).picture, null, "the compact layout has no wide picture");
   release();
   await page.close();
+});
+
+test("a shared link: the first chart's module draws the pipeline view and sets the controls before the lab's module is fetched", async () => {
+  const url = `${base}/index.html#interval=5s&crash-at=10:01:10&sink=upsert`;
+  const { page, errors, release } = await heldBack(url);
+  await page.waitForFunction(() => document.querySelector("checkpoint-lab").built?.firstChartAt !== undefined);
+  const before = await firstScreen(page);
+  const early = await page.evaluate(() => {
+    const lab = document.querySelector("checkpoint-lab");
+    const canvas = lab.shadowRoot.querySelector("[data-chart=pipeline]");
+    return { by: lab.built.firstChartBy, image: canvas.toDataURL(), size: [canvas.width, canvas.height] };
+  });
+  await page.screenshot({ path: shotPath("first-chart-before-lab.png") });
+  assert.equal(early.by, "first-chart");
+  assert.equal(before.inert, true, "the controls wait for the lab");
+  assert.equal(before.picture, null);
+  assert.deepEqual(before.readouts, ["5 s", "2 GB", "10:01:10 (+70 s)"], "the controls stand at the link's settings");
+  assert.equal(before.cursor, "10:01:10", "the cursor stands at the crash the chart shows");
+
+  release();
+  await page.waitForSelector("body[data-ready=true]", { state: "attached" });
+  const after = await firstScreen(page);
+  const late = await page.evaluate(() => {
+    const lab = document.querySelector("checkpoint-lab");
+    const view = lab.view;
+    const at = (name) => performance.getEntriesByType("resource").find((e) => e.name.endsWith(name))?.startTime;
+    return {
+      image: lab.shadowRoot.querySelector("[data-chart=pipeline]").toDataURL(),
+      firstChartAt: view.firstChartAt, labRequested: at("/checkpoint_lab_bg.wasm"), firstRequested: at("/checkpoint_lab_first_bg.wasm"),
+    };
+  });
+  assert.ok(late.firstRequested < late.firstChartAt, "the first chart's module came first");
+  assert.ok(late.labRequested >= late.firstChartAt, "the lab's module is fetched once the first chart is drawn");
+  assert.equal(late.image, early.image, "the lab's whole run draws the very picture the first chart's module drew");
+  assert.deepEqual(after.readouts, before.readouts);
+  assert.deepEqual(after.thumbs, before.thumbs);
+  assert.equal(after.cursor, before.cursor);
+  assert.deepEqual(errors, []);
+  await page.close();
+
+  // The lesson page as written fetches no first-chart module: its picture is in the HTML.
+  const plain = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await plain.goto(`${base}/index.html`);
+  await plain.waitForSelector("body[data-ready=true]", { state: "attached" });
+  const fetched = await plain.evaluate(() => performance.getEntriesByType("resource").some((e) => e.name.includes("checkpoint_lab_first")));
+  assert.equal(fetched, false);
+  await plain.close();
 });
 
 /// The lesson page with no script but its inline one: what the browser paints from the HTML alone.
