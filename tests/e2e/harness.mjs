@@ -4,6 +4,7 @@
 // per page.
 import http from "node:http";
 import fs from "node:fs";
+import zlib from "node:zlib";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -27,7 +28,8 @@ const TYPES = {
 };
 
 /// Serves the repository (or `root`); `routes` maps extra paths to HTML text (a page made by a test).
-export function serve(routes = {}, root = ROOT) {
+/// With `gzip`, files go out gzipped to a browser that accepts it, as a static host serves them.
+export function serve(routes = {}, root = ROOT, { gzip = false } = {}) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, "http://127.0.0.1");
     if (routes[url.pathname]) {
@@ -41,7 +43,13 @@ export function serve(routes = {}, root = ROOT) {
       res.writeHead(404).end("not found");
       return;
     }
-    res.writeHead(200, { "content-type": TYPES[path.extname(file)] || "application/octet-stream" });
+    const type = TYPES[path.extname(file)] || "application/octet-stream";
+    if (gzip && /\bgzip\b/.test(req.headers["accept-encoding"] || "")) {
+      res.writeHead(200, { "content-type": type, "content-encoding": "gzip" });
+      fs.createReadStream(file).pipe(zlib.createGzip({ level: 9 })).pipe(res);
+      return;
+    }
+    res.writeHead(200, { "content-type": type });
     fs.createReadStream(file).pipe(res);
   });
   return new Promise((resolve) => {
