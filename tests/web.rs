@@ -192,7 +192,7 @@ fn pixels(canvas: &HtmlCanvasElement) -> Vec<u8> {
 /// and the cursor it drew; a bad attribute throws an Error naming it.
 #[wasm_bindgen_test]
 fn the_first_chart_draws_the_labs_first_picture() {
-    use checkpoint_lab::web::draw_first_chart;
+    use checkpoint_lab::web::{draw_first_chart, parse_attributes};
     let micro_batch = config(&[("mode", JsValue::from_str("micro_batch"))]);
     let attributes = config(&[("interval", JsValue::from_str("5s")), ("crash-at", JsValue::from_str("10:01:10"))]);
     for (settings, sink) in [(JsValue::UNDEFINED, "append-only"), (micro_batch, "upsert")] {
@@ -202,9 +202,16 @@ fn the_first_chart_draws_the_labs_first_picture() {
         assert_eq!(get(&drawn_config, "interval_ms").as_f64(), Some(5_000.0));
         assert_eq!(get(&drawn, "cursor_ms").as_f64(), Some(70_000.0), "the cursor stands at the crash");
 
+        // The lab's first picture from the config the element gives it: the scenario's settings
+        // with the parsed attributes over them.
+        let merged = Object::new();
+        if !settings.is_undefined() {
+            Object::assign(&merged, &settings.clone().into());
+        }
+        Object::assign(&merged, &parse_attributes(attributes.clone()).unwrap().into());
         let mut lab = Lab::new();
         lab.select(sink, None, 0.0).unwrap();
-        assert!(lab.preview(drawn_config).unwrap());
+        assert!(lab.preview(merged.into()).unwrap());
         let from_lab = canvas(900, 330);
         lab.draw("pipeline", from_lab.clone(), false, 1.0, None).unwrap();
         assert!(ink(&first) > 2_000);

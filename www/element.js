@@ -174,6 +174,8 @@ export function load() {
 // pipeline view first stands and draws it there (src/web/first_chart.rs); the lab's module is
 // fetched once that chart is drawn, so on a slow network the student sees the job sooner.
 let firstChartReady;
+/// How long the lab waits for the first chart's module (and the styles) before it loads anyway.
+const FIRST_CHART_PATIENCE_MS = 4000;
 /// Loads the first chart's module once per page; resolves to its drawFirstChart().
 function loadFirstChart() {
   firstChartReady ??= import("./checkpoint_lab_first.js").then(async (module) => {
@@ -1254,12 +1256,12 @@ class LabView {
   }
 
   /// Draws the pipeline view where it first stands with the first chart's module's `draw`, from
-  /// a scenario's settings and the element's attributes, `sink` (or the default) highlighted:
+  /// a scenario's settings (by its name) and the element's attributes, `sink` (or the default) highlighted:
   /// the picture the lab then draws there, before the lab's module has loaded. The lab's own
   /// first picture (previewStep) is then not needed. Throws what `draw` throws.
-  drawFirstChart(draw, settings, attributes, sink) {
+  drawFirstChart(draw, scenarioName, attributes, sink) {
     const { canvas, figure } = this.charts.pipeline;
-    if (!this.stylesReady || !canvas.isConnected || figure.hidden || this.firstChartAt !== undefined) return;
+    if (!this.stylesReady || !canvas.isConnected || figure.hidden || this.firstChartAt !== undefined || this.summary) return;
     const size = this.canvasSize(canvas);
     if (size.width === 0) return;
     const dpr = window.devicePixelRatio || 1;
@@ -1267,15 +1269,17 @@ class LabView {
     this.root.classList.toggle("dark", dark);
     canvas.width = Math.max(1, Math.round(size.width * dpr));
     canvas.height = Math.max(1, Math.round(size.height * dpr));
-    const drawn = draw(settings, attributes, canvas, dark, dpr, sink ?? this.c.sink.get());
+    const drawn = draw(SCENARIOS[scenarioName].settings, attributes, canvas, dark, dpr, sink ?? this.c.sink.get());
     if (!drawn) return;
     this.preview = "drawn";
     this.firstChartAt = performance.now();
     this.firstChartBy = "first-chart";
     // The controls and the cursor's readout at the values drawn, still inert until the lab has
     // loaded (it sets them again from the same attributes).
+    this.scenario.set(scenarioName);
+    if (sink) this.c.sink.set(sink);
     this.applySettings(drawn.config);
-    for (const control of Object.values(this.c)) control.show?.();
+    this.showReadouts();
     this.cursorInput.max = String(this.horizonMs);
     this.cursorInput.value = String(drawn.cursor_ms);
     this.cursorOut.textContent = clock(this.startMs + drawn.cursor_ms);
@@ -1681,8 +1685,11 @@ export class CheckpointLabElement extends ElementBase {
       if (!this.firstPictureFits()) this.built.dropFirstPicture();
     }
     // Where no picture of the first frame stands, the first chart's module draws it before the
-    // lab's module is fetched.
-    if (builtNow && !this.firstPictureFits()) await this.drawFirstChart();
+    // lab's module is fetched; a module (or styles) slower than FIRST_CHART_PATIENCE_MS no longer
+    // holds the lab back, and draws only if it still comes first.
+    if (builtNow && !this.firstPictureFits()) {
+      await Promise.race([this.drawFirstChart(), new Promise((resolve) => setTimeout(resolve, FIRST_CHART_PATIENCE_MS))]);
+    }
     // Where the element shows exercises from the start, their module loads beside the lab's.
     const options = this.initialOptions ?? {};
     const showsExercises = this.hasAttribute("exercises-src")
@@ -1739,23 +1746,24 @@ export class CheckpointLabElement extends ElementBase {
   }
 
   /// Draws the pipeline view where it first stands with the first chart's module (see
-  /// loadFirstChart), unless the lab's module is loaded or loading already, or the first view is
-  /// not that one (mount() options, a cursor, an exercise's settings, no pipeline view). Never
-  /// throws: the lab draws the view anyway, and reports what is wrong with a setting.
+  /// loadFirstChart), unless the lab's module has loaded already or the first view is not that
+  /// one: mount() options, a cursor, an exercise's settings, a `charts` or `controls` attribute
+  /// (which lay the view out otherwise), an unknown scenario. Never throws: the lab draws the
+  /// view anyway, and reports what is wrong with a setting.
   async drawFirstChart() {
     const view = this.built;
+    const drawsItself = () => labLoaded || this.initialOptions || ["cursor", "charts", "controls", "exercises-src"].some((name) => this.hasAttribute(name))
+      || ["exercise", "exercises"].some((name) => namesExercises(this.getAttribute(name)));
     try {
-      if (!view || ready || this.initialOptions || this.hasAttribute("cursor")) return;
-      if (this.hasAttribute("exercises-src") || ["exercise", "exercises"].some((name) => namesExercises(this.getAttribute(name)))) return;
-      const charts = this.getAttribute("charts");
-      if (charts !== null && !listOption("charts", charts, ALL_VIEWS).includes("pipeline")) return;
+      if (!view || drawsItself()) return;
+      const [draw] = await Promise.all([loadFirstChart(), view.styled]);
+      // What the attributes say now, once the module is in.
+      if (this.built !== view || !this.isConnected || drawsItself()) return;
       const scenarioName = this.getAttribute("scenario") || "lesson";
       if (!Object.hasOwn(SCENARIOS, scenarioName)) return;
-      const [draw] = await Promise.all([loadFirstChart(), view.styled]);
-      if (this.built !== view || !this.isConnected || ready) return;
       const attributes = {};
       for (const name of this.getAttributeNames()) if (CONFIG_ATTRIBUTES.has(name)) attributes[name] = this.getAttribute(name);
-      view.drawFirstChart(draw, SCENARIOS[scenarioName].settings, attributes, this.getAttribute("sink"));
+      view.drawFirstChart(draw, scenarioName, attributes, this.getAttribute("sink"));
     } catch {
       // The lab draws the view.
     }
@@ -1792,6 +1800,9 @@ export class CheckpointLabElement extends ElementBase {
     // Before the first run, any setting or view attribute set may change the first picture.
     if (!this.view) {
       if (this.built && !this.firstPictureFits()) this.built.dropFirstPicture();
+      // A first chart drawn from the attributes before they changed: the lab's first run draws
+      // its own first picture again.
+      if (this.built?.firstChartBy) this.built.preview = undefined;
       return;
     }
     // Moving the cursor needs no new run.

@@ -13,8 +13,8 @@ pub fn parse_duration_ms(text: &str) -> Result<u64, String> {
 }
 
 /// Parses a size such as "512MB", "2GB" or "1.5GB" into bytes (decimal units; "GiB" is binary),
-/// reading it as the `bytesize` crate does (a test holds the two together) without the float
-/// parser's tables, which would be a tenth of the first chart's module.
+/// reading it as the `bytesize` crate does (a test holds the two together) without std's float
+/// parser and its tables, which would be a tenth of the first chart's module.
 pub fn parse_bytes(text: &str) -> Result<u64, String> {
     let bad = || format!("expected a size like 512MB or 2GB, got {text:?}");
     let trimmed = text.trim();
@@ -57,10 +57,11 @@ fn size_unit(name: &str) -> Option<u64> {
 }
 
 /// Reads a decimal number ("0.01", "1.5", "-2", "5e-3", ".5") exactly as `str::parse::<f64>`
-/// does, where that takes no more than one correctly rounded operation: up to 15 significant
-/// digits and a power of ten within 10^±22, which covers any setting a person types. Anything
-/// else (more digits, "inf", "NaN", no digits) is `None`. Without std's general algorithm and its
-/// tables, which would be a tenth of the first chart's module.
+/// reads it, for up to 19 significant digits and a power of ten from 10^-21 up to where the
+/// digits times it still fit in 128 bits: every setting a person types, and every value the
+/// settings table writes (`{}` writes an f64 in at most 17 significant digits). Anything else
+/// (more digits, "inf", "NaN", no digits) is `None`. In integer arithmetic rounded once, instead
+/// of std's general algorithm and its tables, which would be a tenth of the first chart's module.
 pub fn parse_decimal(text: &str) -> Option<f64> {
     let (negative, rest) = match text.as_bytes().first() {
         Some(b'-') => (true, &text[1..]),
@@ -86,27 +87,39 @@ pub fn parse_decimal(text: &str) -> Option<f64> {
         }
         if mantissa > 0 || digit != b'0' {
             significant += 1;
-            if significant > 15 {
+            if significant > 19 {
                 return None;
             }
         }
         mantissa = mantissa * 10 + u64::from(digit - b'0');
     }
     let power = exponent - fraction.len() as i32;
-    const POWERS: [f64; 23] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
-        1e20, 1e21, 1e22,
-    ];
     let value = if mantissa == 0 {
         0.0
-    } else if (0..=22).contains(&power) {
-        mantissa as f64 * POWERS[power as usize]
-    } else if (-22..0).contains(&power) {
-        mantissa as f64 / POWERS[power.unsigned_abs() as usize]
+    } else if power >= 0 {
+        // Exact in 128 bits, then rounded once to the nearest f64, ties to even, as `as` does.
+        u128::from(mantissa).checked_mul(10u128.checked_pow(power.unsigned_abs())?)? as f64
+    } else if power >= -21 {
+        divided_by_power_of_ten(mantissa, power.unsigned_abs())
     } else {
         return None;
     };
     Some(if negative { -value } else { value })
+}
+
+/// `mantissa / 10^power`, correctly rounded, for a power up to 21 (10^21 < 2^70): the mantissa
+/// shifted to the top of 128 bits divided by 10^power gives a quotient of at least 58 bits, and
+/// one more bit set when the division leaves a remainder makes rounding that quotient to 53 bits
+/// round the exact value.
+fn divided_by_power_of_ten(mantissa: u64, power: u32) -> f64 {
+    let shift = u128::from(mantissa).leading_zeros();
+    let numerator = u128::from(mantissa) << shift;
+    let divisor = 10u128.pow(power);
+    let (quotient, remainder) = (numerator / divisor, numerator % divisor);
+    let sticky = (quotient << 1) | u128::from(remainder != 0);
+    // 2^-(shift + 1), exactly: the result stays far above the subnormal range.
+    let scale = f64::from_bits(u64::from(1023 - (shift + 1)) << 52);
+    sticky as f64 * scale
 }
 
 /// The exponent after an "e": an optional sign and at most three digits.

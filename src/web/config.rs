@@ -95,11 +95,16 @@ pub fn parse_attributes(attributes: JsValue) -> Result<JsValue, JsError> {
 }
 
 /// A config from a plain object of config fields (a scenario's settings) with `<checkpoint-lab>`
-/// attributes over them, as the element puts the two together.
+/// attributes over them, as the element puts the two together: `{ ...settings,
+/// ...parseAttributes(attributes) }`, whole numbers passing through a JavaScript number as they
+/// do there.
 #[cfg(feature = "first-chart")]
 pub(super) fn config_from_settings_and_attributes(settings: &JsValue, attributes: &JsValue) -> Result<Config, JsError> {
     let mut fields = fields_from_js(settings)?;
-    fields.extend(fields_from_attributes(attributes)?);
+    fields.extend(fields_from_attributes(attributes)?.into_iter().map(|(key, value)| match value {
+        FieldValue::Whole(n) => (key, FieldValue::Number(n as f64)),
+        other => (key, other),
+    }));
     Config::from_fields(&fields).map_err(|e| JsError::new(&e.to_string()))
 }
 
