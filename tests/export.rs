@@ -57,6 +57,7 @@ val query = counts.writeStream
   .start()
 // Spark's state stores write what changed in each batch (delta files, and a snapshot every spark.sql.streaming.stateStore.minDeltasForSnapshot versions); no batch writes the whole state
 // a failed query is restarted by whatever runs it (cluster manager, job scheduler): Spark has no restart strategy, heartbeat timeout or sink transaction timeout to set here
+// modelled: its supervisor notices the stopped query after 10 s and restarts it at once
 "
     );
 }
@@ -116,6 +117,7 @@ val query = counts.writeStream
   .start()
 // Spark has no barriers: aligned or unaligned does not apply
 // a failed query is restarted by whatever runs it (cluster manager, job scheduler): Spark has no restart strategy, heartbeat timeout or sink transaction timeout to set here
+// modelled: its supervisor notices the stopped query after 30 s and restarts it 5 s later
 "
     );
     // Odd intervals stay exact.

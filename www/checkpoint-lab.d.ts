@@ -43,13 +43,13 @@ export interface Config {
   failure: "task" | "taskmanager_lost";
   /** How often the JobManager asks each TaskManager for a heartbeat (Flink's heartbeat.interval, 10 s) (100 ms to 1 h). Attribute `heartbeat-interval`, flag `--heartbeat-interval`. */
   heartbeat_interval_ms: number;
-  /** Silence after which a TaskManager is declared lost; at least the heartbeat interval (Flink's heartbeat.timeout, 50 s by default) (100 ms to 1 h). Attribute `heartbeat-timeout`, flag `--heartbeat-timeout`. */
+  /** Silence after which a TaskManager is declared lost; at least the heartbeat interval (Flink's heartbeat.timeout, 50 s by default; micro-batch mode: how long the query's supervisor takes to notice it stopped) (100 ms to 1 h). Attribute `heartbeat-timeout`, flag `--heartbeat-timeout`. */
   heartbeat_timeout_ms: number;
   /** Time from the crash until the failure is detected, overriding the failure kind, or none (0 ms to 1 h). Attribute `detection`, flag `--detection`. */
   detection_ms: number | null;
   /** How long a failed job waits before it restarts: a fixed delay, or a backoff that grows with each failure (Flink's default since 1.19). Attribute `restart-strategy`, flag `--restart-strategy`. */
   restart_strategy: "fixed_delay" | "exponential_delay";
-  /** Fixed-delay strategy: time from detection until the restore starts (0 ms to 1 h). Attribute `restart-delay`, flag `--restart-delay`. */
+  /** Fixed-delay strategy: time from detection until the restore starts (micro-batch mode: the supervisor's wait before it restarts the query) (0 ms to 1 h). Attribute `restart-delay`, flag `--restart-delay`. */
   restart_delay_ms: number;
   /** Exponential-delay strategy: the first backoff (1 ms to 1 h). Attribute `backoff-initial`, flag `--backoff-initial`. */
   backoff_initial_ms: number;

@@ -1048,10 +1048,11 @@ class LabView {
     this.c.isolation_level.input.disabled = batches;
     this.c.transaction_timeout_ms.input.disabled = batches;
     // A task's failure reaches the JobManager at once: heartbeats play no part. Spark has neither
-    // heartbeat-timed TaskManagers nor a restart strategy: its supervisor restarts a failed query.
+    // heartbeat-timed TaskManagers nor a restart strategy: its supervisor restarts a stopped
+    // query, after the time it takes to notice, which the heartbeat timeout's control sets there.
     this.c.failure.input.disabled = batches;
     this.c.restart_strategy.input.disabled = batches;
-    this.c.heartbeat_timeout_ms.input.disabled = batches || this.c.failure.get() === "task";
+    this.c.heartbeat_timeout_ms.input.disabled = !batches && this.c.failure.get() === "task";
     // The checkpoint timeline is the batch timeline in micro-batch mode: its text alternative's
     // names say so too (the canvas's own label is the alternative's summary, see fillAlternative).
     const timeline = this.charts.checkpoints;

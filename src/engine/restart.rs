@@ -1,18 +1,23 @@
 //! How a failed job comes back: how soon the JobManager notices the failure (a task's report, or
 //! a lost TaskManager's heartbeat timeout) and how long the restart strategy then waits (a fixed
-//! delay, or Flink's exponential backoff with jitter, reset after an hour without failures).
+//! delay, or Flink's exponential backoff with jitter, reset after an hour without failures). A
+//! stopped Spark query comes back by its supervisor (a cluster manager, a job scheduler): Spark
+//! has neither heartbeat-timed TaskManagers nor a restart strategy.
 
-use super::config::{Config, Failure, RestartStrategy, TASK_FAILURE_DETECTION_MS};
+use super::config::{Config, Failure, Mode, RestartStrategy, TASK_FAILURE_DETECTION_MS};
 use super::source::{mix64, sub_seed};
 
 /// Time from a crash until the JobManager knows: the override if set, else a task's report or a
 /// lost TaskManager's heartbeat timeout. The timeout counts from the last heartbeat the
-/// TaskManager answered; the model puts that just before the crash, the slowest case.
+/// TaskManager answered; the model puts that just before the crash, the slowest case. In
+/// micro-batch mode, the time until the query's supervisor notices it stopped, whatever failed:
+/// the heartbeat timeout's setting, which the page names so there.
 pub fn detection_delay_ms(config: &Config) -> u64 {
-    match (config.detection_ms, config.failure) {
-        (Some(ms), _) => ms,
-        (None, Failure::Task) => TASK_FAILURE_DETECTION_MS,
-        (None, Failure::TaskmanagerLost) => config.heartbeat_timeout_ms,
+    match (config.detection_ms, config.mode, config.failure) {
+        (Some(ms), _, _) => ms,
+        (None, Mode::MicroBatch, _) => config.heartbeat_timeout_ms,
+        (None, Mode::Barrier, Failure::Task) => TASK_FAILURE_DETECTION_MS,
+        (None, Mode::Barrier, Failure::TaskmanagerLost) => config.heartbeat_timeout_ms,
     }
 }
 
@@ -20,7 +25,11 @@ pub fn detection_delay_ms(config: &Config) -> u64 {
 /// (1 for the first failure since the backoff was last reset). Exponential, as Flink computes it:
 /// initial × multiplier^(n-1) capped at the maximum, plus a jitter of ± that times the jitter
 /// factor drawn from the seed and `failure_number`, kept between the initial and the maximum.
+/// In micro-batch mode, the supervisor's fixed wait, the restart delay.
 pub fn restart_backoff_ms(config: &Config, failure_number: u32) -> u64 {
+    if config.mode == Mode::MicroBatch {
+        return config.restart_delay_ms;
+    }
     match config.restart_strategy {
         RestartStrategy::FixedDelay => config.restart_delay_ms,
         RestartStrategy::ExponentialDelay => {
@@ -39,6 +48,25 @@ pub fn restart_backoff_ms(config: &Config, failure_number: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stopped_query_comes_back_by_its_supervisor_whatever_flink_would_do() {
+        let query = Config {
+            mode: Mode::MicroBatch,
+            heartbeat_timeout_ms: 20_000,
+            restart_delay_ms: 3_000,
+            ..Config::default()
+        };
+        for failure in [Failure::Task, Failure::TaskmanagerLost] {
+            for restart_strategy in [RestartStrategy::FixedDelay, RestartStrategy::ExponentialDelay] {
+                let config = Config { failure, restart_strategy, ..query.clone() };
+                assert_eq!(detection_delay_ms(&config), 20_000, "{failure:?}");
+                assert_eq!(restart_backoff_ms(&config, 1), 3_000, "{restart_strategy:?}");
+                assert_eq!(restart_backoff_ms(&config, 7), 3_000, "no backoff grows");
+            }
+        }
+        assert_eq!(detection_delay_ms(&Config { detection_ms: Some(500), ..query }), 500, "the override still wins");
+    }
 
     #[test]
     fn exponential_backoff_grows_by_its_multiplier_up_to_its_maximum() {

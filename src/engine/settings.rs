@@ -317,8 +317,10 @@ pub const SETTINGS: [Setting; 38] = [
     },
     Setting {
         help: "Silence after which a TaskManager is declared lost; at least the heartbeat interval \
-               (Flink's heartbeat.timeout, 50 s by default)",
+               (Flink's heartbeat.timeout, 50 s by default; micro-batch mode: how long the query's \
+               supervisor takes to notice it stopped)",
         label: "Heartbeat timeout",
+        label_micro_batch: Some("Supervisor notices after"),
         control: Control::Advanced,
         steps: Steps::Values(&[10.0 * S, 15.0 * S, 20.0 * S, 30.0 * S, 50.0 * S, 1.0 * MIN, 2.0 * MIN]),
         ..setting("heartbeat_timeout_ms", "heartbeat-timeout", Unit::DurationMs, 100.0, H)
@@ -337,7 +339,8 @@ pub const SETTINGS: [Setting; 38] = [
         ..setting("restart_strategy", "restart-strategy", Unit::Choice(RESTART_STRATEGIES), 0.0, 0.0)
     },
     Setting {
-        help: "Fixed-delay strategy: time from detection until the restore starts",
+        help: "Fixed-delay strategy: time from detection until the restore starts (micro-batch mode: the \
+               supervisor's wait before it restarts the query)",
         label: "Restart delay",
         ..setting("restart_delay_ms", "restart-delay", Unit::DurationMs, 0.0, H)
     },

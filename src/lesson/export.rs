@@ -10,7 +10,9 @@ use crate::engine::config::{
     BACKOFF_RESET_THRESHOLD_MS, BROKER_TRANSACTION_MAX_TIMEOUT_MS, FLINK_CHECKPOINT_TIMEOUT_MS,
 };
 use crate::engine::model::checkpoint_outlasts_timeout_ms;
+use crate::engine::restart::{detection_delay_ms, restart_backoff_ms};
 use crate::engine::sinks::SinkDesign;
+use crate::engine::units::format_duration_ms;
 
 /// Both exports of one configuration.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -67,7 +69,7 @@ pub fn flink(config: &Config, sink: SinkDesign) -> String {
     if let Some(checkpoint_ms) = checkpoint_outlasts_timeout_ms(config) {
         lines.push(format!(
             "# a checkpoint takes {}: the default timeout of {} would expire every one",
-            crate::engine::units::format_duration_ms(checkpoint_ms),
+            format_duration_ms(checkpoint_ms),
             flink_duration(FLINK_CHECKPOINT_TIMEOUT_MS)
         ));
         lines.push(format!(
@@ -209,5 +211,15 @@ pub fn spark(config: &Config, sink: SinkDesign) -> String {
          restart strategy, heartbeat timeout or sink transaction timeout to set here"
             .to_string(),
     );
+    // What the model's supervisor does, as in micro-batch mode whichever mode the page is in.
+    let query = Config { mode: Mode::MicroBatch, ..config.clone() };
+    lines.push(format!(
+        "// modelled: its supervisor notices the stopped query after {} and restarts it {}",
+        format_duration_ms(detection_delay_ms(&query)),
+        match restart_backoff_ms(&query, 1) {
+            0 => "at once".to_string(),
+            ms => format!("{} later", format_duration_ms(ms)),
+        }
+    ));
     lines.join("\n") + "\n"
 }

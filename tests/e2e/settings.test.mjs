@@ -92,10 +92,17 @@ test("mount().set() with a value between steps runs it, and moving the slider pi
     const timeline = root.querySelector("[data-chart=checkpoints]");
     const figure = timeline.closest("figure");
     const summary = figure.querySelector("summary").textContent, table = figure.querySelector("table.data").getAttribute("aria-label");
-    return { mode: window.__handle.report().config.mode, shown: select.value, summary, table };
+    const control = (name) => root.querySelector(`[data-control=${name}]`);
+    const supervisor = { label: control("heartbeat-timeout").labels[0].textContent, enabled: !control("heartbeat-timeout").disabled,
+      greyed: ["failure", "restart-strategy"].filter((name) => control(name).disabled) };
+    return { mode: window.__handle.report().config.mode, shown: select.value, summary, table, supervisor };
   });
-  // The checkpoint timeline is the batch timeline now, in its text alternative's names too.
-  assert.deepEqual(mode, { mode: "micro_batch", shown: "micro_batch", summary: "Batch timeline: summary and data", table: "Batch timeline: data" });
+  // The checkpoint timeline is the batch timeline now, in its text alternative's names too; the
+  // supervisor's notice time is the one Flink control of failures that still means something.
+  assert.deepEqual(mode, {
+    mode: "micro_batch", shown: "micro_batch", summary: "Batch timeline: summary and data", table: "Batch timeline: data",
+    supervisor: { label: "Supervisor notices after", enabled: true, greyed: ["failure", "restart-strategy"] },
+  });
   // With the crash set to none, moving the crash slider brings a crash back.
   await p.evaluate(async () => { await window.__handle.set({ mode: "barrier", crash_at_ms: null }); });
   assert.equal(await p.evaluate(() => window.__handle.report().crash), null);
