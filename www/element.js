@@ -158,6 +158,9 @@ function viewLab() {
   });
 }
 
+/// A canvas's backing store, in device pixels, for its CSS size at a pixel ratio.
+const backingSize = (size, dpr) => [Math.max(1, Math.round(size.width * dpr)), Math.max(1, Math.round(size.height * dpr))];
+
 let ready;
 /// Loads the WebAssembly module once per page: compiled while it streams in.
 export function load() {
@@ -954,7 +957,7 @@ class LabView {
         continue;
       }
       this.outOfView.delete(name);
-      const w = Math.max(1, Math.round(size.width * dpr)), h = Math.max(1, Math.round(size.height * dpr));
+      const [w, h] = backingSize(size, dpr);
       const chartCursor = name === "tradeoff" ? undefined : cursorS;
       // The trade-off chart shows every interval for these settings whenever the crash comes:
       // moving only the crash time leaves it as drawn.
@@ -1268,8 +1271,7 @@ class LabView {
     const dpr = window.devicePixelRatio || 1;
     const dark = this.theme();
     this.root.classList.toggle("dark", dark);
-    canvas.width = Math.max(1, Math.round(size.width * dpr));
-    canvas.height = Math.max(1, Math.round(size.height * dpr));
+    [canvas.width, canvas.height] = backingSize(size, dpr);
     const drawn = draw(SCENARIOS[scenarioName].settings, attributes, canvas, dark, dpr, sink ?? this.c.sink.get());
     if (!drawn) return;
     this.preview = "drawn";
@@ -1762,9 +1764,7 @@ export class CheckpointLabElement extends ElementBase {
       if (this.built !== view || !this.isConnected || drawsItself()) return;
       const scenarioName = this.getAttribute("scenario") || "lesson";
       if (!Object.hasOwn(SCENARIOS, scenarioName)) return;
-      const attributes = {};
-      for (const name of this.getAttributeNames()) if (CONFIG_ATTRIBUTES.has(name)) attributes[name] = this.getAttribute(name);
-      view.drawFirstChart(draw, scenarioName, attributes, this.getAttribute("sink"));
+      view.drawFirstChart(draw, scenarioName, this.settingAttributes(), this.getAttribute("sink"));
     } catch {
       // The lab draws the view.
     }
@@ -1820,15 +1820,20 @@ export class CheckpointLabElement extends ElementBase {
     this.refresh(true);
   }
 
+  /// The element's setting attributes, as written: { interval: "30s", ... }.
+  settingAttributes() {
+    const attributes = {};
+    for (const name of this.getAttributeNames()) if (CONFIG_ATTRIBUTES.has(name)) attributes[name] = this.getAttribute(name);
+    return attributes;
+  }
+
   /// The config the attributes and mount options describe (throws an Error naming a bad one).
   describedConfig() {
     const view = this.view;
     const scenarioName = textOption("scenario", view.options.scenario ?? this.getAttribute("scenario")) || "lesson";
     const scenario = Object.hasOwn(SCENARIOS, scenarioName) ? SCENARIOS[scenarioName] : undefined;
     if (!scenario) throw new Error(`scenario: must be one of ${Object.keys(SCENARIOS).join(", ")} (got ${JSON.stringify(scenarioName)})`);
-    const attributes = {};
-    for (const name of this.getAttributeNames()) if (CONFIG_ATTRIBUTES.has(name)) attributes[name] = this.getAttribute(name);
-    const config = { ...scenario.settings, ...parseAttributes(attributes) };
+    const config = { ...scenario.settings, ...parseAttributes(this.settingAttributes()) };
     for (const [k, v] of Object.entries(view.options)) if (!VIEW_OPTIONS.includes(k)) config[k] = v;
     return { config, scenarioName };
   }
