@@ -8,7 +8,6 @@ use web_sys::HtmlCanvasElement;
 
 use super::canvas;
 use super::config::{config_from_settings_and_attributes, config_to_js};
-use crate::engine::SinkDesign;
 use crate::lesson;
 
 /// Runs the scenario `settings` (config fields) with `attributes` (`<checkpoint-lab>`
@@ -29,9 +28,7 @@ pub fn draw_first_chart(
     sink: &str,
 ) -> Result<JsValue, JsError> {
     let config = config_from_settings_and_attributes(&settings, &attributes)?;
-    let highlight = SinkDesign::from_name(sink).ok_or_else(|| {
-        JsError::new(&format!("sink: must be append-only, upsert, transactional or dedupe-view (got {sink:?})"))
-    })?;
+    let highlight = super::sink_named(sink)?;
     let Some(preview) = lesson::preview(&config).map_err(|e| JsError::new(&e.to_string()))? else {
         return Ok(JsValue::NULL);
     };

@@ -12,7 +12,7 @@ use super::{to_js, MAX_TEXT_CHARS};
 use crate::charts::{self, Chart, Focus};
 use crate::engine::clock::ClockTime;
 use crate::engine::report::{Figures, FiguresBuilder};
-use crate::engine::{self, Config, Outcome, SinkDesign};
+use crate::engine::{self, Config, Outcome};
 use crate::lesson::{self, Report};
 
 /// Runs a scenario and returns the whole report as a plain object.
@@ -113,9 +113,7 @@ impl Lab {
     /// Chooses the sink to highlight and the (window, product) the sink chart shows; a window of
     /// `undefined` means the window the crash falls in (or the first one).
     pub fn select(&mut self, sink: &str, window_start_ms: Option<f64>, product: f64) -> Result<(), JsError> {
-        self.focus.sink = SinkDesign::from_name(sink).ok_or_else(|| {
-            JsError::new(&format!("sink: must be append-only, upsert, transactional or dedupe-view (got {sink:?})"))
-        })?;
+        self.focus.sink = super::sink_named(sink)?;
         self.focus.window_start_ms = match window_start_ms {
             None => None,
             Some(w) if w.is_finite() && w >= 0.0 && w.fract() == 0.0 && w < 86_400_000.0 => Some(w as u64),
@@ -413,9 +411,7 @@ impl Lab {
     /// What a reader of `sink` sees at the end of the run, for one window: rows as plain objects.
     pub fn sink_rows(&self, sink: &str) -> Result<JsValue, JsError> {
         let report = self.current()?;
-        let design = SinkDesign::from_name(sink).ok_or_else(|| {
-            JsError::new(&format!("sink: must be append-only, upsert, transactional or dedupe-view (got {sink:?})"))
-        })?;
+        let design = super::sink_named(sink)?;
         let window = self.focus.window(report);
         let rows: Vec<SinkRow> = report
             .tables

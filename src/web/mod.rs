@@ -66,6 +66,14 @@ pub fn panic_for_tests() {
     panic!("a panic forced by a test");
 }
 
+/// A sink design by its name, or an Error naming `sink` and the designs.
+#[cfg(any(feature = "lab", feature = "first-chart"))]
+fn sink_named(sink: &str) -> Result<crate::engine::SinkDesign, JsError> {
+    crate::engine::SinkDesign::from_name(sink).ok_or_else(|| {
+        JsError::new(&format!("sink: must be append-only, upsert, transactional or dedupe-view (got {sink:?})"))
+    })
+}
+
 /// Longer than any setting's text ("micro_batch", "10:00:45.500") or key: refused before it is
 /// copied.
 const MAX_TEXT_CHARS: u32 = 256;
