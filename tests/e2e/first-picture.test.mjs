@@ -218,17 +218,24 @@ test("from the HTML alone, before any module runs: the first screen at the defau
   assert.deepEqual(written.picture.box, built.picture.box);
 });
 
-test("a shared link hides the page's first screen, its space kept, until the element has built its own", async () => {
-  const { page, errors } = await withoutModules(`${base}/index.html#interval=5s`);
-  const state = await page.evaluate(() => {
-    const lab = document.querySelector("checkpoint-lab");
-    return { link: document.documentElement.dataset.sharedLink, visibility: getComputedStyle(lab).visibility, height: lab.getBoundingClientRect().height };
-  });
-  assert.equal(state.link, "", "the inline script marked the link");
-  assert.equal(state.visibility, "hidden");
-  assert.ok(state.height > 500, `the space is kept (${state.height} px)`);
-  assert.deepEqual(errors, []);
-  await page.close();
+test("a shared link hides the page's first screen, and skips its layout, its space kept, until the element has built its own", async () => {
+  for (const width of [1280, 360]) {
+    const { page: written } = await withoutModules(`${base}/index.html`, { width });
+    const screenHeight = await written.evaluate(() => document.querySelector("checkpoint-lab").getBoundingClientRect().height);
+    await written.close();
+    const { page, errors } = await withoutModules(`${base}/index.html#interval=5s`, { width });
+    const state = await page.evaluate(() => {
+      const lab = document.querySelector("checkpoint-lab");
+      const style = getComputedStyle(lab);
+      return { link: document.documentElement.dataset.sharedLink, visibility: style.visibility, contentVisibility: style.contentVisibility, height: lab.getBoundingClientRect().height };
+    });
+    assert.equal(state.link, "", "the inline script marked the link");
+    assert.equal(state.visibility, "hidden");
+    assert.equal(state.contentVisibility, "hidden", "the hidden screen is not laid out");
+    assert.ok(Math.abs(state.height - screenHeight) < 0.05 * screenHeight, `${width} px wide, the space is kept: ${state.height} px against the first screen's ${screenHeight} px`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
 });
 
 test("the page's first screen is what the element builds, and its policy names exactly its inline script and styles", async () => {
