@@ -5,9 +5,9 @@
 // input to the frame shown, from a Chrome trace), each interval value's first visit in a fresh page (a student's first drag),
 // navigation to the first picture (the page's first screen with the pipeline view of the default
 // scenario, written into its HTML and painted before any script runs) and to the first chart the
-// engine draws (five cold loads; the first part of the lab's module draws it), the same on a
-// shared link (settings in the URL, where the written picture does not fit; on a slow network
-// too),
+// engine draws (five cold loads), the same on a shared link (settings in the URL, where the
+// written picture does not fit and the first chart's module draws the first chart; on a slow
+// network too, with and without that module),
 // against the lesson's text alone without any script (the floor), what the lesson page loads
 // before its first picture and its first chart (gzipped), the wasm and JS bytes, and wasm memory after the default run and two seconds later.
 // Prints one table, each figure against its target.
@@ -122,7 +122,7 @@ for (let i = 0; i < LOADS; i++) {
 // default scenario, so the element drops its picture and the engine draws the first one.
 const SHARED_LINK = "#interval=5s&crash-at=10:01:10";
 const linked = [];
-let linkedFiles = [];
+let linkedFiles = [], firstChartMemory;
 for (let i = 0; i < LOADS; i++) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
   await context.addInitScript(watchFirstScreen);
@@ -130,6 +130,10 @@ for (let i = 0; i < LOADS; i++) {
   const load = await coldLoad(fresh, `${base}/index.html${SHARED_LINK}`);
   linked.push([load.first, load.all, load.by]);
   linkedFiles = load.files;
+  if (i === 0) {
+    // What the first chart's module keeps: its instance's memory, once it has drawn.
+    firstChartMemory = await fresh.evaluate(async () => (await (await import("/pkg/checkpoint_lab_first.js")).default()).memory.buffer.byteLength);
+  }
   await context.close();
 }
 // A student's first drag: in three fresh pages, each left idle for two seconds after its first
@@ -189,12 +193,15 @@ for (let i = 0; i < 3; i++) {
   slow.push([load.picture, load.first]);
   await context.close();
 }
-// The same slow network on the shared link, three cold loads.
-const slowLinked = { module: [] };
+// The same slow network on the shared link, three cold loads each: with the first chart's module,
+// and with it held back (its fetch fails, so the lab's module draws the first chart, as before
+// the first chart had a module of its own).
+const slowLinked = { module: [], lab: [] };
 for (let i = 0; i < 3; i++) {
-  for (const kind of ["module"]) {
+  for (const kind of ["module", "lab"]) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
     const fresh = await context.newPage();
+    if (kind === "lab") await fresh.route("**/checkpoint_lab_first.js", (route) => route.abort());
     const cdp = await context.newCDPSession(fresh);
     await cdp.send("Network.enable");
     await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 0.75e6 / 8 });
@@ -409,10 +416,9 @@ const size = (file) => {
   return [raw.length, zlib.gzipSync(raw, { level: 9 }).length];
 };
 const [wasmRaw, wasmGz] = size("pkg/checkpoint_lab_bg.wasm");
-const [restRaw, restGz] = size("pkg/checkpoint_lab_rest_bg.wasm");
 const exercises = ["pkg/checkpoint_lab_exercises_bg.wasm", "pkg/checkpoint_lab_exercises.js", "pkg/exercise-panel.js"]
   .filter((file) => fs.existsSync(path.join(ROOT, file))).map(size);
-const js = ["pkg/checkpoint_lab.js", "pkg/checkpoint_lab_rest.js", "pkg/checkpoint-lab.js", "pkg/checkpoint-lab.css"].map(size);
+const js = ["pkg/checkpoint_lab.js", "pkg/checkpoint-lab.js", "pkg/checkpoint-lab.css"].map(size);
 const jsRaw = js.reduce((a, b) => a + b[0], 0), jsGz = js.reduce((a, b) => a + b[1], 0);
 
 console.log("| measure | p50 | p95 | max | target |");
@@ -432,17 +438,17 @@ console.log(`| navigation → all charts drawn | ${fmt(quantile(allCharts, 0.5))
 const linkedFirstP50 = quantile(linked.map((l) => l[0]), 0.5);
 console.log(`| a shared link (index.html${SHARED_LINK}, no picture in the HTML fits), navigation → first chart drawn by the engine (by ${[...new Set(linked.map((l) => l[2]))].join(", ")}) / all charts (${linked.length} cold loads) | ${fmt(linkedFirstP50)} / ${fmt(quantile(linked.map((l) => l[1]), 0.5))} | | ${fmt(Math.max(...linked.map((l) => l[0])))} | p50 ${against(linkedFirstP50, TARGET.firstChart, "ms")} |`);
 const slowFmt = (loads) => `${fmt(quantile(loads.map((l) => l[0]), 0.5))} / ${fmt(quantile(loads.map((l) => l[1]), 0.5))}`;
-console.log(`| … on the slow network, first chart / all charts (${slowLinked.module.length} cold loads) | ${slowFmt(slowLinked.module)} | | | |`);
+console.log(`| … on the slow network, first chart / all charts: with the first chart's module / without it (${slowLinked.module.length} cold loads each) | ${slowFmt(slowLinked.module)} / ${slowFmt(slowLinked.lab)} | | | |`);
 console.log(`| … loaded before that first chart, gzipped (${linkedBytes.length} files) | ${linkedBytesKB.toFixed(0)} KB | | | ${against(linkedBytesKB, TARGET.firstBytesKB, "KB")} |`);
 console.log(`| what the first picture needs, gzipped (${pictureNeeds.length} files: the page with its first screen, the page's styles) | ${pictureNeedsKB.toFixed(0)} KB | | | ${against(pictureNeedsKB, TARGET.firstBytesKB, "KB")} |`);
 console.log(`| … requested before it is painted, counting the modules and the engine's wasm, which the page starts fetching at once | ${pictureAllKB.toFixed(0)} KB | | | |`);
 console.log(`| loaded before the first chart drawn by the engine, gzipped (${firstBytes.length} files) | ${firstBytesKB.toFixed(0)} KB | | | ${against(firstBytesKB, TARGET.firstBytesKB, "KB")} |`);
 console.log(`| main-thread tasks over 50 ms, 20,000 events/s, 40 crash-time inputs | ${heavy.count} (longest ${fmt(heavy.longest)}) | | | none ${heavy.count === 0 ? "✓" : "✗"} |`);
-console.log(`| wasm bytes, the lab's module: its first part (raw / gzip) | ${wasmRaw.toLocaleString("en-US")} | ${wasmGz.toLocaleString("en-US")} | | |`);
-console.log(`| … its second part, fetched once the first chart is drawn (raw / gzip) | ${restRaw.toLocaleString("en-US")} | ${restGz.toLocaleString("en-US")} | | |`);
+console.log(`| wasm bytes, the lab's module (raw / gzip) | ${wasmRaw.toLocaleString("en-US")} | ${wasmGz.toLocaleString("en-US")} | | |`);
+console.log(`| the first chart's module, wasm (raw / gzip), and its instance's memory once drawn | ${size("pkg/checkpoint_lab_first_bg.wasm")[0].toLocaleString("en-US")} | ${size("pkg/checkpoint_lab_first_bg.wasm")[1].toLocaleString("en-US")} | ${(firstChartMemory / 1e6).toFixed(1)} MB | |`);
 console.log(`| the exercises' module, wasm, glue and panel, loaded only where exercises are shown (raw / gzip) | ${exercises.reduce((a, b) => a + b[0], 0).toLocaleString("en-US")} | ${exercises.reduce((a, b) => a + b[1], 0).toLocaleString("en-US")} | | |`);
 console.log(`| JS and CSS bytes (raw / gzip) | ${jsRaw.toLocaleString("en-US")} | ${jsGz.toLocaleString("en-US")} | | |`);
-console.log(`| wasm + JS + CSS gzipped | ${((wasmGz + restGz + jsGz) / 1024).toFixed(0)} KB | | | |`);
+console.log(`| wasm + JS + CSS gzipped | ${((wasmGz + jsGz) / 1024).toFixed(0)} KB | | | |`);
 console.log(`| wasm memory after the default run | ${(memory / 1e6).toFixed(1)} MB | | | |`);
 console.log(`| … two seconds later, the warm-up run at the shortest interval made and freed | ${(memoryRead / 1e6).toFixed(1)} MB | | | |`);
 if (errors.length) { console.error(errors); process.exit(1); }

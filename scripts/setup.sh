@@ -42,13 +42,6 @@ if [[ $(wasm-bindgen --version 2>/dev/null) != "wasm-bindgen $bindgen_version" ]
   cargo install --force wasm-bindgen-cli --version "$bindgen_version"
 fi
 
-# wasm-split-cli cuts the lab's module in two parts that share one memory (scripts/build-wasm.sh).
-WASM_SPLIT_VERSION=0.2.4
-if ! cargo install --list | grep -qx "wasm_split_cli_support v$WASM_SPLIT_VERSION:"; then
-  say "installing wasm-split-cli $WASM_SPLIT_VERSION (a few minutes)"
-  cargo install --locked wasm_split_cli_support --version "$WASM_SPLIT_VERSION" --features build-binary
-fi
-
 # npm tools: binaryen 132 provides wasm-opt (Debian's wasm-opt 108 breaks release builds and must
 # never be installed), playwright-core drives the system Chromium, esbuild minifies the package's
 # scripts and bundles the package the way a course site would.

@@ -28,17 +28,17 @@ run fmt cargo fmt --check
 step "clippy (native)"
 run clippy cargo clippy --all-targets --locked -- -D warnings
 step "clippy (wasm32)"
-run clippy-wasm cargo clippy --target wasm32-unknown-unknown --no-default-features --features lab,exercises --lib --bins --tests --locked -- -D warnings
-# Each module alone, and the lab in two parts, as scripts/build-wasm.sh builds them.
+run clippy-wasm cargo clippy --target wasm32-unknown-unknown --no-default-features --features lab,exercises,first-chart --lib --bins --tests --locked -- -D warnings
+# Each of the three modules alone, as scripts/build-wasm.sh builds them.
 run clippy-wasm-lab cargo clippy --target wasm32-unknown-unknown --no-default-features --features lab --lib --locked -- -D warnings
-run clippy-wasm-split cargo clippy --target wasm32-unknown-unknown --no-default-features --features split --lib --locked -- -D warnings
 run clippy-wasm-exercises cargo clippy --target wasm32-unknown-unknown --no-default-features --features exercises --lib --locked -- -D warnings
+run clippy-wasm-first-chart cargo clippy --target wasm32-unknown-unknown --no-default-features --features first-chart --lib --locked -- -D warnings
 step "cargo test (native)"
 run native cargo test --locked
 step "wasm-bindgen tests, headless Chrome"
-run chrome wasm-pack test --headless --chrome --mode no-install -- --locked --no-default-features --features lab,exercises --test web
+run chrome wasm-pack test --headless --chrome --mode no-install -- --locked --no-default-features --features lab,exercises,first-chart --test web
 step "wasm-bindgen tests, headless Firefox"
-run firefox wasm-pack test --headless --firefox --mode no-install -- --locked --no-default-features --features lab,exercises --test web
+run firefox wasm-pack test --headless --firefox --mode no-install -- --locked --no-default-features --features lab,exercises,first-chart --test web
 step "end-to-end tests (Chromium against the release build), the npm package, the TypeScript declarations"
 scripts/build-wasm.sh
 run e2e node --test --test-reporter=tap tests/e2e/

@@ -2,7 +2,6 @@
 // glue; a page needs nothing else. Everything it shows lives in its shadow root, text goes in
 // through textContent only, and styles come from checkpoint-lab.css beside this module.
 import init, * as glue from "./checkpoint_lab.js";
-import { loadRest } from "./checkpoint_lab_rest.js";
 // The settings table (generated from src/engine/settings.rs): keys, attributes, units,
 // ranges, slider steps and labels. The controls below are built from it.
 import { SETTINGS, BUILTIN_EXERCISE_IDS } from "./settings.js";
@@ -123,9 +122,12 @@ const guarded = (fn) => (...args) => {
   }
 };
 const wasmDefaults = guarded(glue.defaults), parseAttributes = guarded(glue.parseAttributes);
-const formatValue = guarded(glue.formatValue), firstChart = guarded(glue.drawFirstChart);
-/// Whether the lab's module has loaded, both its parts (see load).
+const labFormatValue = guarded(glue.formatValue);
+/// Whether the lab's module has loaded (see load).
 let labLoaded = false;
+/// The first chart's module formats values as the lab's does, until that has loaded.
+let firstChartFormatValue;
+const formatValue = (key, value) => (labLoaded || !firstChartFormatValue ? labFormatValue : firstChartFormatValue)(key, value);
 const settingsText = guarded(glue.settingsText);
 const Player = glue.Player;
 /// For the tests only: panics inside the engine, to prove that a panic does not poison the module.
@@ -159,29 +161,34 @@ function viewLab() {
 /// A canvas's backing store, in device pixels, for its CSS size at a pixel ratio.
 const backingSize = (size, dpr) => [Math.max(1, Math.round(size.width * dpr)), Math.max(1, Math.round(size.height * dpr))];
 
-let firstPartReady, ready;
-/// Loads the first part of the lab's WebAssembly module once per page (compiled while it streams
-/// in): what the first chart needs (src/web/split.rs).
-function loadFirstPart() {
-  firstPartReady ??= init({ module_or_path: new URL("./checkpoint_lab_bg.wasm", import.meta.url) });
-  firstPartReady.catch(() => { firstPartReady = undefined; });
-  return firstPartReady;
-}
-
-/// Loads the lab's WebAssembly module once per page: its first part, then its second (the whole
-/// run, the report, the other charts), which every call but the first chart's needs.
+let ready;
+/// Loads the WebAssembly module once per page: compiled while it streams in.
 export function load() {
-  ready ??= loadFirstPart().then(async (module) => {
-    await loadRest();
+  ready ??= init({ module_or_path: new URL("./checkpoint_lab_bg.wasm", import.meta.url) }).then((module) => {
     labLoaded = true;
     return module;
   });
   return ready;
 }
 
-/// How long the lab waits for its styles to draw its first chart before it loads its second part
-/// anyway.
+// ---------- the first chart's module ----------
+// Where a page's HTML holds no picture of the first frame (a shared link, settings in
+// attributes), a module of its own, under half the lab's size, runs the scenario up to where the
+// pipeline view first stands and draws it there (src/web/first_chart.rs); the lab's module is
+// fetched once that chart is drawn, so on a slow network the student sees the job sooner.
+let firstChartReady;
+/// How long the lab waits for the first chart's module (and the styles) before it loads anyway.
 const FIRST_CHART_PATIENCE_MS = 4000;
+/// Loads the first chart's module once per page; resolves to its drawFirstChart().
+function loadFirstChart() {
+  firstChartReady ??= import("./checkpoint_lab_first.js").then(async (module) => {
+    await module.default({ module_or_path: new URL("./checkpoint_lab_first_bg.wasm", import.meta.url) });
+    firstChartFormatValue = module.formatValue;
+    return module.drawFirstChart;
+  });
+  firstChartReady.catch(() => { firstChartReady = undefined; });
+  return firstChartReady;
+}
 
 // ---------- the exercises' module ----------
 // The exercises (the catalogue, an author's exercises checked field by field, a student's answer
@@ -1252,11 +1259,10 @@ class LabView {
     }
   }
 
-  /// Draws the pipeline view where it first stands with `draw` (the lab's drawFirstChart), from a
-  /// scenario's settings (by its name) and the element's attributes, `sink` (or the default)
-  /// highlighted: the picture the lab's first run then draws there, before the module's second
-  /// part has loaded. The lab's own first picture (previewStep) is then not needed. Throws what
-  /// `draw` throws.
+  /// Draws the pipeline view where it first stands with the first chart's module's `draw`, from
+  /// a scenario's settings (by its name) and the element's attributes, `sink` (or the default) highlighted:
+  /// the picture the lab then draws there, before the lab's module has loaded. The lab's own
+  /// first picture (previewStep) is then not needed. Throws what `draw` throws.
   drawFirstChart(draw, scenarioName, attributes, sink) {
     const { canvas, figure } = this.charts.pipeline;
     if (!this.stylesReady || !canvas.isConnected || figure.hidden || this.firstChartAt !== undefined || this.summary) return;
@@ -1268,10 +1274,9 @@ class LabView {
     [canvas.width, canvas.height] = backingSize(size, dpr);
     const drawn = draw(SCENARIOS[scenarioName].settings, attributes, canvas, dark, dpr, sink ?? this.c.sink.get());
     if (!drawn) return;
-    this.dropFirstPicture();
     this.preview = "drawn";
     this.firstChartAt = performance.now();
-    this.firstChartBy = "first part";
+    this.firstChartBy = "first-chart";
     // The controls and the cursor's readout at the values drawn, still inert until the lab has
     // loaded (it sets them again from the same attributes).
     this.scenario.set(scenarioName);
@@ -1682,10 +1687,10 @@ export class CheckpointLabElement extends ElementBase {
       this.built = new LabView(this, this.shadowRoot);
       if (!this.firstPictureFits()) this.built.dropFirstPicture();
     }
-    // The first part of the lab's module draws the first chart before its second part is
-    // fetched; styles slower than FIRST_CHART_PATIENCE_MS no longer hold the lab back, and the
-    // chart is drawn then only if it still comes first.
-    if (builtNow) {
+    // Where no picture of the first frame stands, the first chart's module draws it before the
+    // lab's module is fetched; a module (or styles) slower than FIRST_CHART_PATIENCE_MS no longer
+    // holds the lab back, and draws only if it still comes first.
+    if (builtNow && !this.firstPictureFits()) {
       await Promise.race([this.drawFirstChart(), new Promise((resolve) => setTimeout(resolve, FIRST_CHART_PATIENCE_MS))]);
     }
     // Where the element shows exercises from the start, their module loads beside the lab's.
@@ -1701,7 +1706,6 @@ export class CheckpointLabElement extends ElementBase {
       this.built.dropFirstPicture();
       this.built.error.textContent = `The simulation could not load: ${e.message || e}`;
       ready = undefined;
-      firstPartReady = undefined;
       return;
     }
     const src = this.getAttribute("exercises-src");
@@ -1744,24 +1748,23 @@ export class CheckpointLabElement extends ElementBase {
     }
   }
 
-  /// Draws the pipeline view where it first stands with the first part of the lab's module (see
-  /// loadFirstPart), before its second part is fetched, unless the whole module has loaded already
-  /// or the first view is not that one: mount() options, a cursor, an exercise's settings, a
-  /// `charts` or `controls` attribute (which lay the view out otherwise), an unknown scenario.
-  /// Never throws: the lab's first run draws the view anyway, and reports what is wrong with a
-  /// setting.
+  /// Draws the pipeline view where it first stands with the first chart's module (see
+  /// loadFirstChart), unless the lab's module has loaded already or the first view is not that
+  /// one: mount() options, a cursor, an exercise's settings, a `charts` or `controls` attribute
+  /// (which lay the view out otherwise), an unknown scenario. Never throws: the lab draws the
+  /// view anyway, and reports what is wrong with a setting.
   async drawFirstChart() {
     const view = this.built;
     const drawsItself = () => labLoaded || this.initialOptions || ["cursor", "charts", "controls", "exercises-src"].some((name) => this.hasAttribute(name))
       || ["exercise", "exercises"].some((name) => namesExercises(this.getAttribute(name)));
     try {
       if (!view || drawsItself()) return;
-      await Promise.all([loadFirstPart(), view.styled]);
-      // What the attributes say now, once the first part is in.
+      const [draw] = await Promise.all([loadFirstChart(), view.styled]);
+      // What the attributes say now, once the module is in.
       if (this.built !== view || !this.isConnected || drawsItself()) return;
       const scenarioName = this.getAttribute("scenario") || "lesson";
       if (!Object.hasOwn(SCENARIOS, scenarioName)) return;
-      view.drawFirstChart(firstChart, scenarioName, this.settingAttributes(), this.getAttribute("sink"));
+      view.drawFirstChart(draw, scenarioName, this.settingAttributes(), this.getAttribute("sink"));
     } catch {
       // The lab draws the view.
     }

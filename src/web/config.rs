@@ -2,6 +2,7 @@
 //! into a checked config. Proxies, throwing getters, symbols, BigInt and very long strings are
 //! refused with an Error naming the field; nothing a caller passes can unwind through the engine.
 
+#[cfg(feature = "lab")]
 use js_sys::Object;
 use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
@@ -43,6 +44,7 @@ fn field_value(object: &JsValue, name: &str) -> Result<JsValue, JsError> {
 /// Reads a plain JavaScript object into checked config fields; `undefined` means the defaults.
 /// Proxies, throwing getters, symbols, BigInt and very long strings are refused with an Error
 /// naming the field; nothing a caller passes can unwind through the engine.
+#[cfg(feature = "lab")]
 pub(super) fn config_from_js(value: &JsValue) -> Result<Config, JsError> {
     Config::from_fields(&fields_from_js(value)?).map_err(|e| JsError::new(&e.to_string()))
 }
@@ -75,6 +77,7 @@ fn fields_from_js(value: &JsValue) -> Result<Vec<(String, FieldValue)>, JsError>
 
 /// Reads `<checkpoint-lab>` attributes ({ interval: "30s", "state-size": "2GB", ... }) into a
 /// config object with the keys `simulate` takes. Throws an Error naming the attribute.
+#[cfg(feature = "lab")]
 #[wasm_bindgen(js_name = parseAttributes)]
 pub fn parse_attributes(attributes: JsValue) -> Result<JsValue, JsError> {
     let fields = fields_from_attributes(&attributes)?;
@@ -95,6 +98,7 @@ pub fn parse_attributes(attributes: JsValue) -> Result<JsValue, JsError> {
 /// attributes over them, as the element puts the two together: `{ ...settings,
 /// ...parseAttributes(attributes) }`, whole numbers passing through a JavaScript number as they
 /// do there.
+#[cfg(feature = "first-chart")]
 pub(super) fn config_from_settings_and_attributes(settings: &JsValue, attributes: &JsValue) -> Result<Config, JsError> {
     let mut fields = fields_from_js(settings)?;
     fields.extend(fields_from_attributes(attributes)?.into_iter().map(|(key, value)| match value {
@@ -105,6 +109,7 @@ pub(super) fn config_from_settings_and_attributes(settings: &JsValue, attributes
 }
 
 /// A config as a plain object of its fields, as config JSON gives them.
+#[cfg(feature = "first-chart")]
 pub(super) fn config_to_js(config: &Config) -> Result<JsValue, JsError> {
     let result = js_sys::Object::new();
     for setting in engine::settings::SETTINGS {

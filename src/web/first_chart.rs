@@ -1,6 +1,7 @@
 //! The first chart: the pipeline view where it first stands, run and drawn from the settings
-//! alone, before anything else of the lab is needed. It is in the first part of the lab's module
-//! (src/web/split.rs): the element draws it, then fetches the second part.
+//! alone by a module of its own, small enough to arrive long before the lab's. A page loads it
+//! where no picture of the first frame is written into its HTML (a shared link, settings in
+//! attributes), so a student sees the job before the whole lab has loaded.
 
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;

@@ -18,11 +18,6 @@ use crate::lesson::{self, Report};
 /// Runs a scenario and returns the whole report as a plain object.
 #[wasm_bindgen]
 pub fn simulate(config: JsValue) -> Result<JsValue, JsError> {
-    later!(simulate_now(config))
-}
-
-#[cfg_attr(feature = "split", wasm_split_helpers::wasm_split(rest))]
-fn simulate_now(config: JsValue) -> Result<JsValue, JsError> {
     let config = config_from_js(&config)?;
     let report = lesson::simulate(&config).map_err(|e| JsError::new(&e.to_string()))?;
     to_js(&report)
@@ -135,7 +130,10 @@ impl Lab {
 
     /// Runs `config`; returns the headline figures. On error the previous run stays in place.
     pub fn run(&mut self, config: JsValue) -> Result<JsValue, JsError> {
-        later!(run_now(self, config))
+        let config = config_from_js(&config)?;
+        // Moving only the crash time reuses the previous failure-free run.
+        let outcome = engine::run_reusing(&config, self.outcome.as_ref()).map_err(|e| JsError::new(&e.to_string()))?;
+        to_js(&self.keep(outcome))
     }
 
     /// Builds the finished run's report and keeps both as the lab's current run.
@@ -175,7 +173,15 @@ impl Lab {
     /// Returns about how many events the run hashes ([`engine::Runner::events_to_hash`]). Throws
     /// an Error naming a bad field, and then nothing changes.
     pub fn begin(&mut self, config: JsValue) -> Result<f64, JsError> {
-        later!(begin_now(self, config))
+        let config = config_from_js(&config)?;
+        let runner = engine::Runner::new(&config, self.outcome.as_ref()).map_err(|e| JsError::new(&e.to_string()))?;
+        let events = runner.events_to_hash() as f64;
+        self.pending = Some(runner);
+        self.building = None;
+        self.finished = None;
+        let events_per_ms = (config.rate_per_s.max(config.capacity_per_s) / 1_000).max(1);
+        self.step_ms = (EVENTS_PER_STEP / events_per_ms).clamp(1, MAX_STEP_MS);
+        Ok(events)
     }
 
     /// Advances the run started by `begin` for about `budget_ms` of real time. Returns
@@ -184,7 +190,50 @@ impl Lab {
     /// no call runs much past it; then what the pipeline view needs at the cursor (`cursor_s`
     /// seconds after the start, or the default cursor) is counted.
     pub fn advance(&mut self, budget_ms: f64, cursor_s: Option<f64>) -> Result<JsValue, JsError> {
-        later!(advance_now(self, budget_ms, cursor_s))
+        if self.pending.is_none() && self.building.is_none() && self.finished.is_none() {
+            return Err(JsError::new("begin a run first"));
+        }
+        let now = page_clock_ms();
+        let started = now();
+        let budget = budget_or_zero(budget_ms);
+        let mut stepped = false;
+        loop {
+            // A step of a large report's making takes a slice of its own (see ROWS_PER_SHARED_SLICE).
+            if stepped && (now() - started >= budget || self.building.as_ref().is_some_and(|(o, _)| large_report(o))) {
+                let progress = self.pending.as_ref().map_or(1.0, |runner| runner.progress());
+                return to_js(&Progress { done: false, progress, summary: None });
+            }
+            stepped = true;
+            if let Some((outcome, building)) = self.building.take() {
+                self.building = match building {
+                    Building::Passes(builder) if builder.passes_made() => {
+                        let figures = builder.finish(&outcome);
+                        Some((outcome, Building::Figures(Box::new(figures))))
+                    }
+                    Building::Passes(mut builder) => {
+                        builder.step(&outcome);
+                        Some((outcome, Building::Passes(builder)))
+                    }
+                    Building::Figures(figures) => {
+                        self.finished = Some((outcome, lesson::report(*figures)));
+                        None
+                    }
+                };
+            } else if let Some((_, report)) = self.finished.as_ref() {
+                // The pipeline view's first question, at the cursor, counts the sink tables up to
+                // it: a bounded step at a time here, before the run becomes the lab's current one.
+                if report.world.prepare_sinks_at(lesson::pipeline::cursor_ms(&report.config, cursor_s)) {
+                    let (outcome, report) = self.finished.take().expect("finished");
+                    let summary = self.keep_with(outcome, report);
+                    return to_js(&Progress { done: true, progress: 1.0, summary: Some(summary) });
+                }
+            } else if let Some(runner) = self.pending.as_mut() {
+                if runner.advance(self.step_ms) {
+                    let outcome = self.pending.take().expect("a pending run").finish();
+                    self.building = Some((outcome, Building::Passes(Box::default())));
+                }
+            }
+        }
     }
 
     /// Makes, a bounded step at a time for about `budget_ms` of real time, what the world of the
@@ -192,8 +241,20 @@ impl Lab {
     /// makes only up to the cursor); returns true once it is made. A page runs it in slices
     /// before it reads the world far from the cursor, as the pipeline view's table does. False
     /// before the first run.
-    pub fn prepare_world(&self, budget_ms: f64) -> Result<bool, JsError> {
-        later!(prepare_world_now(self, budget_ms))
+    pub fn prepare_world(&self, budget_ms: f64) -> bool {
+        let Some(world) = self.report.as_ref().map(|r| &r.world) else { return false };
+        let (_, end_ms) = world.span_ms();
+        let now = page_clock_ms();
+        let started = now();
+        let budget = budget_or_zero(budget_ms);
+        loop {
+            if world.prepare_sinks_at(end_ms) {
+                return true;
+            }
+            if now() - started >= budget {
+                return false;
+            }
+        }
     }
 
     /// Drops a run started by `begin`.
@@ -209,7 +270,7 @@ impl Lab {
 
     /// The whole report of the last run.
     pub fn report(&self) -> Result<JsValue, JsError> {
-        later!(report_now(self))
+        to_js(self.current()?)
     }
 
     /// Draws `chart` (a [`Chart`] name) on `canvas` at its backing size; `scale` is devicePixelRatio.
@@ -226,7 +287,15 @@ impl Lab {
             canvas::draw_preview(preview, canvas, dark, scale, cursor_s, self.focus.sink)?;
             return Ok(JsValue::NULL);
         }
-        later!(draw_now(self, named, canvas, dark, scale, cursor_s))
+        let report = self.current()?;
+        let (area, view) = canvas::area_and_view(canvas, dark, scale, cursor_s)?;
+        let drawn = charts::draw_measured(named, &area, report, self.pinned.as_ref(), &self.focus, &view);
+        let axis = drawn.map_err(|e| JsError::new(&format!("drawing {chart} failed: {e}")))?;
+        // Where the clock axis lies, so a click or a hover on the chart can become a time.
+        match axis {
+            Some(axis) => to_js(&axis),
+            None => Ok(JsValue::NULL),
+        }
     }
 
     /// Reads a cursor time: clock text ("10:00:58", "10:00:58.500") or milliseconds since the
@@ -269,7 +338,13 @@ impl Lab {
     /// the sentence describing it, the checkpoint in flight or being restored, the readers'
     /// offsets, the lag and each sink's rows and duplicates so far.
     pub fn world(&self, cursor_ms: f64) -> Result<JsValue, JsError> {
-        later!(world_now(self, cursor_ms))
+        let report = self.current()?;
+        let config = &report.config;
+        if !cursor_ms.is_finite() {
+            return Err(JsError::new(&format!("cursor: must be a finite number of ms (got {cursor_ms})")));
+        }
+        let at_ms = config.start_time_ms + cursor_ms.clamp(0.0, config.horizon_ms as f64).round() as u64;
+        to_js(&crate::lesson::pipeline::WorldView::new(&report.world.at(at_ms), config))
     }
 
     /// Where the cursor stands before the student moves it (ms since the scenario start): the
@@ -282,18 +357,25 @@ impl Lab {
     /// The instants a student steps between (barriers, completed checkpoints, the crash, its
     /// detection, the restore, the end of the replay, the catch-up), in ms since the start.
     pub fn key_instants(&self) -> Result<Vec<f64>, JsError> {
-        later!(key_instants_now(self))
+        let report = self.current()?;
+        let start = report.config.start_time_ms;
+        Ok(report.world.key_instants_ms().into_iter().map(|t| (t - start) as f64).collect())
     }
 
     /// A chart's text alternative: { summary, columns, rows }.
     pub fn text_alternative(&self, chart: &str) -> Result<JsValue, JsError> {
-        later!(text_alternative_now(self, chart))
+        let report = self.current()?;
+        let alternative = charts::text_alternative(chart_named(chart)?, report, &self.focus);
+        to_js(&alternative)
     }
 
     /// Pins the last run as setting A of a comparison; returns A's headline figures. The replay,
     /// latency and trade-off charts then draw A under every later run (B).
     pub fn pin(&mut self) -> Result<JsValue, JsError> {
-        later!(pin_now(self))
+        let report = self.current()?.clone();
+        let summary = to_js(&report.summary())?;
+        self.pinned = Some(report);
+        Ok(summary)
     }
 
     /// Ends the comparison.
@@ -303,219 +385,48 @@ impl Lab {
 
     /// The pinned run's settings, their name and headline figures, or null: { config, label, summary }.
     pub fn pinned(&self) -> Result<JsValue, JsError> {
-        later!(pinned_now(self))
+        match &self.pinned {
+            Some(a) => {
+                to_js(&Pinned { config: &a.config, label: charts::setting_label(&a.config), summary: a.summary() })
+            }
+            None => Ok(JsValue::NULL),
+        }
     }
 
     /// The last run's settings as Flink configuration and Spark code: { flink, spark }.
     pub fn export(&self) -> Result<JsValue, JsError> {
-        later!(export_now(self))
+        to_js(&crate::lesson::export::export(&self.current()?.config, self.focus.sink))
     }
 
     /// The headline figures of the last run.
     pub fn summary(&self) -> Result<JsValue, JsError> {
-        later!(summary_now(self))
+        to_js(&self.current()?.summary())
     }
 
     /// "A crash, second by second" of the last run: rows of { at, what, offset }.
     pub fn crash_table(&self) -> Result<JsValue, JsError> {
-        later!(crash_table_now(self))
+        to_js(&self.current()?.crash_table)
     }
 
     /// What a reader of `sink` sees at the end of the run, for one window: rows as plain objects.
     pub fn sink_rows(&self, sink: &str) -> Result<JsValue, JsError> {
-        later!(sink_rows_now(self, sink))
+        let report = self.current()?;
+        let design = super::sink_named(sink)?;
+        let window = self.focus.window(report);
+        let rows: Vec<SinkRow> = report
+            .tables
+            .read(design)
+            .iter()
+            .filter(|r| u64::from(r.window_start_ms) == window)
+            .map(|r| SinkRow {
+                product_id: r.product_id,
+                window_start: ClockTime(r.window_start_ms.into()).to_string(),
+                order_count: r.order_count,
+                emitted_at: ClockTime(r.emitted_at_ms.into()).to_string(),
+            })
+            .collect();
+        to_js(&rows)
     }
-}
-
-// What the lab does once its first chart is drawn: with the `split` feature, the second part
-// of its module (src/web/split.rs).
-
-/// Draws the chart `named` of the current run (see [`Lab::draw`]).
-#[cfg_attr(feature = "split", wasm_split_helpers::wasm_split(rest))]
-fn draw_now(
-    lab: &Lab,
-    named: Chart,
-    canvas: HtmlCanvasElement,
-    dark: bool,
-    scale: f64,
-    cursor_s: Option<f64>,
-) -> Result<JsValue, JsError> {
-    let report = lab.current()?;
-    let (area, view) = canvas::area_and_view(canvas, dark, scale, cursor_s)?;
-    let drawn = charts::draw_measured(named, &area, report, lab.pinned.as_ref(), &lab.focus, &view);
-    let axis = drawn.map_err(|e| JsError::new(&format!("drawing {} failed: {e}", named.name())))?;
-    // Where the clock axis lies, so a click or a hover on the chart can become a time.
-    match axis {
-        Some(axis) => to_js(&axis),
-        None => Ok(JsValue::NULL),
-    }
-}
-
-#[cfg_attr(feature = "split", wasm_split_helpers::wasm_split(rest))]
-fn run_now(lab: &mut Lab, config: JsValue) -> Result<JsValue, JsError> {
-    let config = config_from_js(&config)?;
-    // Moving only the crash time reuses the previous failure-free run.
-    let outcome = engine::run_reusing(&config, lab.outcome.as_ref()).map_err(|e| JsError::new(&e.to_string()))?;
-    to_js(&lab.keep(outcome))
-}
-
-#[cfg_attr(feature = "split", wasm_split_helpers::wasm_split(rest))]
-fn begin_now(lab: &mut Lab, config: JsValue) -> Result<f64, JsError> {
-    let config = config_from_js(&config)?;
-    let runner = engine::Runner::new(&config, lab.outcome.as_ref()).map_err(|e| JsError::new(&e.to_string()))?;
-    let events = runner.events_to_hash() as f64;
-    lab.pending = Some(runner);
-    lab.building = None;
-    lab.finished = None;
-    let events_per_ms = (config.rate_per_s.max(config.capacity_per_s) / 1_000).max(1);
-    lab.step_ms = (EVENTS_PER_STEP / events_per_ms).clamp(1, MAX_STEP_MS);
-    Ok(events)
-}
-
-#[cfg_attr(feature = "split", wasm_split_helpers::wasm_split(rest))]
-fn advance_now(lab: &mut Lab, budget_ms: f64, cursor_s: Option<f64>) -> Result<JsValue, JsError> {
-    if lab.pending.is_none() && lab.building.is_none() && lab.finished.is_none() {
-        return Err(JsError::new("begin a run first"));
-    }
-    let now = page_clock_ms();
-    let started = now();
-    let budget = budget_or_zero(budget_ms);
-    let mut stepped = false;
-    loop {
-        // A step of a large report's making takes a slice of its own (see ROWS_PER_SHARED_SLICE).
-        if stepped && (now() - started >= budget || lab.building.as_ref().is_some_and(|(o, _)| large_report(o))) {
-            let progress = lab.pending.as_ref().map_or(1.0, |runner| runner.progress());
-            return to_js(&Progress { done: false, progress, summary: None });
-        }
-        stepped = true;
-        if let Some((outcome, building)) = lab.building.take() {
-            lab.building = match building {
-                Building::Passes(builder) if builder.passes_made() => {
-                    let figures = builder.finish(&outcome);
-                    Some((outcome, Building::Figures(Box::new(figures))))
-                }
-                Building::Passes(mut builder) => {
-                    builder.step(&outcome);
-                    Some((outcome, Building::Passes(builder)))
-                }
-                Building::Figures(figures) => {
-                    lab.finished = Some((outcome, lesson::report(*figures)));
-                    None
-                }
-            };
-        } else if let Some((_, report)) = lab.finished.as_ref() {
-            // The pipeline view's first question, at the cursor, counts the sink tables up to
-            // it: a bounded step at a time here, before the run becomes the lab's current one.
-            if report.world.prepare_sinks_at(lesson::pipeline::cursor_ms(&report.config, cursor_s)) {
-                let (outcome, report) = lab.finished.take().expect("finished");
-                let summary = lab.keep_with(outcome, report);
-                return to_js(&Progress { done: true, progress: 1.0, summary: Some(summary) });
-            }
-        } else if let Some(runner) = lab.pending.as_mut() {
-            if runner.advance(lab.step_ms) {
-                let outcome = lab.pending.take().expect("a pending run").finish();
-                lab.building = Some((outcome, Building::Passes(Box::default())));
-            }
-        }
-    }
-}
-
-#[cfg_attr(feature = "split", wasm_split_helpers::wasm_split(rest))]
-fn prepare_world_now(lab: &Lab, budget_ms: f64) -> Result<bool, JsError> {
-    let Some(world) = lab.report.as_ref().map(|r| &r.world) else { return Ok(false) };
-    let (_, end_ms) = world.span_ms();
-    let now = page_clock_ms();
-    let started = now();
-    let budget = budget_or_zero(budget_ms);
-    loop {
-        if world.prepare_sinks_at(end_ms) {
-            return Ok(true);
-        }
-        if now() - started >= budget {
-            return Ok(false);
-        }
-    }
-}
-
-#[cfg_attr(feature = "split", wasm_split_helpers::wasm_split(rest))]
-fn report_now(lab: &Lab) -> Result<JsValue, JsError> {
-    to_js(lab.current()?)
-}
-
-#[cfg_attr(feature = "split", wasm_split_helpers::wasm_split(rest))]
-fn world_now(lab: &Lab, cursor_ms: f64) -> Result<JsValue, JsError> {
-    let report = lab.current()?;
-    let config = &report.config;
-    if !cursor_ms.is_finite() {
-        return Err(JsError::new(&format!("cursor: must be a finite number of ms (got {cursor_ms})")));
-    }
-    let at_ms = config.start_time_ms + cursor_ms.clamp(0.0, config.horizon_ms as f64).round() as u64;
-    to_js(&crate::lesson::pipeline::WorldView::new(&report.world.at(at_ms), config))
-}
-
-#[cfg_attr(feature = "split", wasm_split_helpers::wasm_split(rest))]
-fn key_instants_now(lab: &Lab) -> Result<Vec<f64>, JsError> {
-    let report = lab.current()?;
-    let start = report.config.start_time_ms;
-    Ok(report.world.key_instants_ms().into_iter().map(|t| (t - start) as f64).collect())
-}
-
-#[cfg_attr(feature = "split", wasm_split_helpers::wasm_split(rest))]
-fn text_alternative_now(lab: &Lab, chart: &str) -> Result<JsValue, JsError> {
-    let report = lab.current()?;
-    let alternative = charts::text_alternative(chart_named(chart)?, report, &lab.focus);
-    to_js(&alternative)
-}
-
-#[cfg_attr(feature = "split", wasm_split_helpers::wasm_split(rest))]
-fn pin_now(lab: &mut Lab) -> Result<JsValue, JsError> {
-    let report = lab.current()?.clone();
-    let summary = to_js(&report.summary())?;
-    lab.pinned = Some(report);
-    Ok(summary)
-}
-
-#[cfg_attr(feature = "split", wasm_split_helpers::wasm_split(rest))]
-fn pinned_now(lab: &Lab) -> Result<JsValue, JsError> {
-    match &lab.pinned {
-        Some(a) => to_js(&Pinned { config: &a.config, label: charts::setting_label(&a.config), summary: a.summary() }),
-        None => Ok(JsValue::NULL),
-    }
-}
-
-#[cfg_attr(feature = "split", wasm_split_helpers::wasm_split(rest))]
-fn export_now(lab: &Lab) -> Result<JsValue, JsError> {
-    to_js(&crate::lesson::export::export(&lab.current()?.config, lab.focus.sink))
-}
-
-#[cfg_attr(feature = "split", wasm_split_helpers::wasm_split(rest))]
-fn summary_now(lab: &Lab) -> Result<JsValue, JsError> {
-    to_js(&lab.current()?.summary())
-}
-
-#[cfg_attr(feature = "split", wasm_split_helpers::wasm_split(rest))]
-fn crash_table_now(lab: &Lab) -> Result<JsValue, JsError> {
-    to_js(&lab.current()?.crash_table)
-}
-
-#[cfg_attr(feature = "split", wasm_split_helpers::wasm_split(rest))]
-fn sink_rows_now(lab: &Lab, sink: &str) -> Result<JsValue, JsError> {
-    let report = lab.current()?;
-    let design = super::sink_named(sink)?;
-    let window = lab.focus.window(report);
-    let rows: Vec<SinkRow> = report
-        .tables
-        .read(design)
-        .iter()
-        .filter(|r| u64::from(r.window_start_ms) == window)
-        .map(|r| SinkRow {
-            product_id: r.product_id,
-            window_start: ClockTime(r.window_start_ms.into()).to_string(),
-            order_count: r.order_count,
-            emitted_at: ClockTime(r.emitted_at_ms.into()).to_string(),
-        })
-        .collect();
-    to_js(&rows)
 }
 
 /// A finished run's report in the making, a step at a time.

@@ -2,51 +2,36 @@
 //! turns JavaScript values into a checked config, keeps the finished run in wasm memory behind a
 //! handle, and draws the charts on canvases. Errors become thrown `Error`s naming the field.
 //!
-//! It builds as two WebAssembly modules: the lab (feature `lab`: runs, charts, settings), which
-//! a lesson page loads first, and the exercises (feature `exercises`: the catalogue and the
-//! checks, with an engine of their own), which a page loads only where it shows exercises. The
-//! page's build of the lab (feature `split`) comes in two parts sharing one memory ([`split`]):
-//! what the first chart needs ([`first_chart`]), then the rest.
+//! It builds as three WebAssembly modules: the lab (feature `lab`: runs, charts, settings), which
+//! a lesson page loads first; the first chart (feature `first-chart`: the pipeline view where it
+//! first stands, and nothing else), which a page loads before the lab where its HTML holds no
+//! picture of the first frame; and the exercises (feature `exercises`: the catalogue and the
+//! checks, with an engine of their own), which a page loads only where it shows exercises.
 
 use wasm_bindgen::prelude::*;
 
-/// Calls a function of the lab's second part ([`split`]); a plain call where the module is built
-/// in one part.
-#[cfg(feature = "lab")]
-macro_rules! later {
-    ($call:expr) => {{
-        #[cfg(feature = "split")]
-        let result = super::split::now($call)?;
-        #[cfg(not(feature = "split"))]
-        let result = $call;
-        result
-    }};
-}
-
-#[cfg(feature = "lab")]
+#[cfg(any(feature = "lab", feature = "first-chart"))]
 mod canvas;
-#[cfg(feature = "lab")]
+#[cfg(any(feature = "lab", feature = "first-chart"))]
 mod config;
 #[cfg(feature = "exercises")]
 mod exercises;
-#[cfg(feature = "lab")]
+#[cfg(feature = "first-chart")]
 mod first_chart;
-#[cfg(feature = "lab")]
+#[cfg(any(feature = "lab", feature = "first-chart"))]
 mod format;
 #[cfg(feature = "exercises")]
 mod js_value;
 #[cfg(feature = "lab")]
 mod lab;
-#[cfg(feature = "split")]
-mod split;
 
 #[cfg(feature = "lab")]
 pub use config::parse_attributes;
 #[cfg(feature = "exercises")]
 pub use exercises::*;
-#[cfg(feature = "lab")]
+#[cfg(feature = "first-chart")]
 pub use first_chart::*;
-#[cfg(feature = "lab")]
+#[cfg(any(feature = "lab", feature = "first-chart"))]
 pub use format::*;
 #[cfg(feature = "lab")]
 pub use lab::*;
@@ -82,7 +67,7 @@ pub fn panic_for_tests() {
 }
 
 /// A sink design by its name, or an Error naming `sink` and the designs.
-#[cfg(feature = "lab")]
+#[cfg(any(feature = "lab", feature = "first-chart"))]
 fn sink_named(sink: &str) -> Result<crate::engine::SinkDesign, JsError> {
     crate::engine::SinkDesign::from_name(sink).ok_or_else(|| {
         JsError::new(&format!("sink: must be append-only, upsert, transactional or dedupe-view (got {sink:?})"))

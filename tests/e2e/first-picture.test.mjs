@@ -25,13 +25,13 @@ after(async () => {
 
 /// A page of the lesson whose engine module is held back until `release()` (or fails to load
 /// with `fail`).
-async function heldBack(url, { colorScheme = "light", fail = false, file = "checkpoint_lab_bg.wasm" } = {}) {
+async function heldBack(url, { colorScheme = "light", fail = false } = {}) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, colorScheme });
   const errors = [];
   page.on("pageerror", (err) => errors.push(String(err)));
   let release;
   const gate = new Promise((resolve) => (release = resolve));
-  await page.route(`**/${file}`, async (route) => {
+  await page.route("**/checkpoint_lab_bg.wasm", async (route) => {
     await gate;
     if (fail) await route.fulfill({ status: 404, body: "not found" });
     else await route.continue();
@@ -131,58 +131,51 @@ test("a shared link, another theme or a narrow page never shows the default scen
   await page.close();
 });
 
-test("the first part of the lab's module draws the pipeline view and sets the controls before the second part is fetched", async () => {
-  for (const [url, readouts, cursor] of [
-    [`${base}/index.html#interval=5s&crash-at=10:01:10&sink=upsert`, ["5 s", "2 GB", "10:01:10 (+70 s)"], "10:01:10"],
-    [`${base}/index.html`, ["30 s", "2 GB", "10:00:45 (+45 s)"], "10:00:45"],
-  ]) {
-    const { page, errors, release } = await heldBack(url, { file: "checkpoint_lab_rest_bg.wasm" });
-    await page.waitForFunction(() => document.querySelector("checkpoint-lab").built?.firstChartAt !== undefined);
-    const before = await firstScreen(page);
-    const early = await page.evaluate(() => {
-      const lab = document.querySelector("checkpoint-lab");
-      const canvas = lab.shadowRoot.querySelector("[data-chart=pipeline]");
-      return { by: lab.built.firstChartBy, image: canvas.toDataURL(), size: [canvas.width, canvas.height] };
-    });
-    await page.screenshot({ path: shotPath(`first-chart-before-rest${url.includes("#") ? "-shared" : ""}.png`) });
-    assert.equal(early.by, "first part", url);
-    assert.equal(before.inert, true, "the controls wait for the whole lab");
-    assert.equal(before.picture, null, "the canvas is drawn, no picture over it");
-    assert.deepEqual(before.readouts, readouts, "the controls stand at the settings drawn");
-    assert.equal(before.cursor, cursor, "the cursor stands where the chart shows it");
-    // A call that needs the second part says so, and the element stays usable.
-    const early_call = await page.evaluate(async () => {
-      const glue = await import("/pkg/checkpoint_lab.js");
-      try {
-        new glue.Lab().report();
-        return "no error";
-      } catch (e) {
-        return e.message;
-      }
-    });
-    assert.match(early_call, /second part of the lab's module has not loaded yet/);
+test("a shared link: the first chart's module draws the pipeline view and sets the controls before the lab's module is fetched", async () => {
+  const url = `${base}/index.html#interval=5s&crash-at=10:01:10&sink=upsert`;
+  const { page, errors, release } = await heldBack(url);
+  await page.waitForFunction(() => document.querySelector("checkpoint-lab").built?.firstChartAt !== undefined);
+  const before = await firstScreen(page);
+  const early = await page.evaluate(() => {
+    const lab = document.querySelector("checkpoint-lab");
+    const canvas = lab.shadowRoot.querySelector("[data-chart=pipeline]");
+    return { by: lab.built.firstChartBy, image: canvas.toDataURL(), size: [canvas.width, canvas.height] };
+  });
+  await page.screenshot({ path: shotPath("first-chart-before-lab.png") });
+  assert.equal(early.by, "first-chart");
+  assert.equal(before.inert, true, "the controls wait for the lab");
+  assert.equal(before.picture, null);
+  assert.deepEqual(before.readouts, ["5 s", "2 GB", "10:01:10 (+70 s)"], "the controls stand at the link's settings");
+  assert.equal(before.cursor, "10:01:10", "the cursor stands at the crash the chart shows");
 
-    release();
-    await page.waitForSelector("body[data-ready=true]", { state: "attached" });
-    const after = await firstScreen(page);
-    const late = await page.evaluate(() => {
-      const lab = document.querySelector("checkpoint-lab");
-      const view = lab.view;
-      const at = (name) => performance.getEntriesByType("resource").find((e) => e.name.endsWith(name))?.startTime;
-      return {
-        image: lab.shadowRoot.querySelector("[data-chart=pipeline]").toDataURL(),
-        firstChartAt: view.firstChartAt, restRequested: at("/checkpoint_lab_rest_bg.wasm"),
-      };
-    });
-    assert.ok(late.restRequested >= late.firstChartAt, "the second part is fetched once the first chart is drawn");
-    assert.equal(late.image, early.image, "the lab's whole run draws the very picture its first part drew");
-    assert.equal(after.inert, false);
-    assert.deepEqual(after.readouts, before.readouts);
-    assert.deepEqual(after.thumbs, before.thumbs);
-    assert.equal(after.cursor, before.cursor);
-    assert.deepEqual(errors, []);
-    await page.close();
-  }
+  release();
+  await page.waitForSelector("body[data-ready=true]", { state: "attached" });
+  const after = await firstScreen(page);
+  const late = await page.evaluate(() => {
+    const lab = document.querySelector("checkpoint-lab");
+    const view = lab.view;
+    const at = (name) => performance.getEntriesByType("resource").find((e) => e.name.endsWith(name))?.startTime;
+    return {
+      image: lab.shadowRoot.querySelector("[data-chart=pipeline]").toDataURL(),
+      firstChartAt: view.firstChartAt, labRequested: at("/checkpoint_lab_bg.wasm"), firstRequested: at("/checkpoint_lab_first_bg.wasm"),
+    };
+  });
+  assert.ok(late.firstRequested < late.firstChartAt, "the first chart's module came first");
+  assert.ok(late.labRequested >= late.firstChartAt, "the lab's module is fetched once the first chart is drawn");
+  assert.equal(late.image, early.image, "the lab's whole run draws the very picture the first chart's module drew");
+  assert.deepEqual(after.readouts, before.readouts);
+  assert.deepEqual(after.thumbs, before.thumbs);
+  assert.equal(after.cursor, before.cursor);
+  assert.deepEqual(errors, []);
+  await page.close();
+
+  // The lesson page as written fetches no first-chart module: its picture is in the HTML.
+  const plain = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await plain.goto(`${base}/index.html`);
+  await plain.waitForSelector("body[data-ready=true]", { state: "attached" });
+  const fetched = await plain.evaluate(() => performance.getEntriesByType("resource").some((e) => e.name.includes("checkpoint_lab_first")));
+  assert.equal(fetched, false);
+  await plain.close();
 });
 
 /// The lesson page with no script but its inline one: what the browser paints from the HTML alone.

@@ -32,12 +32,12 @@ after(async () => {
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
 
-test("npm pack ships the element, the engine's two parts, the exercises' module, the wasm, the styles, the types and the licences", () => {
+test("npm pack ships the element, the engine, the first chart's and the exercises' modules, the wasm, the styles, the types and the licences", () => {
   const [dry] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json"], { cwd: PKG, encoding: "utf8" }));
   const files = dry.files.map((f) => f.path).sort();
   for (const name of ["checkpoint-lab.js", "checkpoint-lab.css", "checkpoint-lab.d.ts", "settings.js", "exercise-panel.js", "checkpoint_lab.js",
     "checkpoint_lab.d.ts", "checkpoint_lab_bg.wasm", "checkpoint_lab_exercises.js", "checkpoint_lab_exercises.d.ts",
-    "checkpoint_lab_exercises_bg.wasm", "checkpoint_lab_rest.js", "checkpoint_lab_rest_bg.wasm", "first-picture.svg", "first-picture-dark.svg", "LICENSE-MIT", "LICENSE-APACHE", "package.json", "README.md"]) {
+    "checkpoint_lab_exercises_bg.wasm", "checkpoint_lab_first.js", "checkpoint_lab_first.d.ts", "checkpoint_lab_first_bg.wasm", "first-picture.svg", "first-picture-dark.svg", "LICENSE-MIT", "LICENSE-APACHE", "package.json", "README.md"]) {
     assert.ok(files.includes(name), `${name} is in the package: ${files.join(", ")}`);
   }
   const pkg = JSON.parse(fs.readFileSync(path.join(PKG, "package.json"), "utf8"));
@@ -47,7 +47,7 @@ test("npm pack ships the element, the engine's two parts, the exercises' module,
   assert.equal(pkg.exports["."].default, "./checkpoint-lab.js");
   assert.equal(pkg.exports["./engine"].default, "./checkpoint_lab.js");
   assert.equal(pkg.exports["./exercises"].default, "./checkpoint_lab_exercises.js");
-  assert.equal(pkg.exports["./checkpoint_lab_rest_bg.wasm"], "./checkpoint_lab_rest_bg.wasm");
+  assert.equal(pkg.exports["./first-chart"].default, "./checkpoint_lab_first.js");
   assert.ok(pkg.sideEffects.includes("./checkpoint-lab.js"), "bundlers keep the element's definition");
   assert.equal(pkg.license, "MIT OR Apache-2.0");
 });
@@ -63,7 +63,7 @@ test("a page bundled with esbuild from the packed tarball shows the element with
   const bytes = result.metafile.outputs[Object.keys(result.metafile.outputs)[0]].bytes;
   console.log(`# bundle of import "checkpoint-lab": ${bytes} bytes of JS`);
   // What the bundle loads relative to itself, as the README tells Vite and esbuild users to copy.
-  for (const file of ["checkpoint_lab_bg.wasm", "checkpoint_lab_rest_bg.wasm", "checkpoint_lab_exercises_bg.wasm", "checkpoint-lab.css"]) {
+  for (const file of ["checkpoint_lab_bg.wasm", "checkpoint_lab_first_bg.wasm", "checkpoint_lab_exercises_bg.wasm", "checkpoint-lab.css"]) {
     fs.copyFileSync(path.join(work, "node_modules", "checkpoint-lab", file), path.join(site, file));
   }
   const coursePage = (body) => `<!doctype html><html lang="en"><head><meta charset="utf-8">
@@ -104,9 +104,6 @@ test("in Node the package imports without defining anything, and the engine simu
   assert.equal(globalThis.customElements, undefined, "no element is defined outside a browser");
   const engine = await import(pathToFileURL(path.join(installed, "checkpoint_lab.js")).href);
   await engine.default({ module_or_path: fs.readFileSync(path.join(installed, "checkpoint_lab_bg.wasm")) });
-  // Its second part, which a page fetches beside the glue, is given as bytes in Node.
-  const rest = await import(pathToFileURL(path.join(installed, "checkpoint_lab_rest.js")).href);
-  await rest.loadRest({ module_or_path: fs.readFileSync(path.join(installed, "checkpoint_lab_rest_bg.wasm")) });
   const report = engine.simulate({ interval_ms: 5000 });
   assert.equal(report.config.interval_ms, 5000);
   assert.equal(report.interval_replay_events, 10000);

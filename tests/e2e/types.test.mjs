@@ -14,8 +14,6 @@ import { ROOT } from "./harness.mjs";
 async function everyReportField() {
   const engine = await import(pathToFileURL(path.join(ROOT, "pkg", "checkpoint_lab.js")).href);
   await engine.default({ module_or_path: fs.readFileSync(path.join(ROOT, "pkg", "checkpoint_lab_bg.wasm")) });
-  const rest = await import(pathToFileURL(path.join(ROOT, "pkg", "checkpoint_lab_rest.js")).href);
-  await rest.loadRest({ module_or_path: fs.readFileSync(path.join(ROOT, "pkg", "checkpoint_lab_rest_bg.wasm")) });
   const paths = new Set();
   const walk = (value, at) => {
     if (Array.isArray(value)) {
