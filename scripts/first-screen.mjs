@@ -43,6 +43,9 @@ function viewMarkup() {
   const view = root.querySelector(".lab");
   view.classList.remove("dark");
   view.classList.add("first-screen");
+  // A page's styles reach the written screen by this name (::part), to leave it out where it
+  // would show the wrong settings (a shared link, see www/page.css).
+  view.setAttribute("part", "first-screen");
   return root.innerHTML;
 }
 
