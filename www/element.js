@@ -1683,6 +1683,9 @@ export class CheckpointLabElement extends ElementBase {
     // engine's module loads; the page's picture of the first frame stands in for the pipeline
     // view where it may (see firstPictureFits).
     const builtNow = !this.built;
+    // The first chart's module is compiled while the view is built and laid out: asked for
+    // after, it would wait for that frame's rendering too.
+    if (builtNow && !this.firstPictureFits() && !this.drawsFirstChartItself()) loadFirstChart().catch(() => {});
     if (builtNow) {
       this.built = new LabView(this, this.shadowRoot);
       if (!this.firstPictureFits()) this.built.dropFirstPicture();
@@ -1755,19 +1758,24 @@ export class CheckpointLabElement extends ElementBase {
   /// view anyway, and reports what is wrong with a setting.
   async drawFirstChart() {
     const view = this.built;
-    const drawsItself = () => labLoaded || this.initialOptions || ["cursor", "charts", "controls", "exercises-src"].some((name) => this.hasAttribute(name))
-      || ["exercise", "exercises"].some((name) => namesExercises(this.getAttribute(name)));
     try {
-      if (!view || drawsItself()) return;
+      if (!view || this.drawsFirstChartItself()) return;
       const [draw] = await Promise.all([loadFirstChart(), view.styled]);
       // What the attributes say now, once the module is in.
-      if (this.built !== view || !this.isConnected || drawsItself()) return;
+      if (this.built !== view || !this.isConnected || this.drawsFirstChartItself()) return;
       const scenarioName = this.getAttribute("scenario") || "lesson";
       if (!Object.hasOwn(SCENARIOS, scenarioName)) return;
       view.drawFirstChart(draw, scenarioName, this.settingAttributes(), this.getAttribute("sink"));
     } catch {
       // The lab draws the view.
     }
+  }
+
+  /// Whether the lab draws the first view itself, not the first chart's module: it has loaded
+  /// already, or the first view is not the pipeline where it first stands (see drawFirstChart).
+  drawsFirstChartItself() {
+    return labLoaded || Boolean(this.initialOptions) || ["cursor", "charts", "controls", "exercises-src"].some((name) => this.hasAttribute(name))
+      || ["exercise", "exercises"].some((name) => namesExercises(this.getAttribute(name)));
   }
 
   /// Whether the page's picture of the first frame shows what the first run will draw: the lesson's
