@@ -24,12 +24,19 @@ const writeHash = () => {
   history.replaceState(null, "", `#${out}`);
 };
 
-// Rewriting the URL costs the browser several milliseconds, too much for every frame of a drag:
-// the link follows when the change settles. A change after a quiet spell (a key press, a click)
-// is written at once; during a burst of changes (a drag) the link waits until the pointer is let
-// go and no change has come for SETTLE_MS.
+// Rewriting the URL costs the browser several milliseconds (9 ms for a page's first), too much
+// for every frame of a drag: the link follows when the change settles. A change after a quiet
+// spell (a key press, a click) is written once its frame is shown, in a task of its own, so the
+// frame does not wait for it; during a burst of changes (a drag) the link waits until the
+// pointer is let go and no change has come for SETTLE_MS.
 const SETTLE_MS = 250;
+/// settleTimer while a change's link waits for its frame (see afterFrame).
+const AFTER_FRAME = -1;
 let latest, settleTimer, lastChangeAt = -Infinity, pointerDown = false;
+const afterFrame = () => {
+  settleTimer = AFTER_FRAME;
+  requestAnimationFrame(() => setTimeout(() => { if (settleTimer === AFTER_FRAME) writeSettings(); }));
+};
 const writeSettings = async () => {
   settleTimer = undefined;
   if (!latest) return;
@@ -51,8 +58,8 @@ lab.addEventListener("checkpointlab-change", (event) => {
   const now = performance.now();
   const quiet = now - lastChangeAt >= SETTLE_MS && !pointerDown;
   lastChangeAt = now;
-  if (quiet && settleTimer === undefined) writeSettings();
-  else settleLater();
+  if (quiet && settleTimer === undefined) afterFrame();
+  else if (settleTimer !== AFTER_FRAME) settleLater();
 });
 addEventListener("pointerdown", () => { pointerDown = true; }, true);
 for (const type of ["pointerup", "pointercancel"]) {

@@ -57,6 +57,24 @@ test("share links: the URL restores the settings", async () => {
   assert.deepEqual(errors, []);
 });
 
+test("a change's link is written once its frame is shown, in a task of its own, not in the input's", async () => {
+  const { page, errors } = await open(browser, `${base}/index.html`);
+  const written = await page.evaluate(async () => {
+    const view = document.querySelector("checkpoint-lab").view;
+    const input = view.shadow.querySelector("[data-control=interval]");
+    input.value = String(Number(input.value) + 1);
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    // The frame's callbacks run after the input's task, microtasks included.
+    const atFrame = await new Promise((resolve) => requestAnimationFrame(() => resolve(location.hash)));
+    const started = performance.now();
+    while (!location.hash.includes("interval=") && performance.now() - started < 2000) await new Promise((r) => setTimeout(r, 10));
+    return { atFrame, after: location.hash };
+  });
+  assert.equal(written.atFrame, "", "the link is not rewritten before the change's frame");
+  assert.match(written.after, /interval=45s/, "the link follows the change once its frame is shown");
+  assert.deepEqual(errors, []);
+});
+
 test("the default scenario's figures are on the page", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
   const f = await figures(page);
