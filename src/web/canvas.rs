@@ -15,7 +15,8 @@
 //! is drawn: the canvas then rasters one path instead of one per line.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+
+use rustc_hash::FxHashMap;
 
 use plotters_backend::text_anchor::{HPos, VPos};
 use plotters_backend::{
@@ -40,9 +41,9 @@ const MAX_JS_TEXTS: usize = 4_096;
 
 thread_local! {
     /// Width in backend pixels of a text in a font, as `measureText` gave it.
-    static MEASURED: RefCell<HashMap<(String, String), u32>> = RefCell::new(HashMap::new());
+    static MEASURED: RefCell<FxHashMap<(String, String), u32>> = RefCell::new(FxHashMap::default());
     /// Each text as the JavaScript string the context was handed, made once.
-    static JS_TEXTS: RefCell<HashMap<String, JsValue>> = RefCell::new(HashMap::new());
+    static JS_TEXTS: RefCell<FxHashMap<String, JsValue>> = RefCell::new(FxHashMap::default());
 }
 
 /// `text` as a JavaScript string: the one made the first time it was asked for. A chart's
