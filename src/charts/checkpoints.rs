@@ -18,6 +18,7 @@ pub const Y_LABEL: &str = "checkpoints";
 pub const BATCH_TITLE: &str = "Batch timeline: offset log, processing, state store, commit log";
 pub const BATCH_SHORT_TITLE: &str = "Batch timeline";
 
+#[inline(never)]
 pub fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     report: &Report,

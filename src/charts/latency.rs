@@ -19,6 +19,7 @@ pub const TITLE: &str = "What a reader sees: staleness per sink";
 pub const X_LABEL: &str = "scenario clock";
 pub const Y_LABEL: &str = "staleness (s)";
 
+#[inline(never)]
 pub fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     report: &Report,

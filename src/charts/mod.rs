@@ -86,7 +86,8 @@ impl Focus {
 }
 
 /// Draws `chart` from `report`, with `pinned` (setting A of a comparison) under it where the chart
-/// compares.
+/// compares. Each chart's own `draw` is `#[inline(never)]`: one function of all six would be
+/// compiled by the browser's optimising tier as a whole, in one long compilation.
 pub fn draw<DB: DrawingBackend>(
     chart: Chart,
     area: &DrawingArea<DB, Shift>,

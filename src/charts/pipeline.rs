@@ -143,6 +143,7 @@ impl Rect {
     }
 }
 
+#[inline(never)]
 pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, scene: &Scene<'_>, view: &View) -> Result<DB> {
     let pal = view.theme.palette();
     area.fill(&pal.background)?;

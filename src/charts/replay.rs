@@ -53,6 +53,7 @@ pub fn completed_label(config: &crate::engine::Config) -> &'static str {
     }
 }
 
+#[inline(never)]
 pub fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     report: &Report,

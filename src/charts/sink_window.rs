@@ -79,6 +79,7 @@ fn steps(points: &[(f64, u32)], from_s: f64, to_s: f64) -> Vec<(f64, f64)> {
     out
 }
 
+#[inline(never)]
 pub fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     report: &Report,

@@ -27,6 +27,7 @@ type Points = Vec<(f64, f64)>;
 pub const MIN_INTERVAL_S: f64 = SWEEP_FROM_MS as f64 / 1000.0;
 pub const MAX_INTERVAL_S: f64 = SWEEP_TO_MS as f64 / 1000.0;
 
+#[inline(never)]
 pub fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     report: &Report,
