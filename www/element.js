@@ -1225,7 +1225,7 @@ class LabView {
       if (!result.done) {
         this.showReadouts();
         this.showProgress(result.progress);
-        this.lastSliceEndAt = performance.now();
+        this.ranThisFrame();
         // Before the first picture there is no frame to keep smooth: the next slice follows as
         // soon as the page has had its turn (input, rendering), without waiting for a frame.
         if (this.firstDrawnAt === undefined) {
@@ -1238,8 +1238,8 @@ class LabView {
       this.showProgress(null);
       this.busy = false;
       this.finishRun(result.summary, config, cause, slices > 1);
-      this.lastSliceEndAt = performance.now();
-      this.timings.push(this.lastSliceEndAt - started);
+      this.ranThisFrame();
+      this.timings.push(performance.now() - started);
     };
     // The first slice runs at once, so a light run is drawn in the input's own task. A heavy run,
     // or one that replaces a run still going, will take several frames anyway: unless it was
@@ -1540,6 +1540,14 @@ class LabView {
     }
   }
 
+  /// Marks that the engine ran since the frame began; the next frame's animation callbacks clear
+  /// it. A change that comes before then waits for them (see schedule).
+  ranThisFrame() {
+    if (this.engineRanThisFrame) return;
+    this.engineRanThisFrame = true;
+    requestAnimationFrame(() => { this.engineRanThisFrame = false; });
+  }
+
   /// Coalesces bursts of input into one update per frame.
   schedule(cause) {
     const started = performance.now();
@@ -1547,11 +1555,11 @@ class LabView {
     // A newer value makes the run in progress worthless: drop it now, before its next slice.
     this.generation = (this.generation || 0) + 1;
     if (this.pending) return;
-    // With no run in flight and no slice just run, the first change of a frame starts at once;
-    // others wait for the next frame and are coalesced, so at most one slice runs per frame.
-    const quiet = started - (this.lastSliceEndAt ?? -Infinity) >= 8;
-    if (!this.busy && quiet && started - (this.lastStartAt ?? -Infinity) >= 16) {
-      this.lastStartAt = started;
+    // With no run in flight and none started or sliced since the frame began, the first change
+    // of a frame starts at once; others wait for the frame's callbacks and are coalesced, so at
+    // most one run or slice starts per frame, whatever the display's frame rate.
+    if (!this.busy && !this.engineRanThisFrame) {
+      this.ranThisFrame();
       const why = this.cause;
       this.cause = undefined;
       this.update(why, started);
@@ -1559,7 +1567,7 @@ class LabView {
     }
     this.pending = true;
     const go = () => {
-      this.lastStartAt = performance.now();
+      this.ranThisFrame();
       this.pending = false;
       const why = this.cause;
       this.cause = undefined;

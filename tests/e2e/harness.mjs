@@ -57,13 +57,15 @@ export function serve(routes = {}, root = ROOT, { gzip = false } = {}) {
   });
 }
 
-export async function launch() {
+/// Launches the browser; `args` are Chromium switches a suite adds (Firefox takes none).
+export async function launch({ args = [] } = {}) {
   if (BROWSER === "firefox") return launchFirefox();
   return chromium.launch({
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
     args: [
       "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
       "--disable-background-networking", "--disable-component-update", "--disable-sync",
+      ...args,
     ],
   });
 }

@@ -198,3 +198,48 @@ test("set() checks its options at once, then runs them in slices over frames; a 
   // The heavy run's memory goes with its page, so it weighs on no later test.
   await page.close();
 });
+
+test("a change in a new frame runs at once however soon the frame comes: at most one run a frame, at any frame rate", async () => {
+  // Frames as fast as the browser makes them, as on a 120 Hz display or faster: well under
+  // 16 ms apart.
+  const fast = await launch({ args: ["--disable-gpu-vsync", "--disable-frame-rate-limit"] });
+  try {
+    const { page, errors } = await open(fast, `${base}/index.html`);
+    await settled(page);
+    const result = await page.evaluate(async () => {
+      const view = document.querySelector("checkpoint-lab").view;
+      const input = view.shadow.querySelector("[data-control=crash-at]");
+      const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+      await frame();
+      let previous = await frame();
+      const inputs = [];
+      for (let i = 0; i < 30; i++) {
+        // Each change in a frame of its own, from that frame's callbacks.
+        const at = await frame();
+        input.value = String(100 + i);
+        const before = view.timings.length;
+        input.dispatchEvent(new Event("input", { bubbles: true }));
+        inputs.push({ gapMs: at - previous, ranInItsTask: view.timings.length > before });
+        previous = at;
+        while (view.busy) await frame();
+      }
+      // Two changes in one frame: the second waits for that frame's callbacks.
+      await frame();
+      input.value = "200";
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+      const before = view.timings.length;
+      input.value = "201";
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+      const secondWaited = view.timings.length === before;
+      while (view.busy || view.pending) await frame();
+      return { inputs, secondWaited, shown: input.getAttribute("aria-valuetext") };
+    });
+    const quick = result.inputs.filter((i) => i.gapMs < 16);
+    assert.ok(quick.length >= 10, `frames came under 16 ms apart for at least 10 of 30 changes (${result.inputs.map((i) => i.gapMs.toFixed(1)).join(", ")} ms)`);
+    assert.deepEqual(quick.filter((i) => !i.ranInItsTask), [], "every change in a new frame ran in its own input task");
+    assert.equal(result.secondWaited, true, "a second change in the same frame waits for the frame");
+    assert.deepEqual(errors, []);
+  } finally {
+    await fast.close();
+  }
+});
