@@ -40,8 +40,11 @@ const FRAME_BUDGET_MS = 16;
 /// About how many events the engine hashes in FRAME_BUDGET_MS: a run that hashes more (counting
 /// a new data plane, or simulating without one) takes several frames.
 const EVENTS_PER_FRAME = 4_000_000;
-/// Engine time per slice of the warm-up run made while the student reads (see warmUpLater).
+/// Engine time per slice of the warm-up runs made while the student reads (see warmUpLater).
 const WARM_UP_SLICE_MS = 4;
+/// The idle time a warm-up step waits for: about what its longest step, a chart's first
+/// drawing, takes.
+const WARM_UP_IDLE_MS = 10;
 /// Whether a view of this page has started the warm-up run.
 let warmedUp = false;
 /// Engine time per slice of simulate(), which has no frame to share: well inside a 50 ms task.
@@ -1450,39 +1453,59 @@ class LabView {
     this.warmUpLater();
   }
 
-  /// While the student reads the first picture: the run at the slider's shortest interval, whose
-  /// checkpoints the engine handles far more often than in the default run, is made once in idle
-  /// time in a lab of its own and freed, so the browser has optimised that code before the student
-  /// first drags there (BENCHMARKS.md, 2026-12-04, evening). It gives way to the page slice by
-  /// slice and stops at the first change the student makes.
+  /// While the student reads the first picture: runs at three of the interval slider's values
+  /// (the shortest, whose checkpoints the engine handles far more often than in the default run,
+  /// and two across its range), each drawn chart by chart on canvases never shown, are made once
+  /// in idle time in a lab of their own and freed, so the browser has compiled and optimised that
+  /// code, and measured those labels, before the student first drags there (BENCHMARKS.md,
+  /// 2026-12-05, midday). It gives way to the page slice by slice and stops at the first change
+  /// the student makes.
   warmUpLater() {
     // The browser optimises the module's code, shared by every view of the page: once is enough.
     if (warmedUp) return;
     warmedUp = true;
     const config = this.config();
-    const shortest = SETTINGS_BY_KEY.interval_ms.steps.values?.[0];
-    if (shortest === undefined || config.interval_ms <= shortest) return;
+    const values = SETTINGS_BY_KEY.interval_ms.steps.values ?? [];
+    const intervals = [0, Math.floor(values.length / 3), Math.floor((2 * values.length) / 3)]
+      .map((i) => values[i])
+      .filter((v, i, all) => v !== undefined && v !== config.interval_ms && all.indexOf(v) === i);
+    if (!intervals.length) return;
     const generation = this.generation;
     const idle = (fn) => (window.requestIdleCallback ? requestIdleCallback(fn, { timeout: 1000 }) : setTimeout(fn, 50));
+    // Canvases of the view's sizes, never attached.
+    const canvases = CHARTS.map(([name]) => {
+      const { width, height } = this.charts[name].canvas;
+      return [name, Object.assign(document.createElement("canvas"), { width, height })];
+    }).filter(([, canvas]) => canvas.width > 0 && canvas.height > 0);
+    const dark = this.root.classList.contains("dark");
+    const dpr = window.devicePixelRatio || 1;
     let lab;
     const made = restarts;
-    const stop = () => {
+    const free = () => {
       // A lab of an instance discarded by a panic is gone with it.
       if (made === restarts) lab?.free();
       lab = undefined;
     };
-    const step = () => {
-      if (generation !== this.generation || !views.has(this) || made !== restarts) return stop();
+    // Bounded steps, each returning whether it is done (else it runs again at the next idle
+    // time): for each interval a lab of its own (each run starts from nothing, not from the one
+    // before), the run a slice at a time, each chart drawn, the lab freed.
+    const steps = intervals.flatMap((interval_ms) => [
+      () => { lab = new glue.Lab(); lab.begin({ ...config, interval_ms }); return true; },
+      () => lab.advance(WARM_UP_SLICE_MS).done,
+      ...canvases.map(([name, canvas]) => () => { lab.draw(name, canvas, dark, dpr, undefined); return true; }),
+      () => { free(); return true; },
+    ]);
+    const step = (deadline) => {
+      if (generation !== this.generation || !views.has(this) || made !== restarts) return free();
+      // A step (a cold chart's drawing, say) takes a few milliseconds: it waits for an idle
+      // period that long, so a change the student makes meanwhile is not held up behind it.
+      if (deadline && !deadline.didTimeout && deadline.timeRemaining() < WARM_UP_IDLE_MS) return idle(step);
       try {
-        if (!lab) {
-          lab = new glue.Lab();
-          lab.begin({ ...config, interval_ms: shortest });
-        }
-        if (lab.advance(WARM_UP_SLICE_MS).done) return stop();
+        if (steps[0]()) steps.shift();
       } catch {
-        return stop();
+        return free();
       }
-      idle(step);
+      if (steps.length) idle(step);
     };
     idle(step);
   }

@@ -243,3 +243,32 @@ test("a change in a new frame runs at once however soon the frame comes: at most
     await fast.close();
   }
 });
+
+test("while the student reads, the warm-up draws every chart in idle time on canvases never attached, and never on the view's", async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.addInitScript(() => {
+    // Texts drawn on the view's canvases (in the document, through its shadow root) and, by
+    // canvas, on canvases never attached.
+    window.__texts = { attached: 0, detached: new Map() };
+    const fillText = CanvasRenderingContext2D.prototype.fillText;
+    CanvasRenderingContext2D.prototype.fillText = function (...args) {
+      if (this.canvas.isConnected) window.__texts.attached++;
+      else window.__texts.detached.set(this.canvas, (window.__texts.detached.get(this.canvas) || 0) + 1);
+      return fillText.apply(this, args);
+    };
+  });
+  await page.goto(`${base}/index.html`);
+  await page.waitForSelector("body[data-ready=true]");
+  await settled(page);
+  const attachedAtRest = await page.evaluate(() => window.__texts.attached);
+  await page.waitForFunction(() => window.__texts.detached.size >= 6, null, { timeout: 10000 });
+  // Once every chart has been drawn off the page, the view's canvases were not drawn again.
+  await page.waitForTimeout(1000);
+  const after = await page.evaluate(() => ({ attached: window.__texts.attached, canvases: window.__texts.detached.size }));
+  assert.equal(after.canvases, 6, "each of the six charts drawn on a canvas of its own, never attached");
+  assert.equal(after.attached, attachedAtRest, "nothing drawn on the view's canvases while the student reads");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
