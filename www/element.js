@@ -1472,7 +1472,8 @@ class LabView {
     if (!intervals.length) return;
     const generation = this.generation;
     const idle = (fn) => (window.requestIdleCallback ? requestIdleCallback(fn, { timeout: 1000 }) : setTimeout(fn, 50));
-    // Canvases of the view's sizes, never attached.
+    // A canvas never attached for each chart, of its size, so each run redraws it as a slider
+    // move redraws the view's; emptied once done, so their pixels are not kept until collected.
     const canvases = CHARTS.map(([name]) => {
       const { width, height } = this.charts[name].canvas;
       return [name, Object.assign(document.createElement("canvas"), { width, height })];
@@ -1486,6 +1487,10 @@ class LabView {
       if (made === restarts) lab?.free();
       lab = undefined;
     };
+    const done = () => {
+      free();
+      for (const [, canvas] of canvases) Object.assign(canvas, { width: 0, height: 0 });
+    };
     // Bounded steps, each returning whether it is done (else it runs again at the next idle
     // time): for each interval a lab of its own (each run starts from nothing, not from the one
     // before), the run a slice at a time, each chart drawn, the lab freed.
@@ -1496,16 +1501,17 @@ class LabView {
       () => { free(); return true; },
     ]);
     const step = (deadline) => {
-      if (generation !== this.generation || !views.has(this) || made !== restarts) return free();
+      if (generation !== this.generation || !views.has(this) || made !== restarts) return done();
       // A step (a cold chart's drawing, say) takes a few milliseconds: it waits for an idle
       // period that long, so a change the student makes meanwhile is not held up behind it.
       if (deadline && !deadline.didTimeout && deadline.timeRemaining() < WARM_UP_IDLE_MS) return idle(step);
       try {
         if (steps[0]()) steps.shift();
       } catch {
-        return free();
+        return done();
       }
       if (steps.length) idle(step);
+      else done();
     };
     idle(step);
   }
