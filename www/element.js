@@ -45,7 +45,7 @@ const WARM_UP_SLICE_MS = 4;
 /// The idle time a warm-up step waits for: about what its longest step, a chart's first
 /// drawing, takes.
 const WARM_UP_IDLE_MS = 10;
-/// Whether a view of this page has started the warm-up run.
+/// Whether a view of this page has started the warm-up runs.
 let warmedUp = false;
 /// Engine time per slice of simulate(), which has no frame to share: well inside a 50 ms task.
 const SIMULATE_SLICE_MS = 10;
@@ -1453,12 +1453,12 @@ class LabView {
     this.warmUpLater();
   }
 
-  /// While the student reads the first picture: runs at three of the interval slider's values
-  /// (the shortest, whose checkpoints the engine handles far more often than in the default run,
-  /// and two across its range), each drawn chart by chart on canvases never shown, are made once
-  /// in idle time in a lab of their own and freed, so the browser has compiled and optimised that
-  /// code, and measured those labels, before the student first drags there (BENCHMARKS.md,
-  /// 2026-12-05, midday). It gives way to the page slice by slice and stops at the first change
+  /// While the student reads the first picture, in idle time and once: the runs at three of the
+  /// interval slider's values (the shortest, whose checkpoints the engine handles far more often
+  /// than in the default run, and two across its range), each in a lab of its own, freed once
+  /// its charts are drawn on canvases never shown. The browser has then compiled and optimised
+  /// that code, and measured those labels, before the student first drags there (BENCHMARKS.md,
+  /// 2026-12-05, midday). It gives way to the page step by step and stops at the first change
   /// the student makes.
   warmUpLater() {
     // The browser optimises the module's code, shared by every view of the page: once is enough.

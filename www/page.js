@@ -30,7 +30,7 @@ const writeHash = () => {
 // frame does not wait for it; during a burst of changes (a drag) the link waits until the
 // pointer is let go and no change has come for SETTLE_MS.
 const SETTLE_MS = 250;
-/// settleTimer while a change's link waits for its frame (see afterFrame).
+// settleTimer while a change's link waits for its frame (see afterFrame).
 const AFTER_FRAME = -1;
 let latest, settleTimer, lastChangeAt = -Infinity, pointerDown = false;
 const afterFrame = () => {
