@@ -1588,7 +1588,6 @@ class LabView {
     // of a frame starts at once; others wait for the frame's callbacks and are coalesced, so at
     // most one run or slice starts per frame, whatever the display's frame rate.
     if (!this.busy && !this.engineRanThisFrame) {
-      this.ranThisFrame();
       const why = this.cause;
       this.cause = undefined;
       this.update(why, started);
@@ -1596,7 +1595,6 @@ class LabView {
     }
     this.pending = true;
     const go = () => {
-      this.ranThisFrame();
       this.pending = false;
       const why = this.cause;
       this.cause = undefined;
