@@ -182,10 +182,44 @@ export function load() {
 let firstChartReady;
 /// How long the lab waits for the first chart's module (and the styles) before it loads anyway.
 const FIRST_CHART_PATIENCE_MS = 4000;
+/// Where a page may leave the first chart's module ready before the element's module has run,
+/// its HTML still being parsed (index.html's head does, on a shared link):
+/// `globalThis[FIRST_CHART_MODULE] = { compiled: WebAssembly.compileStreaming(fetch(wasm)) }`, with
+/// `module` set to the compiled module once it is, and `glue` to the module namespace of
+/// `checkpoint_lab_first.js` once imported. With both, the element instantiates the module in the
+/// task that builds its view and draws the first chart in the next, without waiting for a module;
+/// with the compilation alone, it instantiates what was compiled rather than fetching it again.
+/// Anything else found there is ignored.
+const FIRST_CHART_MODULE = Symbol.for("checkpoint-lab.first-chart-module");
+/// Whether `module` is the first chart's module compiled (it exports drawFirstChart).
+const isFirstChartModule = (module) => module instanceof WebAssembly.Module && WebAssembly.Module.exports(module).some((e) => e.name === "drawFirstChart");
+/// The first chart's module's drawFirstChart() at once, where the page left the module compiled and
+/// its glue imported (see FIRST_CHART_MODULE); undefined otherwise.
+function firstChartNow() {
+  const early = globalThis[FIRST_CHART_MODULE];
+  const glue = early?.glue;
+  if (!isFirstChartModule(early?.module) || typeof glue?.initSync !== "function" || typeof glue.drawFirstChart !== "function") return undefined;
+  try {
+    glue.initSync({ module: early.module });
+  } catch {
+    return undefined;
+  }
+  firstChartFormatValue = glue.formatValue;
+  firstChartReady ??= Promise.resolve(glue.drawFirstChart);
+  return glue.drawFirstChart;
+}
 /// Loads the first chart's module once per page; resolves to its drawFirstChart().
 function loadFirstChart() {
   firstChartReady ??= import("./checkpoint_lab_first.js").then(async (module) => {
-    await module.default({ module_or_path: new URL("./checkpoint_lab_first_bg.wasm", import.meta.url) });
+    const url = new URL("./checkpoint_lab_first_bg.wasm", import.meta.url);
+    // A compilation the page started is awaited rather than repeated; one that fails, or gives
+    // another module, is not used.
+    const early = globalThis[FIRST_CHART_MODULE]?.compiled;
+    const pending = early instanceof Promise ? early.then((m) => (isFirstChartModule(m) ? m : url), () => url) : url;
+    await module.default({ module_or_path: pending }).catch((e) => {
+      if (pending === url) throw e;
+      return module.default({ module_or_path: url });
+    });
     firstChartFormatValue = module.formatValue;
     return module.drawFirstChart;
   });
@@ -1718,9 +1752,10 @@ export class CheckpointLabElement extends ElementBase {
     // engine's module loads; the page's picture of the first frame stands in for the pipeline
     // view where it may (see firstPictureFits).
     const builtNow = !this.built;
-    // The first chart's module is compiled while the view is built and laid out: asked for
-    // after, it would wait for that frame's rendering too.
-    if (builtNow && !this.firstPictureFits() && !this.drawsFirstChartItself()) loadFirstChart().catch(() => {});
+    // The first chart's module is compiled (or, compiled by the page already, instantiated)
+    // while the view is built and laid out: asked for after, it would wait for that frame's
+    // rendering too.
+    if (builtNow && !this.firstPictureFits() && !this.drawsFirstChartItself() && !firstChartNow()) loadFirstChart().catch(() => {});
     if (builtNow) {
       this.built = new LabView(this, this.shadowRoot);
       if (!this.firstPictureFits()) this.built.dropFirstPicture();
@@ -1795,7 +1830,11 @@ export class CheckpointLabElement extends ElementBase {
     const view = this.built;
     try {
       if (!view || this.drawsFirstChartItself()) return;
-      const [draw] = await Promise.all([loadFirstChart(), view.styled]);
+      // Where the page has the module ready (see FIRST_CHART_MODULE), drawn in the next task:
+      // the view's first rendering does not wait for a module, and building the view and
+      // drawing its first chart cold do not make one long task.
+      const ready = view.stylesReady ? firstChartNow() : undefined;
+      const [draw] = ready ? [ready, await yieldToPage()] : await Promise.all([loadFirstChart(), view.styled]);
       // What the attributes say now, once the module is in.
       if (this.built !== view || !this.isConnected || this.drawsFirstChartItself()) return;
       const scenarioName = this.getAttribute("scenario") || "lesson";

@@ -178,6 +178,70 @@ test("a shared link: the first chart's module draws the pipeline view and sets t
   await plain.close();
 });
 
+test("a shared link: the page's head compiles the first chart's module while the HTML is parsed, and the element instantiates that very module", async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  page.on("pageerror", (err) => errors.push(String(err)));
+  // Every instantiation from a compiled module, in order.
+  await page.addInitScript(() => {
+    window.instantiated = [];
+    WebAssembly.Instance = new Proxy(WebAssembly.Instance, {
+      construct(target, args) {
+        window.instantiated.push(args[0]);
+        return Reflect.construct(target, args);
+      },
+    });
+  });
+  await page.goto(`${base}/index.html#interval=5s&crash-at=10:01:10`);
+  await page.waitForSelector("body[data-ready=true]", { state: "attached" });
+  const seen = await page.evaluate(() => {
+    const early = globalThis[Symbol.for("checkpoint-lab.first-chart-module")];
+    const fetched = performance.getEntriesByType("resource").filter((e) => e.name.endsWith("/checkpoint_lab_first_bg.wasm"));
+    return {
+      compiled: early?.module instanceof WebAssembly.Module,
+      glue: typeof early?.glue?.drawFirstChart,
+      usedByElement: window.instantiated.includes(early?.module),
+      fetches: fetched.length,
+      fetchedBeforeElement: fetched[0]?.startTime < performance.getEntriesByName(new URL("pkg/checkpoint-lab.js", location.href).href)[0]?.startTime,
+      by: document.querySelector("checkpoint-lab").view.firstChartBy,
+    };
+  });
+  assert.deepEqual(seen, { compiled: true, glue: "function", usedByElement: true, fetches: 1, fetchedBeforeElement: true, by: "first-chart" });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a page that leaves something else where the first chart's module is looked for still gets its first chart from that module", async () => {
+  const cases = {
+    "nothing usable, a failed compilation": () => {
+      const compiled = Promise.reject(new Error("compile failed"));
+      compiled.catch(() => {});
+      return { module: {}, glue: {}, compiled };
+    },
+    // A compiled module, but not the first chart's (an empty one), with a glue that throws.
+    "another module": () => {
+      const empty = new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));
+      return { module: empty, compiled: Promise.resolve(empty), glue: { initSync() { throw new Error("not this module"); }, drawFirstChart() { throw new Error("never called"); } } };
+    },
+  };
+  for (const [name, make] of Object.entries(cases)) {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors = [];
+    page.on("pageerror", (err) => errors.push(String(err)));
+    // Set before the page's own head script, which cannot replace it.
+    await page.addInitScript(`Object.defineProperty(globalThis, Symbol.for("checkpoint-lab.first-chart-module"), { value: (${make})(), writable: false });`);
+    await page.goto(`${base}/index.html#interval=5s&crash-at=10:01:10`);
+    await page.waitForSelector("body[data-ready=true]", { state: "attached" });
+    const seen = await page.evaluate(() => {
+      const lab = document.querySelector("checkpoint-lab");
+      return { by: lab.view.firstChartBy, readout: lab.shadowRoot.querySelector(".controls .readout").textContent };
+    });
+    assert.deepEqual(seen, { by: "first-chart", readout: "5 s" }, name);
+    assert.deepEqual(errors, [], name);
+    await page.close();
+  }
+});
+
 /// The lesson page with no script but its inline one: what the browser paints from the HTML alone.
 async function withoutModules(url, { width = 1280, colorScheme = "light" } = {}) {
   const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme });
