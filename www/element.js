@@ -1833,8 +1833,9 @@ export class CheckpointLabElement extends ElementBase {
       // Where the page has the module ready (see FIRST_CHART_MODULE), drawn in the next task:
       // the view's first rendering does not wait for a module, and building the view and
       // drawing its first chart cold do not make one long task.
-      const ready = view.stylesReady ? firstChartNow() : undefined;
-      const [draw] = ready ? [ready, await yieldToPage()] : await Promise.all([loadFirstChart(), view.styled]);
+      let draw = view.stylesReady ? firstChartNow() : undefined;
+      if (draw) await yieldToPage();
+      else [draw] = await Promise.all([loadFirstChart(), view.styled]);
       // What the attributes say now, once the module is in.
       if (this.built !== view || !this.isConnected || this.drawsFirstChartItself()) return;
       const scenarioName = this.getAttribute("scenario") || "lesson";
