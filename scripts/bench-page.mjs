@@ -42,46 +42,43 @@ const { server, base } = await serve({ "/bare.html": bare });
 // The slow-network loads go through a server that gzips, as a static host does: there the bytes
 // on the wire decide.
 const gzipServer = await serve({}, undefined, { gzip: true });
-/// Before any script of the page runs (an init script): when the parser has put the page's whole
-/// first screen in the document (the comment closing it, after the pictures), when the
-/// component's stylesheet in it had loaded too, and the end of the first frame after both.
+/// Before any script of the page runs (an init script): when the parser has put the whole
+/// document in, first screen included (the document turns "interactive"), and the end of the
+/// first frame after that. A listener, not a mutation observer, which would be called while the
+/// page is parsed, the very time measured.
 function watchFirstScreen() {
-  new MutationObserver((records, observer) => {
-    for (const record of records) {
-      for (const node of record.addedNodes) {
-        if (node.nodeType === Node.COMMENT_NODE && node.data.trim() === "</first screen>") {
-          observer.disconnect();
-          window.__firstScreenParsedAt = performance.now();
-          const styled = () => {
-            window.__firstScreenStyledAt = performance.now();
-            requestAnimationFrame(() => setTimeout(() => { window.__firstScreenFrameAt = performance.now(); }));
-          };
-          const link = node.parentNode.shadowRoot?.querySelector("link[rel=stylesheet]");
-          if (link && !link.sheet) link.addEventListener("load", styled, { once: true });
-          else styled();
-        }
-      }
-    }
-  }).observe(document, { childList: true, subtree: true });
+  document.addEventListener("readystatechange", () => {
+    if (document.readyState !== "interactive") return;
+    window.__parsedAt = performance.now();
+    requestAnimationFrame(() => setTimeout(() => { window.__parsedFrameAt = performance.now(); }));
+  });
 }
 /// In a page once it is ready: since navigation, when the first picture was painted (the first
-/// contentful paint if the page's first screen, picture included, was parsed and its styles in
-/// by then, else the end of the first frame after both; without a written first screen, the Element Timing entry
-/// of a picture in the slot, or the first chart's time if the page shows none), the
-/// first chart drawn and all of them, every file requested before the first chart and before the
-/// picture.
+/// contentful paint if the document, the page's first screen with its picture included, was parsed
+/// and the screen's styles in by then, else the end of the first frame after both; without a
+/// written first screen, the Element Timing entry of a picture in the slot, or the first chart's
+/// time if the page shows none), the first chart drawn and all of them, every file requested
+/// before the first chart and before the picture.
 async function firstLoad() {
   const nav = performance.getEntriesByType("navigation")[0];
-  const view = document.querySelector("checkpoint-lab").view;
+  const lab = document.querySelector("checkpoint-lab");
+  const view = lab.view;
   const fcp = performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? Infinity;
-  const parsed = window.__firstScreenParsedAt, styled = window.__firstScreenStyledAt;
+  // A written first screen ends with this comment, which stays among the element's children.
+  const written = [...lab.childNodes].some((n) => n.nodeType === Node.COMMENT_NODE && n.data.trim() === "</first screen>");
+  // Its styles are in the HTML (the element keeps them as its own), or come from a stylesheet.
+  const sheet = performance.getEntriesByType("resource").find((e) => e.name.endsWith("/checkpoint-lab.css"));
+  const inline = Boolean(lab.shadowRoot.querySelector("style[data-styles=checkpoint-lab]"));
+  const parsed = window.__parsedAt, styled = inline ? parsed : Math.max(parsed, sheet?.responseEnd ?? Infinity);
   // A page without a written first screen: its picture's Element Timing entry, if it has one.
   const pictureEntry = () => new Promise((resolve) => {
     new PerformanceObserver((list) => resolve(Math.min(...list.getEntries().map((e) => e.renderTime))))
       .observe({ type: "element", buffered: true });
     setTimeout(() => resolve(view.firstChartAt), 200);
   });
-  const painted = parsed === undefined ? await pictureEntry() : styled <= fcp ? fcp : window.__firstScreenFrameAt;
+  // (Styles from a stylesheet that arrived after the frame that followed the parse: their
+  // arrival, a lower bound. The lesson page's are in its HTML.)
+  const painted = !written ? await pictureEntry() : styled <= fcp ? fcp : Math.max(window.__parsedFrameAt, styled);
   const resources = performance.getEntriesByType("resource");
   const before = (at) => [nav, ...resources].filter((e) => e.startTime < at).map((e) => new URL(e.name).pathname);
   return {
@@ -90,34 +87,26 @@ async function firstLoad() {
     files: before(view.firstChartAt), pictureFiles: before(painted),
   };
 }
-/// Opens `url` in a fresh page and returns firstLoad() once the page has marked itself ready,
-/// without polling from the benchmark: a selector wait runs the driver's queries on the page's
-/// main thread while it loads, which the first chart would wait for. Both are evaluated through
-/// the DevTools protocol as plain expressions: the driver's own evaluate first installs its helper
-/// script in the page, 13-17 ms of the page's main thread (traced) during the very load measured.
+/// Opens `url` in a fresh page and returns firstLoad() once the page has marked itself ready.
+/// Nothing is evaluated in the page while it loads: the driver's own evaluate installs its helper
+/// script there (13-17 ms of the page's main thread, traced), a DevTools protocol evaluate still
+/// costs the page a task (8 ms, traced), and a selector wait polls. The load is awaited from the
+/// driver's side, until the network has been idle for 500 ms, and only then read.
 async function coldLoad(fresh, url) {
+  await fresh.goto(url, { waitUntil: "networkidle" });
   const cdp = await fresh.context().newCDPSession(fresh);
-  await fresh.goto(url, { waitUntil: "commit" });
   const evaluate = async (expression) => {
     const { result, exceptionDetails } = await cdp.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true });
     if (exceptionDetails) throw new Error(exceptionDetails.exception?.description ?? exceptionDetails.text);
     return result.value;
   };
-  // Asked again if the document it was asked in is replaced meanwhile.
-  const READY = `new Promise((resolve) => {
+  await evaluate(`new Promise((resolve) => {
     const ready = () => document.body?.dataset.ready === "true";
     if (ready()) return resolve(true);
     new MutationObserver((_, observer) => {
       if (ready()) { observer.disconnect(); resolve(true); }
     }).observe(document, { attributes: true, subtree: true, attributeFilter: ["data-ready"] });
-  })`;
-  for (;;) {
-    try {
-      if (await evaluate(READY) === true) break;
-    } catch (e) {
-      if (!/context/i.test(e.message)) throw e;
-    }
-  }
+  })`);
   const load = await evaluate(`(${firstLoad})()`);
   await cdp.detach();
   return load;
@@ -254,8 +243,9 @@ const linkedBytesKB = linkedBytes.reduce((a, b) => a + b, 0) / 1024;
 // Before the first picture: what it needs (the page, its styles, the element's JavaScript and
 // the picture), and the engine's module, which the page starts fetching at once beside them.
 // The picture is in the page's HTML, with the component's styles and the script that checks the
-// link: it needs the page and its own stylesheet, none of the modules the page starts fetching too.
-const pictureNeeds = weigh(pictureFiles.filter((p) => !p.endsWith(".wasm") && (!p.endsWith(".js") || p.endsWith("/first-screen.js"))));
+// link: it needs the page and its own stylesheet, none of the modules the page starts fetching
+// too, nor the tab's icon.
+const pictureNeeds = weigh(pictureFiles.filter((p) => !p.endsWith(".wasm") && !p.endsWith("/favicon.svg") && (!p.endsWith(".js") || p.endsWith("/first-screen.js"))));
 const pictureNeedsKB = pictureNeeds.reduce((a, b) => a + b, 0) / 1024;
 const pictureAllKB = weigh(pictureFiles).reduce((a, b) => a + b, 0) / 1024;
 const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
