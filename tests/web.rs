@@ -226,3 +226,29 @@ fn the_first_chart_draws_the_labs_first_picture() {
     let late = config(&[("crash-at", JsValue::from_str("10:05:31"))]);
     assert!(draw_first_chart(JsValue::UNDEFINED, late, canvas(10, 10), false, 1.0, "upsert").unwrap().is_null());
 }
+
+/// The first chart run in one call and drawn in the next (the element's two tasks) gives the very
+/// pixels of the chart run and drawn in one, and a run prepared for other settings is never drawn:
+/// asked for other settings, the module runs those.
+#[wasm_bindgen_test]
+fn a_prepared_first_chart_is_drawn_only_for_its_own_settings() {
+    use checkpoint_lab::web::{draw_first_chart, prepare_first_chart};
+    let at = |interval: &str| {
+        config(&[("interval", JsValue::from_str(interval)), ("crash-at", JsValue::from_str("10:01:10"))])
+    };
+    let drawn = |attributes: JsValue| {
+        let drawn = canvas(900, 330);
+        draw_first_chart(JsValue::UNDEFINED, attributes, drawn.clone(), false, 1.0, "append-only").unwrap();
+        pixels(&drawn)
+    };
+    let five_alone = drawn(at("5s"));
+    let ten_alone = drawn(at("10s"));
+    assert!(five_alone != ten_alone);
+    prepare_first_chart(JsValue::UNDEFINED, at("5s")).unwrap();
+    assert!(drawn(at("5s")) == five_alone, "a prepared run draws what one call draws");
+    prepare_first_chart(JsValue::UNDEFINED, at("5s")).unwrap();
+    assert!(drawn(at("10s")) == ten_alone, "a run prepared for 5 s is not drawn for 10 s");
+    let error: JsValue = prepare_first_chart(JsValue::UNDEFINED, at("0s")).unwrap_err().into();
+    let message = error.dyn_ref::<js_sys::Error>().expect("a thrown Error").message().as_string().unwrap();
+    assert!(message.starts_with("interval: must be between"), "{message}");
+}

@@ -193,8 +193,8 @@ const FIRST_CHART_PATIENCE_MS = 4000;
 const FIRST_CHART_MODULE = Symbol.for("checkpoint-lab.first-chart-module");
 /// Whether `module` is the first chart's module compiled (it exports drawFirstChart).
 const isFirstChartModule = (module) => module instanceof WebAssembly.Module && WebAssembly.Module.exports(module).some((e) => e.name === "drawFirstChart");
-/// The first chart's module's drawFirstChart() at once, where the page left the module compiled and
-/// its glue imported (see FIRST_CHART_MODULE); undefined otherwise.
+/// The first chart's module (its glue, instantiated) at once, where the page left the module
+/// compiled and its glue imported (see FIRST_CHART_MODULE); undefined otherwise.
 function firstChartNow() {
   const early = globalThis[FIRST_CHART_MODULE];
   const glue = early?.glue;
@@ -205,10 +205,10 @@ function firstChartNow() {
     return undefined;
   }
   firstChartFormatValue = glue.formatValue;
-  firstChartReady ??= Promise.resolve(glue.drawFirstChart);
-  return glue.drawFirstChart;
+  firstChartReady ??= Promise.resolve(glue);
+  return glue;
 }
-/// Loads the first chart's module once per page; resolves to its drawFirstChart().
+/// Loads the first chart's module once per page; resolves to its glue, instantiated.
 function loadFirstChart() {
   firstChartReady ??= import("./checkpoint_lab_first.js").then(async (module) => {
     const url = new URL("./checkpoint_lab_first_bg.wasm", import.meta.url);
@@ -221,7 +221,7 @@ function loadFirstChart() {
       return module.default({ module_or_path: url });
     });
     firstChartFormatValue = module.formatValue;
-    return module.drawFirstChart;
+    return module;
   });
   firstChartReady.catch(() => { firstChartReady = undefined; });
   return firstChartReady;
@@ -1830,17 +1830,25 @@ export class CheckpointLabElement extends ElementBase {
     const view = this.built;
     try {
       if (!view || this.drawsFirstChartItself()) return;
-      // Where the page has the module ready (see FIRST_CHART_MODULE), drawn in the next task:
-      // the view's first rendering does not wait for a module, and building the view and
-      // drawing its first chart cold do not make one long task.
-      let draw = view.stylesReady ? firstChartNow() : undefined;
-      if (draw) await yieldToPage();
-      else [draw] = await Promise.all([loadFirstChart(), view.styled]);
-      // What the attributes say now, once the module is in.
-      if (this.built !== view || !this.isConnected || this.drawsFirstChartItself()) return;
-      const scenarioName = this.getAttribute("scenario") || "lesson";
-      if (!Object.hasOwn(SCENARIOS, scenarioName)) return;
-      view.drawFirstChart(draw, scenarioName, this.settingAttributes(), this.getAttribute("sink"));
+      // Where the page has the module ready (see FIRST_CHART_MODULE), it does not wait for one.
+      let firstChart = view.stylesReady ? firstChartNow() : undefined;
+      if (!firstChart) [firstChart] = await Promise.all([loadFirstChart(), view.styled]);
+      // Cold, running the scenario up to the first view and drawing it take over 50 ms together:
+      // the run and the canvas's size in one task, the drawing in the next, each after the
+      // task before (the view built in this one).
+      // What the attributes say at each step: a run prepared for other settings is not drawn.
+      const scenario = () => {
+        const name = this.getAttribute("scenario") || "lesson";
+        return this.built === view && this.isConnected && !this.drawsFirstChartItself() && Object.hasOwn(SCENARIOS, name) ? name : undefined;
+      };
+      await yieldToPage();
+      if (!scenario()) return;
+      firstChart.prepareFirstChart(SCENARIOS[scenario()].settings, this.settingAttributes());
+      view.canvasSize(view.charts.pipeline.canvas);
+      await yieldToPage();
+      const scenarioName = scenario();
+      if (!scenarioName) return;
+      view.drawFirstChart(firstChart.drawFirstChart, scenarioName, this.settingAttributes(), this.getAttribute("sink"));
     } catch {
       // The lab draws the view.
     }

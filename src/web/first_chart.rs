@@ -3,12 +3,35 @@
 //! where no picture of the first frame is written into its HTML (a shared link, settings in
 //! attributes), so a student sees the job before the whole lab has loaded.
 
+use std::cell::RefCell;
+
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
 
 use super::canvas;
 use super::config::{config_from_settings_and_attributes, config_to_js};
+use crate::engine::Config;
 use crate::lesson;
+use crate::lesson::pipeline::PipelinePreview;
+
+thread_local! {
+    /// The run the last `prepareFirstChart` made, with its config: `drawFirstChart` draws it
+    /// rather than running the scenario again when asked for the same config.
+    static PREPARED: RefCell<Option<(Config, Option<PipelinePreview>)>> = const { RefCell::new(None) };
+}
+
+/// Runs the scenario `settings` with `attributes` over them up to where the pipeline view first
+/// stands, as `drawFirstChart` does, and keeps the run for its next call with the same settings:
+/// a page can run the scenario and draw it in two tasks rather than one (cold, before the browser
+/// has compiled the module's code, the two together take over 50 ms). Throws an Error naming a
+/// bad setting.
+#[wasm_bindgen(js_name = prepareFirstChart)]
+pub fn prepare_first_chart(settings: JsValue, attributes: JsValue) -> Result<(), JsError> {
+    let config = config_from_settings_and_attributes(&settings, &attributes)?;
+    let preview = lesson::preview(&config).map_err(|e| JsError::new(&e.to_string()))?;
+    PREPARED.with(|prepared| *prepared.borrow_mut() = Some((config, preview)));
+    Ok(())
+}
 
 /// Runs the scenario `settings` (config fields) with `attributes` (`<checkpoint-lab>`
 /// attributes) over them up to where the pipeline view first stands, and draws the view there
@@ -16,8 +39,9 @@ use crate::lesson;
 /// the same picture the lab draws there from the whole run. Returns what was drawn, for the
 /// element to show its controls at: `{ config, cursor_ms }`, the config as a plain object of its
 /// fields and the cursor in ms since the scenario start; or null where
-/// that part of the run is too long to take a few milliseconds. Throws an Error naming a bad
-/// setting.
+/// that part of the run is too long to take a few milliseconds. The run the last
+/// `prepareFirstChart` made is drawn rather than run again where its config is this one. Throws
+/// an Error naming a bad setting.
 #[wasm_bindgen(js_name = drawFirstChart)]
 pub fn draw_first_chart(
     settings: JsValue,
@@ -29,7 +53,12 @@ pub fn draw_first_chart(
 ) -> Result<JsValue, JsError> {
     let config = config_from_settings_and_attributes(&settings, &attributes)?;
     let highlight = super::sink_named(sink)?;
-    let Some(preview) = lesson::preview(&config).map_err(|e| JsError::new(&e.to_string()))? else {
+    let prepared = PREPARED.with(|prepared| prepared.borrow_mut().take()).filter(|(of, _)| *of == config);
+    let preview = match prepared {
+        Some((_, preview)) => preview,
+        None => lesson::preview(&config).map_err(|e| JsError::new(&e.to_string()))?,
+    };
+    let Some(preview) = preview else {
         return Ok(JsValue::NULL);
     };
     canvas::draw_preview(&preview, canvas, dark, scale, None, highlight)?;
