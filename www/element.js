@@ -187,8 +187,9 @@ const FIRST_CHART_PATIENCE_MS = 4000;
 /// `globalThis[FIRST_CHART_MODULE] = { compiled: WebAssembly.compileStreaming(fetch(wasm)) }`, with
 /// `module` set to the compiled module once it is, and `glue` to the module namespace of
 /// `checkpoint_lab_first.js` once imported. With both, the element instantiates the module in the
-/// task that builds its view and draws the first chart in the next, without waiting for a module;
-/// with the compilation alone, it instantiates what was compiled rather than fetching it again.
+/// task that builds its view and runs and draws the first chart in the tasks that follow, without
+/// waiting for a module; with the compilation alone, it instantiates what was compiled rather than
+/// fetching it again.
 /// Anything else found there is ignored.
 const FIRST_CHART_MODULE = Symbol.for("checkpoint-lab.first-chart-module");
 /// Whether `module` is the first chart's module compiled (it exports drawFirstChart).
@@ -1833,10 +1834,10 @@ export class CheckpointLabElement extends ElementBase {
       // Where the page has the module ready (see FIRST_CHART_MODULE), it does not wait for one.
       let firstChart = view.stylesReady ? firstChartNow() : undefined;
       if (!firstChart) [firstChart] = await Promise.all([loadFirstChart(), view.styled]);
-      // Cold, running the scenario up to the first view and drawing it take over 50 ms together:
-      // the run and the canvas's size in one task, the drawing in the next, each after the
-      // task before (the view built in this one).
-      // What the attributes say at each step: a run prepared for other settings is not drawn.
+      // Cold, running the scenario up to the first view and drawing it take over 50 ms together,
+      // so each has a task of its own after this one (which may have built the view): the run,
+      // with the canvas's size, then the drawing. The attributes are read again at each step: a
+      // run made for other settings is not drawn (drawFirstChart runs its own).
       const scenario = () => {
         const name = this.getAttribute("scenario") || "lesson";
         return this.built === view && this.isConnected && !this.drawsFirstChartItself() && Object.hasOwn(SCENARIOS, name) ? name : undefined;
@@ -1844,7 +1845,7 @@ export class CheckpointLabElement extends ElementBase {
       await yieldToPage();
       if (!scenario()) return;
       firstChart.prepareFirstChart(SCENARIOS[scenario()].settings, this.settingAttributes());
-      view.canvasSize(view.charts.pipeline.canvas);
+      if (!view.charts.pipeline.figure.hidden) view.canvasSize(view.charts.pipeline.canvas);
       await yieldToPage();
       const scenarioName = scenario();
       if (!scenarioName) return;
