@@ -28,9 +28,14 @@ thread_local! {
 #[wasm_bindgen(js_name = prepareFirstChart)]
 pub fn prepare_first_chart(settings: JsValue, attributes: JsValue) -> Result<(), JsError> {
     let config = config_from_settings_and_attributes(&settings, &attributes)?;
-    let preview = lesson::preview(&config).map_err(|e| JsError::new(&e.to_string()))?;
+    let preview = preview(&config)?;
     PREPARED.with(|prepared| *prepared.borrow_mut() = Some((config, preview)));
     Ok(())
+}
+
+/// The run up to where the pipeline view first stands (see `lesson::preview`).
+fn preview(config: &Config) -> Result<Option<PipelinePreview>, JsError> {
+    lesson::preview(config).map_err(|e| JsError::new(&e.to_string()))
 }
 
 /// Runs the scenario `settings` (config fields) with `attributes` (`<checkpoint-lab>`
@@ -56,7 +61,7 @@ pub fn draw_first_chart(
     let prepared = PREPARED.with(|prepared| prepared.borrow_mut().take()).filter(|(of, _)| *of == config);
     let preview = match prepared {
         Some((_, preview)) => preview,
-        None => lesson::preview(&config).map_err(|e| JsError::new(&e.to_string()))?,
+        None => preview(&config)?,
     };
     let Some(preview) = preview else {
         return Ok(JsValue::NULL);
