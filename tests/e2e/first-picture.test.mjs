@@ -23,12 +23,18 @@ after(async () => {
   server?.close();
 });
 
+/// A new page at 1280 × 900, and the errors thrown in it.
+async function watchedPage(options = {}) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, ...options });
+  const errors = [];
+  page.on("pageerror", (err) => errors.push(String(err)));
+  return { page, errors };
+}
+
 /// A page of the lesson whose engine module is held back until `release()` (or fails to load
 /// with `fail`).
 async function heldBack(url, { colorScheme = "light", fail = false } = {}) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, colorScheme });
-  const errors = [];
-  page.on("pageerror", (err) => errors.push(String(err)));
+  const { page, errors } = await watchedPage({ colorScheme });
   let release;
   const gate = new Promise((resolve) => (release = resolve));
   await page.route("**/checkpoint_lab_bg.wasm", async (route) => {
@@ -179,9 +185,7 @@ test("a shared link: the first chart's module draws the pipeline view and sets t
 });
 
 test("a shared link: the page's head compiles the first chart's module while the HTML is parsed, and the element instantiates that very module", async () => {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const errors = [];
-  page.on("pageerror", (err) => errors.push(String(err)));
+  const { page, errors } = await watchedPage();
   // Every instantiation from a compiled module, in order.
   await page.addInitScript(() => {
     window.instantiated = [];
@@ -225,9 +229,7 @@ test("a page that leaves something else where the first chart's module is looked
     },
   };
   for (const [name, make] of Object.entries(cases)) {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const errors = [];
-    page.on("pageerror", (err) => errors.push(String(err)));
+    const { page, errors } = await watchedPage();
     // Set before the page's own head script, which cannot replace it.
     await page.addInitScript(`Object.defineProperty(globalThis, Symbol.for("checkpoint-lab.first-chart-module"), { value: (${make})(), writable: false });`);
     await page.goto(`${base}/index.html#interval=5s&crash-at=10:01:10`);
