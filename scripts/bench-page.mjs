@@ -8,7 +8,8 @@
 // scenario, written into its HTML and painted before any script runs) and to the first chart the
 // engine draws (five cold loads), the same on a shared link (settings in the URL, where the
 // written picture does not fit and the first chart's module draws the first chart; on a slow
-// network too, with and without that module),
+// network too, with and without that module, and when its scripts arrived and how long the
+// browser held the longest one before sending it),
 // against the lesson's text alone without any script (the floor), what the lesson page loads
 // before its first picture and its first chart (gzipped), the wasm and JS bytes, and wasm memory after the default run and two seconds later.
 // Prints one table, each figure against its target.
@@ -88,12 +89,17 @@ async function firstLoad() {
   // arrival, a lower bound. The lesson page's are in its HTML.)
   const painted = !written ? await pictureEntry() : styled <= fcp ? fcp : Math.max(window.__parsedFrameAt, styled);
   const resources = performance.getEntriesByType("resource");
+  const scripts = resources.filter((e) => new URL(e.name).pathname.endsWith(".js"));
   const before = (at) => [nav, ...resources].filter((e) => e.startTime < at).map((e) => new URL(e.name).pathname);
   return {
     picture: painted - nav.startTime, first: view.firstChartAt - nav.startTime, all: view.firstDrawnAt - nav.startTime,
     by: view.firstChartBy ?? "lab", longest: Math.max(0, ...(window.__longTasks ?? [])),
     longestScript: Math.max(0, ...(window.__longScripts ?? [])),
     files: before(view.firstChartAt), pictureFiles: before(painted),
+    // The page's scripts (its own, the element's and the glues): the last one's arrival, and the
+    // longest any of them waited in the browser between being asked for and being sent.
+    scriptsIn: Math.max(0, ...scripts.map((e) => e.responseEnd)) - nav.startTime,
+    scriptQueued: Math.max(0, ...scripts.map((e) => e.requestStart - e.startTime)),
   };
 }
 /// Opens `url` in a fresh page and returns firstLoad() once the page has marked itself ready.
@@ -145,7 +151,7 @@ for (let i = 0; i < LOADS; i++) {
   await context.addInitScript(watchLoad);
   const fresh = await context.newPage();
   const load = await coldLoad(fresh, `${base}/index.html${SHARED_LINK}`);
-  linked.push([load.first, load.all, load.by, load.longest, load.longestScript]);
+  linked.push([load.first, load.all, load.by, load.longest, load.longestScript, load.scriptsIn, load.scriptQueued]);
   linkedFiles = load.files;
   if (i === 0) {
     // What the first chart's module keeps: its instance's memory, once it has drawn.
@@ -262,15 +268,19 @@ const errors = [];
 page.on("pageerror", (e) => errors.push(String(e)));
 await page.goto(`${base}/index.html`);
 await page.waitForSelector("body[data-ready=true]");
-const memory = await page.evaluate(async () => (await import("/pkg/checkpoint-lab.js")).wasmMemoryBytes());
+// The page's element module is the one its script bundles (www/page.js exports it).
+const memory = await page.evaluate(async () => (await import("/pkg/lesson-page.js")).element.wasmMemoryBytes());
 // And once the student has read for two seconds: the warm-up run at the shortest interval is in.
 await page.waitForTimeout(2000);
-const memoryRead = await page.evaluate(async () => (await import("/pkg/checkpoint-lab.js")).wasmMemoryBytes());
+const memoryRead = await page.evaluate(async () => (await import("/pkg/lesson-page.js")).element.wasmMemoryBytes());
 // The engine in wasm on the default scenario, warm: a run sliced as the page slices it (report
 // apart), and a whole run with its report; medians of 15.
 const wasmRun = await page.evaluate(async () => {
-  await (await import("/pkg/checkpoint-lab.js")).load();
-  const { Lab } = await import("/pkg/checkpoint_lab.js");
+  // The engine's glue as a page imports it: an instance of its own of the module the page's
+  // element runs.
+  const glue = await import("/pkg/checkpoint_lab.js");
+  await glue.default({ module_or_path: "/pkg/checkpoint_lab_bg.wasm" });
+  const { Lab } = glue;
   const lab = new Lab();
   const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   for (let i = 0; i < 3; i++) lab.run({});
@@ -450,7 +460,9 @@ const size = (file) => {
 const [wasmRaw, wasmGz] = size("pkg/checkpoint_lab_bg.wasm");
 const exercises = ["pkg/checkpoint_lab_exercises_bg.wasm", "pkg/checkpoint_lab_exercises.js", "pkg/exercise-panel.js"]
   .filter((file) => fs.existsSync(path.join(ROOT, file))).map(size);
-const js = ["pkg/checkpoint_lab.js", "pkg/checkpoint-lab.js", "pkg/checkpoint-lab.css"].map(size);
+// The lesson page's script (www/page.js with the element, its glue and the settings bundled in)
+// and the element's styles.
+const js = ["pkg/lesson-page.js", "pkg/checkpoint-lab.css"].map(size);
 const jsRaw = js.reduce((a, b) => a + b[0], 0), jsGz = js.reduce((a, b) => a + b[1], 0);
 
 console.log("| measure | p50 | p95 | max | target |");
@@ -471,6 +483,7 @@ console.log(`| on a slow network (150 ms round trips, 1.6 Mbit/s, gzipped), navi
 console.log(`| navigation → all charts drawn | ${fmt(quantile(allCharts, 0.5))} | | ${fmt(Math.max(...allCharts))} | |`);
 const linkedFirstP50 = quantile(linked.map((l) => l[0]), 0.5);
 console.log(`| a shared link (index.html${SHARED_LINK}, no picture in the HTML fits), navigation → first chart drawn by the engine (by ${[...new Set(linked.map((l) => l[2]))].join(", ")}) / all charts (${linked.length} cold loads) | ${fmt(linkedFirstP50)} / ${fmt(quantile(linked.map((l) => l[1]), 0.5))} | | ${fmt(Math.max(...linked.map((l) => l[0])))} | p50 ${against(linkedFirstP50, TARGET.firstChart, "ms")} |`);
+console.log(`| … its scripts (the page's, the element's, the glues) all arrived / the longest one waited between asked for and sent, p50 | ${fmt(quantile(linked.map((l) => l[5]), 0.5))} / ${fmt(quantile(linked.map((l) => l[6]), 0.5))} | | | |`);
 const slowFmt = (loads) => `${fmt(quantile(loads.map((l) => l[0]), 0.5))} / ${fmt(quantile(loads.map((l) => l[1]), 0.5))}`;
 console.log(`| … on the slow network, first chart / all charts: with the first chart's module / without it (${slowLinked.module.length} cold loads each) | ${slowFmt(slowLinked.module)} / ${slowFmt(slowLinked.lab)} | | | |`);
 console.log(`| … loaded before that first chart, gzipped (${linkedBytes.length} files) | ${linkedBytesKB.toFixed(0)} KB | | | ${against(linkedBytesKB, TARGET.firstBytesKB, "KB")} |`);
@@ -486,7 +499,7 @@ for (const [what, list] of [["the lesson page", loads], ["a shared link", linked
 console.log(`| wasm bytes, the lab's module (raw / gzip) | ${wasmRaw.toLocaleString("en-US")} | ${wasmGz.toLocaleString("en-US")} | | |`);
 console.log(`| the first chart's module, wasm (raw / gzip), and its instance's memory once drawn | ${size("pkg/checkpoint_lab_first_bg.wasm")[0].toLocaleString("en-US")} | ${size("pkg/checkpoint_lab_first_bg.wasm")[1].toLocaleString("en-US")} | ${(firstChartMemory / 1e6).toFixed(1)} MB | |`);
 console.log(`| the exercises' module, wasm, glue and panel, loaded only where exercises are shown (raw / gzip) | ${exercises.reduce((a, b) => a + b[0], 0).toLocaleString("en-US")} | ${exercises.reduce((a, b) => a + b[1], 0).toLocaleString("en-US")} | | |`);
-console.log(`| JS and CSS bytes (raw / gzip) | ${jsRaw.toLocaleString("en-US")} | ${jsGz.toLocaleString("en-US")} | | |`);
+console.log(`| JS and CSS bytes: the lesson page's script, the element bundled in, and the element's styles (raw / gzip) | ${jsRaw.toLocaleString("en-US")} | ${jsGz.toLocaleString("en-US")} | | |`);
 console.log(`| wasm + JS + CSS gzipped | ${((wasmGz + jsGz) / 1024).toFixed(0)} KB | | | |`);
 console.log(`| wasm memory after the default run | ${(memory / 1e6).toFixed(1)} MB | | | |`);
 console.log(`| … two seconds later, the warm-up run at the shortest interval made and freed | ${(memoryRead / 1e6).toFixed(1)} MB | | | |`);

@@ -10,8 +10,11 @@ const SHARED = [...SETTINGS.map((s) => s.attribute), "sink", "scenario", "cursor
 const params = new URLSearchParams(location.hash.slice(1));
 for (const [name, value] of params) if (SHARED.includes(name)) lab.setAttribute(name, value);
 // The element is defined once its attributes are set: it starts from the link's settings (and
-// draws its first chart from them) rather than from the defaults.
-const { toAttributes } = await import("../pkg/checkpoint-lab.js");
+// draws its first chart from them) rather than from the defaults. The page serves this script
+// bundled with the element (pkg/lesson-page.js): a script on the page reaches the very module the
+// element runs, and its engine, as this module's `element`.
+export const element = await import("../pkg/checkpoint-lab.js");
+const { toAttributes } = element;
 
 // Every value is written the way the attribute reads it ("7s", "2GB", "10:00:45"), by the same
 // settings table the engine validates with, so a shared link runs exactly what the student saw.

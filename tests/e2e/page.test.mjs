@@ -57,6 +57,24 @@ test("share links: the URL restores the settings", async () => {
   assert.deepEqual(errors, []);
 });
 
+test("the page loads its script and the element as one file, and exports the module the element runs", async () => {
+  const { page, errors } = await open(browser, `${base}/index.html`);
+  const seen = await page.evaluate(async () => {
+    const scripts = performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname).filter((p) => p.endsWith(".js"));
+    const { element } = await import("/pkg/lesson-page.js");
+    const lab = document.querySelector("checkpoint-lab");
+    return {
+      scripts,
+      same: customElements.get("checkpoint-lab") === element.CheckpointLabElement && lab instanceof element.CheckpointLabElement,
+      memory: (await element.wasmMemoryBytes()) > 0,
+    };
+  });
+  assert.deepEqual(seen.scripts, ["/pkg/lesson-page.js"], "no module of the element fetched apart on the lesson page");
+  assert.ok(seen.same, "the element on the page is the bundled module's");
+  assert.ok(seen.memory);
+  assert.deepEqual(errors, []);
+});
+
 test("a change's link is written once its frame is shown, in a task of its own, not in the input's", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
   const written = await page.evaluate(async () => {
