@@ -1312,9 +1312,15 @@ class LabView {
     [canvas.width, canvas.height] = backingSize(size, dpr);
     const drawn = draw(SCENARIOS[scenarioName].settings, attributes, canvas, dark, dpr, sink ?? this.c.sink.get());
     if (!drawn) return;
+    this.showFirstChart(drawn, scenarioName, sink, performance.now(), "first-chart");
+  }
+
+  /// Marks the first chart drawn at `at` (by the first chart's module in the element, or by the
+  /// page's head) and sets the controls and the cursor's readout at the values `drawn` names.
+  showFirstChart(drawn, scenarioName, sink, at, by) {
     this.preview = "drawn";
-    this.firstChartAt = performance.now();
-    this.firstChartBy = "first-chart";
+    this.firstChartAt = at;
+    this.firstChartBy = by;
     // The controls and the cursor's readout at the values drawn, still inert until the lab has
     // loaded (it sets them again from the same attributes).
     this.scenario.set(scenarioName);
@@ -1760,6 +1766,9 @@ export class CheckpointLabElement extends ElementBase {
     if (builtNow) {
       this.built = new LabView(this, this.shadowRoot);
       if (!this.firstPictureFits()) this.built.dropFirstPicture();
+      const drawn = this.pageDrewFirstChart();
+      // The controls' readouts are written by the first chart's module, which the head ran.
+      if (drawn && firstChartNow()) this.built.showFirstChart(drawn, this.getAttribute("scenario") || "lesson", this.getAttribute("sink"), drawn.at, "page");
     }
     // Where no picture of the first frame stands, the first chart's module draws it before the
     // lab's module is fetched; a module (or styles) slower than FIRST_CHART_PATIENCE_MS no longer
@@ -1865,7 +1874,17 @@ export class CheckpointLabElement extends ElementBase {
   /// Whether the page's picture of the first frame shows what the first run will draw: the lesson's
   /// default scenario, at its default cursor, with no attribute or option that changes the view.
   firstPictureFits() {
-    return !this.initialOptions && !OBSERVED.some((name) => this.hasAttribute(name));
+    return !this.initialOptions && (!OBSERVED.some((name) => this.hasAttribute(name)) || Boolean(this.pageDrewFirstChart()));
+  }
+
+  /// What the page's head drew in the "first-picture" slot from a shared link (see
+  /// FIRST_CHART_MODULE), where that is the first view of this element's attributes: `{ config,
+  /// cursor_ms, at }`; else undefined.
+  pageDrewFirstChart() {
+    const drawn = globalThis[FIRST_CHART_MODULE]?.drawn;
+    if (!(drawn?.canvas instanceof HTMLCanvasElement) || drawn.canvas.parentNode !== this || this.initialOptions || this.drawsFirstChartItself()) return undefined;
+    const attributes = JSON.stringify(OBSERVED.filter((name) => this.hasAttribute(name)).map((name) => [name, this.getAttribute(name)]).sort());
+    return drawn.canvas.dataset.drawnFor === attributes ? drawn : undefined;
   }
 
   /// Once: the first picture is drawn (or a bad setting is shown instead).

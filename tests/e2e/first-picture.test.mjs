@@ -121,7 +121,10 @@ test("a shared link, another theme or a narrow page never shows the default scen
   ]) {
     const { page, release } = await heldBack(url, options);
     await page.waitForTimeout(300);
-    assert.equal((await firstScreen(page)).picture, null, url);
+    // A picture the page's head drew from the link (a canvas, see below) may stand there.
+    const defaults = await page.evaluate(() => [...document.querySelector("checkpoint-lab").querySelectorAll(":scope > [slot=first-picture]")]
+      .filter((picture) => picture.localName !== "canvas" && picture.getBoundingClientRect().width > 0).length);
+    assert.equal(defaults, 0, url);
     release();
     await page.waitForSelector("body[data-ready=true]", { state: "attached" });
     await page.close();
@@ -137,43 +140,85 @@ test("a shared link, another theme or a narrow page never shows the default scen
   await page.close();
 });
 
-test("a shared link: the first chart's module draws the pipeline view and sets the controls before the lab's module is fetched", async () => {
+test("a shared link: the page's head draws the first chart from the first chart's module before the element's view is built, and the element keeps it", async () => {
   const url = `${base}/index.html#interval=5s&crash-at=10:01:10&sink=upsert`;
-  const { page, errors, release } = await heldBack(url);
+  const { page, errors } = await watchedPage();
+  // The page's script (and with it the element) is held back: what shows then is the head's.
+  let releaseScript, releaseLab;
+  const scriptGate = new Promise((resolve) => (releaseScript = resolve));
+  const labGate = new Promise((resolve) => (releaseLab = resolve));
+  await page.route("**/pkg/lesson-page.js", async (route) => { await scriptGate; await route.continue(); });
+  await page.route("**/checkpoint_lab_bg.wasm", async (route) => { await labGate; await route.continue(); });
+  await page.goto(url, { waitUntil: "commit" });
+  await page.waitForFunction(() => document.documentElement.dataset.firstChart !== undefined);
+  const headOnly = await page.evaluate(() => {
+    const lab = document.querySelector("checkpoint-lab");
+    const canvas = lab.querySelector(":scope > canvas[slot=first-picture]");
+    const r = canvas.getBoundingClientRect();
+    const visible = (e) => getComputedStyle(e).visibility === "visible";
+    return {
+      defined: Boolean(customElements.get("checkpoint-lab")), shown: visible(canvas) && r.width > 0,
+      controlsShown: [...lab.shadowRoot.querySelectorAll(".controls .readout")].some((e) => visible(e) && e.getBoundingClientRect().width > 0),
+      pictures: lab.querySelectorAll(":scope > [slot=first-picture]").length,
+      image: canvas.toDataURL(), blank: (() => { const c = document.createElement("canvas"); [c.width, c.height] = [canvas.width, canvas.height]; return c.toDataURL(); })(),
+    };
+  });
+  await page.screenshot({ path: shotPath("first-chart-by-head.png") });
+  assert.equal(headOnly.defined, false, "drawn before the element is defined");
+  assert.equal(headOnly.shown, true, "the head's drawing is shown");
+  assert.equal(headOnly.controlsShown, false, "the first screen's controls, at the defaults, are hidden");
+  assert.equal(headOnly.pictures, 1, "the default scenario's picture is taken away");
+  assert.notEqual(headOnly.image, headOnly.blank);
+
+  releaseScript();
   await page.waitForFunction(() => document.querySelector("checkpoint-lab").built?.firstChartAt !== undefined);
   const before = await firstScreen(page);
-  const early = await page.evaluate(() => {
-    const lab = document.querySelector("checkpoint-lab");
-    const canvas = lab.shadowRoot.querySelector("[data-chart=pipeline]");
-    return { by: lab.built.firstChartBy, image: canvas.toDataURL(), size: [canvas.width, canvas.height] };
-  });
+  const by = await page.evaluate(() => document.querySelector("checkpoint-lab").built.firstChartBy);
   await page.screenshot({ path: shotPath("first-chart-before-lab.png") });
-  assert.equal(early.by, "first-chart");
+  assert.equal(by, "page");
   assert.equal(before.inert, true, "the controls wait for the lab");
-  assert.equal(before.picture, null);
+  assert.equal(before.picture?.theme, "light", "the element shows the head's drawing in its slot");
   assert.deepEqual(before.readouts, ["5 s", "2 GB", "10:01:10 (+70 s)"], "the controls stand at the link's settings");
   assert.equal(before.cursor, "10:01:10", "the cursor stands at the crash the chart shows");
 
-  release();
+  releaseLab();
   await page.waitForSelector("body[data-ready=true]", { state: "attached" });
   const after = await firstScreen(page);
   const late = await page.evaluate(() => {
     const lab = document.querySelector("checkpoint-lab");
-    const view = lab.view;
+    const canvas = lab.shadowRoot.querySelector("[data-chart=pipeline]");
     const at = (name) => performance.getEntriesByType("resource").find((e) => e.name.endsWith(name))?.startTime;
     return {
-      image: lab.shadowRoot.querySelector("[data-chart=pipeline]").toDataURL(),
-      firstChartAt: view.firstChartAt, labRequested: at("/checkpoint_lab_bg.wasm"), firstRequested: at("/checkpoint_lab_first_bg.wasm"),
+      image: canvas.toDataURL(), size: [canvas.width, canvas.height], firstChartAt: lab.view.firstChartAt,
+      labRequested: at("/checkpoint_lab_bg.wasm"), firstRequested: at("/checkpoint_lab_first_bg.wasm"),
     };
   });
   assert.ok(late.firstRequested < late.firstChartAt, "the first chart's module came first");
   assert.ok(late.labRequested >= late.firstChartAt, "the lab's module is fetched once the first chart is drawn");
-  assert.equal(late.image, early.image, "the lab's whole run draws the very picture the first chart's module drew");
+  assert.deepEqual(late.size, [1052, 330], "the lab's canvas is the head's drawing's size here");
+  assert.equal(late.image, headOnly.image, "the lab's whole run draws the very picture the head drew");
+  assert.equal(after.picture, null, "the drawing gives way to the lab's canvas");
   assert.deepEqual(after.readouts, before.readouts);
   assert.deepEqual(after.thumbs, before.thumbs);
   assert.equal(after.cursor, before.cursor);
   assert.deepEqual(errors, []);
   await page.close();
+
+  // Narrower than the wide picture's layout, the head leaves it to the element, which draws the
+  // first chart on its own canvas with the first chart's module before the lab's is fetched.
+  const phone = await browser.newPage({ viewport: { width: 640, height: 900 } });
+  const phoneErrors = [];
+  phone.on("pageerror", (err) => phoneErrors.push(String(err)));
+  await phone.goto(url);
+  await phone.waitForSelector("body[data-ready=true]", { state: "attached" });
+  const seen = await phone.evaluate(() => ({
+    by: document.querySelector("checkpoint-lab").view.firstChartBy,
+    head: document.documentElement.dataset.firstChart,
+    readout: document.querySelector("checkpoint-lab").shadowRoot.querySelector(".controls .readout").textContent,
+  }));
+  assert.deepEqual(seen, { by: "first-chart", head: undefined, readout: "5 s" });
+  assert.deepEqual(phoneErrors, []);
+  await phone.close();
 
   // The lesson page as written fetches no first-chart module: its picture is in the HTML.
   const plain = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -210,7 +255,7 @@ test("a shared link: the page's head compiles the first chart's module while the
       by: document.querySelector("checkpoint-lab").view.firstChartBy,
     };
   });
-  assert.deepEqual(seen, { compiled: true, glue: "function", usedByElement: true, fetches: 1, fetchedBeforeElement: true, by: "first-chart" });
+  assert.deepEqual(seen, { compiled: true, glue: "function", usedByElement: true, fetches: 1, fetchedBeforeElement: true, by: "page" });
   assert.deepEqual(errors, []);
   await page.close();
 });
