@@ -40,7 +40,8 @@ fn preview(config: &Config) -> Result<Option<PipelinePreview>, JsError> {
 
 /// Runs the scenario `settings` (config fields) with `attributes` (`<checkpoint-lab>`
 /// attributes) over them up to where the pipeline view first stands, and draws the view there
-/// on `canvas` at its backing size (`scale` is devicePixelRatio), the `sink` design highlighted:
+/// on `canvas` at its backing size (`scale` is devicePixelRatio), the `sink` design highlighted
+/// (where it is undefined, the one the lab highlights by default):
 /// the same picture the lab draws there from the whole run. Returns what was drawn, for the
 /// element to show its controls at: `{ config, cursor_ms }`, the config as a plain object of its
 /// fields and the cursor in ms since the scenario start; or null where
@@ -54,10 +55,13 @@ pub fn draw_first_chart(
     canvas: HtmlCanvasElement,
     dark: bool,
     scale: f64,
-    sink: &str,
+    sink: Option<String>,
 ) -> Result<JsValue, JsError> {
     let config = config_from_settings_and_attributes(&settings, &attributes)?;
-    let highlight = super::sink_named(sink)?;
+    let highlight = match sink {
+        Some(sink) => super::sink_named(&sink)?,
+        None => crate::charts::Focus::default().sink,
+    };
     let prepared = PREPARED.with(|prepared| prepared.borrow_mut().take()).filter(|(of, _)| *of == config);
     let preview = match prepared {
         Some((_, preview)) => preview,

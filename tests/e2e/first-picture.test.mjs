@@ -253,9 +253,11 @@ test("a shared link: the page's head compiles the first chart's module while the
       fetches: fetched.length,
       fetchedBeforeElement: fetched[0]?.startTime < performance.getEntriesByName(document.querySelector("script[type=module][src]").src)[0]?.startTime,
       by: document.querySelector("checkpoint-lab").view.firstChartBy,
+      // A link with no sink: the head's drawing highlights the sink the lab highlights by default.
+      sameAsLab: early?.drawn?.canvas.toDataURL() === document.querySelector("checkpoint-lab").shadowRoot.querySelector("[data-chart=pipeline]").toDataURL(),
     };
   });
-  assert.deepEqual(seen, { compiled: true, glue: "function", usedByElement: true, fetches: 1, fetchedBeforeElement: true, by: "page" });
+  assert.deepEqual(seen, { compiled: true, glue: "function", usedByElement: true, fetches: 1, fetchedBeforeElement: true, by: "page", sameAsLab: true });
   assert.deepEqual(errors, []);
   await page.close();
 });
