@@ -195,9 +195,12 @@ fn the_first_chart_draws_the_labs_first_picture() {
     use checkpoint_lab::web::{draw_first_chart, parse_attributes};
     let micro_batch = config(&[("mode", JsValue::from_str("micro_batch"))]);
     let attributes = config(&[("interval", JsValue::from_str("5s")), ("crash-at", JsValue::from_str("10:01:10"))]);
-    for (settings, sink) in [(JsValue::UNDEFINED, "append-only"), (micro_batch, "upsert")] {
+    // A sink named, or none: then the one the lab highlights before the student picks one.
+    for (settings, sink) in [(JsValue::UNDEFINED, None), (micro_batch, Some("upsert"))] {
         let first = canvas(900, 330);
-        let drawn = draw_first_chart(settings.clone(), attributes.clone(), first.clone(), false, 1.0, sink).unwrap();
+        let drawn =
+            draw_first_chart(settings.clone(), attributes.clone(), first.clone(), false, 1.0, sink.map(String::from))
+                .unwrap();
         let drawn_config = get(&drawn, "config");
         assert_eq!(get(&drawn_config, "interval_ms").as_f64(), Some(5_000.0));
         assert_eq!(get(&drawn, "cursor_ms").as_f64(), Some(70_000.0), "the cursor stands at the crash");
@@ -210,21 +213,26 @@ fn the_first_chart_draws_the_labs_first_picture() {
         }
         Object::assign(&merged, &parse_attributes(attributes.clone()).unwrap().into());
         let mut lab = Lab::new();
-        lab.select(sink, None, 0.0).unwrap();
+        if let Some(sink) = sink {
+            lab.select(sink, None, 0.0).unwrap();
+        }
         assert!(lab.preview(merged.into()).unwrap());
         let from_lab = canvas(900, 330);
         lab.draw("pipeline", from_lab.clone(), false, 1.0, None).unwrap();
         assert!(ink(&first) > 2_000);
-        assert!(pixels(&first) == pixels(&from_lab), "the first chart differs from the lab's first picture ({sink})");
+        assert!(pixels(&first) == pixels(&from_lab), "the first chart differs from the lab's first picture ({sink:?})");
     }
     let bad = config(&[("interval", JsValue::from_str("0s"))]);
-    let error: JsValue =
-        draw_first_chart(JsValue::UNDEFINED, bad, canvas(10, 10), false, 1.0, "upsert").unwrap_err().into();
+    let error: JsValue = draw_first_chart(JsValue::UNDEFINED, bad, canvas(10, 10), false, 1.0, Some("upsert".into()))
+        .unwrap_err()
+        .into();
     let message = error.dyn_ref::<js_sys::Error>().expect("a thrown Error").message().as_string().unwrap();
     assert!(message.starts_with("interval: must be between"), "{message}");
     // A first screen too long to run in a few milliseconds is left to the lab.
     let late = config(&[("crash-at", JsValue::from_str("10:05:31"))]);
-    assert!(draw_first_chart(JsValue::UNDEFINED, late, canvas(10, 10), false, 1.0, "upsert").unwrap().is_null());
+    assert!(draw_first_chart(JsValue::UNDEFINED, late, canvas(10, 10), false, 1.0, Some("upsert".into()))
+        .unwrap()
+        .is_null());
 }
 
 /// The first chart run in one call and drawn in the next (the element's two tasks) gives the very
@@ -238,7 +246,7 @@ fn a_prepared_first_chart_is_drawn_only_for_its_own_settings() {
     };
     let drawn = |attributes: JsValue| {
         let drawn = canvas(900, 330);
-        draw_first_chart(JsValue::UNDEFINED, attributes, drawn.clone(), false, 1.0, "append-only").unwrap();
+        draw_first_chart(JsValue::UNDEFINED, attributes, drawn.clone(), false, 1.0, None).unwrap();
         pixels(&drawn)
     };
     let five_alone = drawn(at("5s"));
