@@ -370,6 +370,14 @@ for (const [on, what] of [[tall, "every chart drawn (all in view)"], [page, "the
   rows.push([`… the page's own work (figures, charts, tables)`, fmt(quantile(times.page, 0.5)), fmt(pageP95), fmt(Math.max(...times.page)), `p95 ${against(pageP95, TARGET.pageP95, "ms")}`]);
   rows.push([`… waiting for frames between slices, and input handling`, fmt(quantile(times.waiting, 0.5)), fmt(quantile(times.waiting, 0.95)), fmt(Math.max(...times.waiting)), ""]);
 }
+/// A traced sweep's input tasks (each change done in its input's own task is one "input" event
+/// dispatch): their wall and main-thread CPU times, and the span from the first to the last, in ms.
+function inputTasks(events) {
+  const inputs = events.filter((e) => e.ph === "X" && e.name === "EventDispatch" && e.args?.data?.type === "input" && e.tdur !== undefined);
+  const spanMs = (Math.max(...inputs.map((e) => e.ts + e.dur)) - Math.min(...inputs.map((e) => e.ts))) / 1000;
+  return { wall: inputs.map((e) => e.dur / 1000), cpu: inputs.map((e) => e.tdur / 1000), spanMs };
+}
+
 // The same sweeps on the tall page under a Chrome trace, where a change done in the input's own
 // task (every change of the default scenario) is one "input" event dispatch: its wall time, and
 // the time the main thread actually ran in it. On a machine whose cores are shared the two part:
@@ -378,9 +386,7 @@ for (const [on, what] of [[tall, "every chart drawn (all in view)"], [page, "the
 for (const slider of ["interval", "state-size", "crash-at"]) {
   await browser.startTracing(tall, { categories: ["devtools.timeline"] });
   await sweep(tall, slider);
-  const events = JSON.parse((await browser.stopTracing()).toString()).traceEvents;
-  const inputs = events.filter((e) => e.ph === "X" && e.name === "EventDispatch" && e.args?.data?.type === "input" && e.tdur !== undefined);
-  const wall = inputs.map((e) => e.dur / 1000), cpu = inputs.map((e) => e.tdur / 1000);
+  const { wall, cpu } = inputTasks(JSON.parse((await browser.stopTracing()).toString()).traceEvents);
   rows.push([`${slider} input → every chart drawn, traced: the input's task, wall time (${wall.length})`, fmt(quantile(wall, 0.5)), fmt(quantile(wall, 0.95)), fmt(Math.max(...wall)), ""]);
   rows.push([`… the main thread's own CPU time in it`, fmt(quantile(cpu, 0.5)), fmt(quantile(cpu, 0.95)), fmt(Math.max(...cpu)), `p95 ${against(quantile(cpu, 0.95), TARGET.inputP95, "ms")}`]);
 }
@@ -400,9 +406,7 @@ await tall.close();
   await sweep(fresh, "interval");
   const events = JSON.parse((await browser.stopTracing()).toString()).traceEvents;
   await fresh.close();
-  const inputs = events.filter((e) => e.ph === "X" && e.name === "EventDispatch" && e.args?.data?.type === "input" && e.tdur !== undefined);
-  const wall = inputs.map((e) => e.dur / 1000), cpu = inputs.map((e) => e.tdur / 1000);
-  const spanMs = (Math.max(...inputs.map((e) => e.ts + e.dur)) - Math.min(...inputs.map((e) => e.ts))) / 1000;
+  const { wall, cpu, spanMs } = inputTasks(events);
   const threads = new Map(events.filter((e) => e.ph === "M" && e.name === "thread_name").map((e) => [`${e.pid}:${e.tid}`, e.args.name]));
   const threadCpuMs = (name) => events
     .filter((e) => e.ph === "X" && (e.name === "ThreadControllerImpl::RunTask" || e.name === "ThreadPool_RunTask") && threads.get(`${e.pid}:${e.tid}`) === name)
