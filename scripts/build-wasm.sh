@@ -25,7 +25,6 @@ test -f target/pkg-first/checkpoint_lab_first_bg.wasm || { echo "build-wasm: was
 wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --strip-debug --strip-producers \
   target/pkg-first/checkpoint_lab_first_bg.wasm -o pkg/checkpoint_lab_first_bg.wasm
 cp target/pkg-first/checkpoint_lab_first{.js,.d.ts,_bg.wasm.d.ts} pkg/
-cp www/element.js pkg/checkpoint-lab.js
 cp www/checkpoint-lab.css pkg/checkpoint-lab.css
 cp www/checkpoint-lab.d.ts pkg/checkpoint-lab.d.ts
 cp www/settings.js pkg/settings.js
@@ -34,7 +33,13 @@ cp www/first-picture.svg www/first-picture-dark.svg pkg/
 cp LICENSE-MIT LICENSE-APACHE pkg/
 # The package's scripts are minified (the sources, with their comments, are www/ and src/): a page
 # loads a third fewer bytes before its first chart (BENCHMARKS.md).
-for js in checkpoint-lab.js settings.js exercise-panel.js checkpoint_lab.js checkpoint_lab_exercises.js checkpoint_lab_first.js; do
+# The element is www/element.js bundled with the files it is split into (the view, the scheduler,
+# the engine's loader, the API); the glue, the settings and the modules loaded on demand stay
+# files of their own.
+esbuild --log-level=warning --bundle --minify --format=esm www/element.js --outfile=pkg/checkpoint-lab.js \
+  --external:./checkpoint_lab.js --external:./settings.js --external:./checkpoint_lab_first.js \
+  --external:./checkpoint_lab_exercises.js --external:./exercise-panel.js
+for js in settings.js exercise-panel.js checkpoint_lab.js checkpoint_lab_exercises.js checkpoint_lab_first.js; do
   esbuild --log-level=warning --minify --format=esm "pkg/$js" --outfile="pkg/$js" --allow-overwrite
 done
 # The lesson page (index.html) loads its own script and the element as one file: a cold load asks

@@ -79,3 +79,44 @@ fn the_first_picture_is_current() {
 /// The pipeline canvas's box on a wide lesson page (the page's content width, and the height
 /// checkpoint-lab.css gives it), in CSS pixels.
 const FIRST_PICTURE_PX: (u32, u32) = (1052, 330);
+
+/// The page's rules live in Rust: no hand-written script of the element or the page names a
+/// setting's key (as a string, a property or, for a key of several words, at all) outside a
+/// comment. What the page shows for a setting comes from the generated settings module and from
+/// what the engine computes for each change (src/lesson/view.rs).
+#[test]
+fn no_hand_written_script_names_a_setting() {
+    let www = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("www");
+    let mut hits = Vec::new();
+    for entry in std::fs::read_dir(&www).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if !name.ends_with(".js") || name == "settings.js" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (number, line) in text.lines().enumerate() {
+            let code = line.trim_start();
+            if code.starts_with("//") || code.starts_with('*') || code.starts_with("/*") {
+                continue;
+            }
+            for setting in &checkpoint_lab::engine::settings::SETTINGS {
+                let key = setting.key;
+                let named = line.match_indices(key).any(|(at, _)| {
+                    let before = line[..at].chars().next_back();
+                    let after = line[at + key.len()..].chars().next();
+                    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+                    if word(before) || word(after) {
+                        return false;
+                    }
+                    key.contains('_')
+                        || matches!(before, Some('"' | '\'' | '.')) && !matches!(after, Some('(') | Some('-'))
+                });
+                if named {
+                    hits.push(format!("www/{name}:{}: {key}: {}", number + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(hits.is_empty(), "settings named in hand-written scripts:\n{}", hits.join("\n"));
+}

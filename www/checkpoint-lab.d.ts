@@ -160,6 +160,12 @@ export interface SettingAttributes {
   /** Latency SLA. */
   "sla"?: string;
 }
+
+/** The named scenarios (src/lesson/scenarios.rs). */
+export type ScenarioName = "lesson" | "tiny-interval" | "slow-store" | "backpressure";
+
+/** What the `charts` option may name: a chart, the headline figures or the crash table. */
+export type ViewName = "pipeline" | "replay" | "latency" | "sink-window" | "tradeoff" | "checkpoints" | "figures" | "crash-table";
 // </generated>
 
 // The report and everything in it, derived from the Rust types that serialise it.
@@ -354,7 +360,6 @@ export interface ChangeDetail extends Summary { settings: Partial<Config> }
 
 export interface ExerciseDetail { id: string; correct: boolean; attempts: number }
 
-export type ScenarioName = "lesson" | "tiny-interval" | "slow-store" | "backpressure";
 
 /** Options of mount() and set(): any Config key, plus how the component looks. */
 export interface MountOptions extends Partial<Config> {
@@ -372,8 +377,6 @@ export interface MountOptions extends Partial<Config> {
   exercises?: string | string[];
 }
 
-/** The views the `charts` option names. */
-export type ViewName = "pipeline" | "replay" | "latency" | "sink-window" | "tradeoff" | "checkpoints" | "figures" | "crash-table";
 
 /** Rows a sink holds so far and how many repeat an earlier row. */
 export interface SinkCounts { rows: number; duplicate_rows: number }
@@ -389,6 +392,8 @@ export interface WorldAtCursor {
   detail: string;
   /** The sentence the view's description reads. */
   description: string;
+  /** One line for a chart's hover readout: "10:00:50 · detecting · lag 40,000 · offset 1,060,000". */
+  readout: string;
   /** The checkpoint (or batch) in flight. */
   checkpoint: number | null;
   /** The checkpoint a crash restores, from the crash until the restore finishes. */

@@ -7,6 +7,10 @@ const lab = document.querySelector("checkpoint-lab");
 // Every setting's attribute (from the settings table), and the view's sink and scenario.
 const SHARED = [...SETTINGS.map((s) => s.attribute), "sink", "scenario", "cursor"];
 
+// A choice left at its default is not written: a link names what the student changed.
+const CHOICE_DEFAULTS = Object.fromEntries(SETTINGS.filter((s) => s.unit.kind === "choice")
+  .map((s) => [s.attribute, s.unit.choices.find((c) => c.value === s.default)?.flag_value]));
+
 const params = new URLSearchParams(location.hash.slice(1));
 for (const [name, value] of params) if (SHARED.includes(name)) lab.setAttribute(name, value);
 // The element is defined once its attributes are set: it starts from the link's settings (and
@@ -48,7 +52,7 @@ const writeSettings = async () => {
   const text = await toAttributes(changed);
   settings = new URLSearchParams();
   for (const [name, value] of Object.entries(text)) {
-    if (!(name === "mode" && value === "barrier")) settings.set(name, value);
+    if (CHOICE_DEFAULTS[name] !== value) settings.set(name, value);
   }
   writeHash();
 };

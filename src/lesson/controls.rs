@@ -19,6 +19,8 @@ struct UiSetting {
     setting: Setting,
     default: Value,
     default_readout: Option<String>,
+    /// The slider's steps for the default scenario (see `lesson::view::steps`).
+    default_steps: crate::lesson::view::StepsView,
 }
 
 /// The table as a JavaScript module (`www/settings.js`): the page builds its controls from it and
@@ -31,9 +33,10 @@ pub fn javascript_module() -> String {
             let default = defaults.get(s.key).unwrap_or(Value::Null);
             let default_readout = match (s.unit, default.as_f64()) {
                 (Unit::Choice(_), _) | (_, None) => None,
-                (unit, Some(value)) => Some(crate::engine::settings::format_unit(unit, value)),
+                (_, Some(value)) => Some(crate::lesson::view::readout(s, value, defaults.start_time_ms)),
             };
-            let ui = UiSetting { setting: *s, default, default_readout };
+            let default_steps = crate::lesson::view::steps(s, &defaults);
+            let ui = UiSetting { setting: *s, default, default_readout, default_steps };
             serde_json::to_string(&ui).expect("a setting serialises")
         })
         .collect();
@@ -41,11 +44,26 @@ pub fn javascript_module() -> String {
         .iter()
         .map(|e| serde_json::to_string(&e.id).expect("an id serialises"))
         .collect();
+    let catalogue = crate::lesson::view::catalogue();
+    let lists: String = catalogue
+        .iter()
+        .map(|(name, value)| match *name {
+            // Pairs in order, read into an object whose keys keep that order.
+            "SCENARIOS" => format!(
+                "export const {name} = Object.fromEntries({});\n",
+                serde_json::to_string(value).expect("serialises")
+            ),
+            _ => format!("export const {name} = {};\n", serde_json::to_string(value).expect("serialises")),
+        })
+        .collect();
     format!(
-        "// Generated from src/engine/settings.rs (the one table of settings) and the built-in exercises\n\
-         // (src/lesson/exercise/builtin.json) by `UPDATE_GENERATED=1 cargo test --test generated`.\n\
-         // Do not edit: change the table or the exercises instead.\n\
+        "// Generated from src/engine/settings.rs (the one table of settings), src/lesson/view.rs (the\n\
+         // page's fixed lists) and the built-in exercises (src/lesson/exercise/builtin.json) by\n\
+         // `UPDATE_GENERATED=1 cargo test --test generated`.\n\
+         // Do not edit: change the table, the lists or the exercises instead.\n\
          export const SETTINGS = [\n  {}\n];\n\n\
+         // The page's scenarios, charts, sinks and headline figures (src/lesson/view.rs).\n\
+         {lists}\n\
          // The built-in exercises' ids: the element checks an exercise a page names before the\n\
          // exercises' own module has loaded against them.\n\
          export const BUILTIN_EXERCISE_IDS = [{}];\n",
@@ -79,5 +97,13 @@ pub fn typescript_config() -> String {
         out.push_str(&format!("  /** {}. */\n  {:?}?: string;\n", s.label, s.attribute));
     }
     out.push_str("}\n");
+    let names = |list: &mut dyn Iterator<Item = &str>| list.map(|n| format!("{n:?}")).collect::<Vec<_>>().join(" | ");
+    let scenarios = names(&mut crate::lesson::scenarios::SCENARIOS.iter().map(|s| s.key));
+    let views = names(&mut crate::lesson::view::CHARTS.iter().map(|c| c.0).chain(["figures", "crash-table"]));
+    out.push_str(&format!(
+        "\n/** The named scenarios (src/lesson/scenarios.rs). */\nexport type ScenarioName = {scenarios};\n\n\
+         /** What the `charts` option may name: a chart, the headline figures or the crash table. */\n\
+         export type ViewName = {views};\n"
+    ));
     out
 }

@@ -11,6 +11,7 @@ pub mod pipeline;
 pub mod report;
 pub mod scenarios;
 pub mod timeline;
+pub mod view;
 
 pub use report::{report, Report, Summary};
 

@@ -248,6 +248,8 @@ pub struct WorldView {
     pub status: &'static str,
     pub detail: String,
     pub description: String,
+    /// One line for a chart's hover readout: "10:00:50 · detecting · lag 40,000 · offset 1,060,000".
+    pub readout: String,
     /// The checkpoint (or batch) in flight.
     pub checkpoint: Option<u64>,
     /// The restore point a crash loads, from the crash until the restore finishes.
@@ -269,6 +271,13 @@ impl WorldView {
             status: s.word,
             detail: s.detail,
             description: description(world, config),
+            readout: format!(
+                "{} · {} · lag {} · offset {}",
+                super::timeline::Stamp::new(config, world.at_ms).at,
+                s.word,
+                crate::engine::settings::format_unit(crate::engine::settings::Unit::Count, world.lag_events as f64),
+                crate::engine::settings::format_unit(crate::engine::settings::Unit::Count, world.position as f64)
+            ),
             checkpoint: world.checkpoint.as_ref().map(|c| c.checkpoint_id).or(world.batch.as_ref().map(|b| b.batch_id)),
             restoring: world
                 .crash

@@ -49,6 +49,20 @@ pub(super) fn config_from_js(value: &JsValue) -> Result<Config, JsError> {
     Config::from_fields(&fields_from_js(value)?).map_err(|e| JsError::new(&e.to_string()))
 }
 
+/// The settings as a page's controls hold them, each field checked alone but not against the
+/// others (a combination the engine refuses still has readouts to show); missing fields take
+/// the defaults. Throws an Error naming a bad field.
+pub(super) fn controls_from_js(value: &JsValue) -> Result<Config, JsError> {
+    let mut config = Config::default();
+    for (name, field) in fields_from_js(value)? {
+        let setting = crate::engine::settings::by_key(&name)
+            .ok_or_else(|| JsError::new(&format!("config: unknown field {name:?}")))?;
+        let checked = setting.check(&field).map_err(|e| JsError::new(&e.to_string()))?;
+        config.set(setting.key, &checked);
+    }
+    Ok(config)
+}
+
 /// A plain JavaScript object's config fields, unchecked (none for `undefined`).
 fn fields_from_js(value: &JsValue) -> Result<Vec<(String, FieldValue)>, JsError> {
     let mut fields = Vec::new();

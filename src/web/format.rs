@@ -30,3 +30,13 @@ pub fn format_value(key_or_unit: &str, value: f64) -> Result<String, JsError> {
     }
     Ok(format_unit(unit, value))
 }
+
+/// What the page shows for the controls at `values` (the settings as the controls hold them, each
+/// checked alone), before any run: each control's label, readout, steps and whether it is
+/// enabled, and the names that follow the restart design (see `lesson::view`). The lab's
+/// `Lab.view` adds the last run's figures.
+#[wasm_bindgen(js_name = viewOf)]
+pub fn view_of(values: JsValue) -> Result<JsValue, JsError> {
+    let config = super::config::controls_from_js(&values)?;
+    super::to_js(&crate::lesson::view::view(&config, None, None))
+}

@@ -393,6 +393,20 @@ impl Lab {
         }
     }
 
+    /// Everything the page shows that is not a pixel, for the controls at `values` (the
+    /// settings as the controls hold them, each checked alone) and the last run: each control's
+    /// label, readout, steps and whether it is enabled; the headline figures, with setting A
+    /// beside them while a comparison is on; the warnings; the crash table; the names that follow
+    /// the restart design (see `lesson::view`). One call per change.
+    pub fn view(&self, values: JsValue) -> Result<JsValue, JsError> {
+        let config = super::config::controls_from_js(&values)?;
+        let label = self.pinned.as_ref().map(|a| charts::setting_label(&a.config));
+        let summary = self.pinned.as_ref().map(Report::summary);
+        let pinned =
+            summary.as_ref().zip(label.as_deref()).map(|(summary, label)| lesson::view::Pinned { summary, label });
+        to_js(&lesson::view::view(&config, self.report.as_ref(), pinned))
+    }
+
     /// The last run's settings as Flink configuration and Spark code: { flink, spark }.
     pub fn export(&self) -> Result<JsValue, JsError> {
         to_js(&crate::lesson::export::export(&self.current()?.config, self.focus.sink))

@@ -78,7 +78,7 @@ fn sink_named(sink: &str) -> Result<crate::engine::SinkDesign, JsError> {
 /// copied.
 const MAX_TEXT_CHARS: u32 = 256;
 
-#[cfg(any(feature = "lab", feature = "exercises"))]
+#[cfg(any(feature = "lab", feature = "exercises", feature = "first-chart"))]
 fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsError> {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())

@@ -1,0 +1,199 @@
+// The engine's three WebAssembly modules as the element loads them: the lab's, compiled while it
+// streams in; the first chart's, which draws a shared link's first picture before the lab has
+// loaded; the exercises', only where a page shows them. A panic in the engine restarts its
+// instance rather than poisoning the page. Also the two ways the element gives the page its turn.
+import init, * as glue from "./checkpoint_lab.js";
+import { BUILTIN_EXERCISE_IDS } from "./settings.js";
+import { el, listOption, ALL_CONTROLS } from "./shared.js";
+
+export { glue };
+
+// ---------- surviving a panic in the engine ----------
+// A Rust panic aborts the wasm instance. The engine then tells the page (the event below, while
+// the old instance still answers) and is re-created on the next call, so one panic never poisons
+// the module. Objects of the discarded instance (each view's Lab and Player) are stale: a view
+// makes a new Lab on its next call and runs its settings again.
+export let restarts = 0;
+/// Every live view, to stop its timers and re-run it after a restart.
+export const views = new Set();
+globalThis.addEventListener?.("checkpointlab-engine-restart", () => {
+  restarts++;
+  for (const view of views) view.engineStopped();
+});
+
+/// What a call that trapped throws instead of the bare `RuntimeError`.
+export function restartedError(e) {
+  if (!(e instanceof WebAssembly.RuntimeError)) return e;
+  return new Error(`engine: the WebAssembly instance stopped (${e.message}) and was restarted; this call did not complete, the next one runs in the new instance`);
+}
+/// `fn`, throwing restartedError() instead of a trap.
+export const guarded = (fn) => (...args) => {
+  try {
+    return fn(...args);
+  } catch (e) {
+    throw restartedError(e);
+  }
+};
+export const wasmDefaults = guarded(glue.defaults), parseAttributes = guarded(glue.parseAttributes);
+const labFormatValue = guarded(glue.formatValue), labView = guarded(glue.viewOf);
+/// Whether the lab's module has loaded (see load).
+export let labLoaded = false;
+/// The first chart's module formats values as the lab's does, until that has loaded.
+let firstChartFormatValue, firstChartView;
+export const formatValue = (key, value) => (labLoaded || !firstChartFormatValue ? labFormatValue : firstChartFormatValue)(key, value);
+/// What the page shows for the controls at `values` before any run (lesson::view), from whichever
+/// module has loaded; undefined while none has.
+export const viewOf = (values) => (labLoaded ? labView(values) : firstChartView?.(values));
+export const settingsText = guarded(glue.settingsText);
+export const Player = glue.Player;
+
+/// A view's engine handle that outlives a restart: every call goes to the Lab of the current
+/// instance (made anew after a restart) and a trap becomes restartedError(). The Lab is made at
+/// the first call, so a view can be built before the module has loaded.
+export function viewLab() {
+  let lab, made = restarts;
+  return new Proxy({}, {
+    get(_, name) {
+      if (name === "free") {
+        return () => {
+          if (lab && made === restarts) lab.free();
+          lab = undefined;
+        };
+      }
+      return (...args) => {
+        if (!lab || made !== restarts) [lab, made] = [new glue.Lab(), restarts];
+        try {
+          return lab[name](...args);
+        } catch (e) {
+          throw restartedError(e);
+        }
+      };
+    },
+  });
+}
+
+let ready;
+/// Forgets a load that failed: the next call tries again.
+export function forgetLoad() {
+  ready = undefined;
+}
+
+/// Loads the WebAssembly module once per page: compiled while it streams in.
+export function load() {
+  ready ??= init({ module_or_path: new URL("./checkpoint_lab_bg.wasm", import.meta.url) }).then((module) => {
+    labLoaded = true;
+    return module;
+  });
+  return ready;
+}
+
+// ---------- the first chart's module ----------
+// Where a page's HTML holds no picture of the first frame (a shared link, settings in
+// attributes), a module of its own, under half the lab's size, runs the scenario up to where the
+// pipeline view first stands and draws it there (src/web/first_chart.rs); the lab's module is
+// fetched once that chart is drawn, so on a slow network the student sees the job sooner.
+let firstChartReady;
+/// How long the lab waits for the first chart's module (and the styles) before it loads anyway.
+export const FIRST_CHART_PATIENCE_MS = 4000;
+/// Where a page may leave the first chart's module ready before the element's module has run,
+/// its HTML still being parsed (index.html's head does, on a shared link):
+/// `globalThis[FIRST_CHART_MODULE] = { compiled: WebAssembly.compileStreaming(fetch(wasm)) }`, with
+/// `module` set to the compiled module once it is, and `glue` to the module namespace of
+/// `checkpoint_lab_first.js` once imported. With both, the element instantiates the module in the
+/// task that builds its view and runs and draws the first chart in the tasks that follow, without
+/// waiting for a module; with the compilation alone, it instantiates what was compiled rather than
+/// fetching it again.
+/// Anything else found there is ignored.
+export const FIRST_CHART_MODULE = Symbol.for("checkpoint-lab.first-chart-module");
+/// Whether `module` is the first chart's module compiled (it exports drawFirstChart).
+const isFirstChartModule = (module) => module instanceof WebAssembly.Module && WebAssembly.Module.exports(module).some((e) => e.name === "drawFirstChart");
+/// The first chart's module (its glue, instantiated) at once, where the page left the module
+/// compiled and its glue imported (see FIRST_CHART_MODULE); undefined otherwise.
+export function firstChartNow() {
+  const early = globalThis[FIRST_CHART_MODULE];
+  const glue = early?.glue;
+  if (!isFirstChartModule(early?.module) || typeof glue?.initSync !== "function" || typeof glue.drawFirstChart !== "function") return undefined;
+  try {
+    glue.initSync({ module: early.module });
+  } catch {
+    return undefined;
+  }
+  [firstChartFormatValue, firstChartView] = [glue.formatValue, glue.viewOf];
+  firstChartReady ??= Promise.resolve(glue);
+  return glue;
+}
+/// Loads the first chart's module once per page; resolves to its glue, instantiated.
+export function loadFirstChart() {
+  firstChartReady ??= import("./checkpoint_lab_first.js").then(async (module) => {
+    const url = new URL("./checkpoint_lab_first_bg.wasm", import.meta.url);
+    // A compilation the page started is awaited rather than repeated; one that fails, or gives
+    // another module, is not used.
+    const early = globalThis[FIRST_CHART_MODULE]?.compiled;
+    const pending = early instanceof Promise ? early.then((m) => (isFirstChartModule(m) ? m : url), () => url) : url;
+    await module.default({ module_or_path: pending }).catch((e) => {
+      if (pending === url) throw e;
+      return module.default({ module_or_path: url });
+    });
+    [firstChartFormatValue, firstChartView] = [module.formatValue, module.viewOf];
+    return module;
+  });
+  firstChartReady.catch(() => { firstChartReady = undefined; });
+  return firstChartReady;
+}
+
+// ---------- the exercises' module ----------
+// The exercises (the catalogue, an author's exercises checked field by field, a student's answer
+// checked by running the engine) are a second WebAssembly module with an engine of its own,
+// loaded only once a page shows or registers exercises: a lesson page without them never fetches it.
+let exercisesReady;
+/// What the exercises' module gives (validate) and the panel built on it, once loadExercises()
+/// has resolved.
+export let exercises;
+/// Exercises by id: the built-in ones, then any a page registers.
+export const catalogue = new Map();
+
+/// Loads the exercises' module and their panel (exercise-panel.js) once per page, and reads the
+/// built-in exercises into the catalogue.
+export function loadExercises() {
+  exercisesReady ??= Promise.all([import("./checkpoint_lab_exercises.js"), import("./exercise-panel.js")]).then(async ([module, panel]) => {
+    await module.default({ module_or_path: new URL("./checkpoint_lab_exercises_bg.wasm", import.meta.url) });
+    const [validate, check, reveal] = [module.validateExercises, module.checkExercise, module.revealExercise].map(guarded);
+    const Panel = panel.exercisePanel({ el, listOption, controls: ALL_CONTROLS, catalogue, check, reveal });
+    for (const exercise of guarded(module.builtinExercises)()) catalogue.set(exercise.id, exercise);
+    exercises = { validate, Panel };
+  });
+  // A failed load is tried again on the next call (a browser may keep the failed module's error).
+  exercisesReady.catch(() => { exercisesReady = undefined; });
+  return exercisesReady;
+}
+
+/// The exercise catalogue; undefined until loadExercises() has resolved.
+export function exerciseCatalogue() {
+  return exercises ? catalogue : undefined;
+}
+
+/// The exercises known before the exercises' module has loaded: the built-in ones (a page
+/// registers its own through registerExercises(), which loads it).
+export const BUILTIN_IDS = new Set(BUILTIN_EXERCISE_IDS);
+
+/// Whether an `exercise` or `exercises` value names any exercise.
+export const namesExercises = (value) => (Array.isArray(value) ? value.length > 0 : value != null && String(value).trim() !== "");
+
+/// Calls `work` once the next frame has been rendered, in a task of its own: a slice of engine
+/// work never shares a task with the frame's rendering (style, layout, paint and the compositor's
+/// commit), so neither makes the other's task long.
+export function nextFrameThen(work) {
+  requestAnimationFrame(() => yieldToPage().then(work));
+}
+
+/// Resolves after the page has had its turn (input, rendering), without setTimeout's 4 ms clamp.
+export function yieldToPage() {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+}

@@ -1,0 +1,742 @@
+// One lab inside a shadow root: its controls, figures, charts and crash table, built from the
+// generated settings module and filled from what the engine computes for each change
+// (src/lesson/view.rs): this file only puts those strings and pictures where they go. When to run
+// and draw is the scheduler's (scheduler.js).
+import { SCENARIOS, SINKS, CHARTS, TIME_CHARTS, FIGURES, COMPARE_HINT, FIRST_CURSOR, FIRST_CLOCK, CRASH_SETTING } from "./settings.js";
+import { CONTROLLED, MAIN_SETTINGS, ADVANCED_SETTINGS, ALL_CONTROLS, ALL_VIEWS, DEFAULT_CONFIG, el, setText, nearest } from "./shared.js";
+import { viewLab, views, formatValue, viewOf, Player } from "./engine.js";
+import { Scheduler, PREPARE_SLICE_MS, OUT_OF_VIEW_MARGIN } from "./scheduler.js";
+
+const clock = (ms) => formatValue("clock_ms", ms);
+/// How long the spoken description of the pipeline waits between two updates while the cursor moves.
+const DESCRIBE_EVERY_MS = 600;
+/// The values a slider stops at, from the engine's steps (a list, or a range with its step).
+export function stepValues(steps) {
+  if (steps.kind === "values") return steps.values;
+  if (steps.kind !== "range") return [];
+  const out = [];
+  for (let t = steps.from; t <= steps.to; t += steps.every) out.push(t);
+  return out;
+}
+let instances = 0;
+
+export class LabView extends Scheduler {
+  constructor(host, shadow) {
+    super();
+    this.host = host;
+    this.shadow = shadow;
+    this.id = `cl${++instances}`;
+    this.lab = viewLab();
+    this.base = { ...DEFAULT_CONFIG };
+    this.options = {};
+    this.pending = false;
+    this.timings = [];
+    this.cursorS = undefined;
+    this.build();
+  }
+
+  // ----- building the UI -----
+  /// A slider over a setting's steps that keeps the exact value it was given: a valid value
+  /// between two steps runs as given, the thumb sits on the nearest step and the readout shows
+  /// the exact value. Moving the thumb picks that step.
+  slider(setting, values) {
+    const name = setting.attribute;
+    const id = `${this.id}-${name}`;
+    const input = el("input", { id, type: "range", min: "0", max: String(values.length - 1), step: "1", "data-control": name });
+    const out = el("output", { for: id, class: "readout" });
+    const labelEl = el("label", { for: id }, setting.label);
+    const row = el("div", { class: "control" }, labelEl, input, out);
+    const control = {
+      row, input, labelEl, setting, values, exact: values[0],
+      get: () => control.exact,
+      set: (v) => { control.exact = v; input.value = String(nearest(control.values, v)); },
+      /// New steps (the crash slider follows the horizon); the exact value stays.
+      steps: (next) => { control.values = next; input.max = String(next.length - 1); control.set(control.exact); },
+      show: (text) => {
+        if (out.textContent === text) return;
+        out.textContent = text;
+        input.setAttribute("aria-valuetext", text);
+      },
+    };
+    // The readout follows when the run starts (see startRun), after the charts when they are
+    // drawn in the input's own task.
+    input.addEventListener("input", () => {
+      control.exact = control.values[Number(input.value)];
+      // Moving the slider of an optional setting set to none (the crash) brings it back.
+      control.none = false;
+    });
+    return control;
+  }
+
+  /// The control for one setting of the table: a select for a choice, else a slider.
+  control(setting) {
+    if (setting.unit.kind === "choice") {
+      const select = this.select(setting.attribute, setting.label, setting.unit.choices.map((c) => [c.value, c.label]));
+      select.labelEl = select.row.querySelector("label");
+      return select;
+    }
+    return this.slider(setting, stepValues(setting.default_steps));
+  }
+
+  select(name, label, options) {
+    const id = `${this.id}-${name}`;
+    const input = el("select", { id, "data-control": name });
+    for (const [value, text] of options) input.append(el("option", { value: String(value) }, text));
+    const row = el("div", { class: "control control-select" }, el("label", { for: id }, label), input);
+    return { row, input, get: () => input.value, set: (v) => { input.value = String(v); } };
+  }
+
+  build() {
+    const base = this.base;
+    this.startMs = FIRST_CLOCK.start_ms;
+    this.horizonMs = FIRST_CLOCK.span_ms;
+    // Controls for the table's settings, by config key; then the view's own choices.
+    const c = (this.c = {});
+    for (const setting of CONTROLLED) c[setting.key] = this.control(setting);
+    c.sink = this.select("sink", "Sink design to highlight", SINKS);
+    c.window = this.select("window", "Window shown", []);
+    c.product = this.select("product", "Product shown", Array.from({ length: 10 }, (_, i) => [i, `product ${i}`]));
+
+    // The defaults, as the first run will show them: the thumbs where they stand and the readouts
+    // as the engine writes them (generated into the settings module), before its module has loaded.
+    for (const setting of CONTROLLED) {
+      const control = c[setting.key];
+      const value = base[setting.key];
+      if (!control.values) {
+        control.set(value);
+      } else if (value !== null) {
+        control.exact = value;
+        control.input.value = String(nearest(control.values, value));
+        if (setting.default_readout) control.row.querySelector("output").textContent = setting.default_readout;
+      }
+    }
+    const main = el("div", { class: "controls" }, ...MAIN_SETTINGS.map((s) => c[s.key].row));
+    this.advanced = el("details", { class: "advanced" }, el("summary", {}, "More settings"),
+      el("div", { class: "controls" }, c.sink.row, ...ADVANCED_SETTINGS.map((s) => c[s.key].row), c.window.row, c.product.row));
+    this.scenario = this.select("scenario", "Scenario", Object.entries(SCENARIOS).map(([k, p]) => [k, p.label]));
+    this.reset = el("button", { type: "button", "data-action": "reset" }, "Reset to defaults");
+    this.play = el("button", { type: "button", "data-action": "play", "aria-pressed": "false" }, "Play");
+    this.speed = this.select("speed", "Speed", [[5, "5×"], [10, "10×"], [30, "30×"], [60, "60×"]]);
+    this.speed.set(10);
+    this.actions = el("div", { class: "actions" }, this.scenario.row, this.reset);
+    this.mainControls = main;
+
+    // The headline figures: a value, its label and, while comparing, A and B − A under it.
+    const figures = el("ul", { class: "figures", "aria-label": "Headline figures" });
+    this.figureNodes = {};
+    for (const [key, label] of FIGURES) {
+      const value = el("span", { class: "value", "data-figure": key });
+      const name = el("span", { class: "label" }, label);
+      const pinned = el("span", { class: "pinned", "data-figure-a": key, hidden: "" });
+      figures.append(el("li", {}, value, name, pinned));
+      this.figureNodes[key] = { value, label: name, pinned };
+    }
+    this.warnings = el("div", { class: "warnings", role: "status", "aria-live": "polite" });
+    this.pinButton = el("button", { type: "button", "data-action": "pin" }, "Pin these settings as A");
+    this.unpinButton = el("button", { type: "button", "data-action": "unpin", hidden: "" }, "Stop comparing");
+    this.compareStatus = el("span", { class: "compare-status", "data-compare": "status" }, COMPARE_HINT);
+    this.compareBar = el("div", { class: "compare" }, this.pinButton, this.unpinButton, this.compareStatus);
+    this.exportPanel = this.buildExport();
+    this.charts = {};
+    this.axes = {};
+    const chartList = el("div", { class: "charts" });
+    for (const [name, title] of CHARTS) {
+      const canvas = el("canvas", { class: "chart", "data-chart": name, role: "img", "aria-label": title });
+      const summary = el("p", { class: "alt-summary" });
+      // The data table scrolls inside its box, so it takes keyboard focus to be scrolled.
+      const table = el("table", { class: "data", tabindex: "0", "aria-label": `${title}: data` });
+      const details = el("details", { class: "alt" }, el("summary", {}, `${title}: summary and data`), summary, table);
+      // Until the world is prepared, the pending fillAlternatives() fills it.
+      details.addEventListener("toggle", () => details.open && this.lab?.prepare_world(PREPARE_SLICE_MS) && this.fillAlternative(name));
+      const figure = el("figure", { class: "chart-figure" }, canvas, details);
+      if (name === "pipeline") {
+        figure.classList.add("pipeline-figure");
+        figure.insertBefore(this.buildCursorBar(), details);
+        // The page's picture of this view in the lesson's default scenario (see firstPicture
+        // in the README), over the canvas until the engine has drawn it.
+        this.firstPictureSlot = el("slot", { name: "first-picture", class: "first-picture" });
+        figure.prepend(this.firstPictureSlot);
+      } else {
+        chartList.append(figure);
+      }
+      if (TIME_CHARTS.includes(name) || name === "pipeline") this.scrubbable(name, canvas);
+      this.charts[name] = { canvas, summary, table, details, figure };
+    }
+    this.figuresList = figures;
+    // The scenario time where the pipeline view first stands with a crash: at the crash.
+    if (FIRST_CURSOR) {
+      this.cursorInput.max = String(FIRST_CURSOR.max_ms);
+      this.cursorInput.value = String(FIRST_CURSOR.ms);
+      this.cursorOut.textContent = FIRST_CURSOR.text;
+    }
+    // Its rows stack on a phone (CSS grid): the roles keep it a table to assistive technology.
+    this.crashTable = el("table", { class: "crash-table", "data-table": "crash", role: "table" });
+    this.error = el("p", { class: "error", role: "alert" });
+    // A bar the compositor moves (a transform), not a native <progress> the page repaints every
+    // frame: repainting that beside large canvases made the frames of a long run stall.
+    this.progressFill = el("span", { class: "fill" });
+    this.progressBar = el("div", { class: "running", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "100", "aria-valuenow": "0", hidden: "", "aria-label": "Simulating" }, this.progressFill);
+    this.exercisePanel = el("section", { class: "exercise", hidden: "" });
+
+    // A page may have written the first screen into its HTML (a declarative shadow root, see the
+    // README's "The first screen"): its styles (a copy of checkpoint-lab.css, or a link to it,
+    // loaded already) are kept, and the rest of it gives way to this view in the same task, so
+    // nothing moves or flashes.
+    const href = new URL("./checkpoint-lab.css", import.meta.url).href;
+    const written = this.shadow.querySelector("style[data-styles=checkpoint-lab]")
+      ?? [...this.shadow.querySelectorAll("link[rel=stylesheet]")].find((link) => link.href === href);
+    const css = written ?? el("link", { rel: "stylesheet", href });
+    // Charts are drawn once the styles have arrived: before that a canvas has no CSS size, and
+    // sizing its backing store from its own box would grow it at every draw.
+    this.stylesReady = Boolean(written?.sheet);
+    let styled;
+    /// Resolves once the styles are in.
+    this.styled = this.stylesReady ? Promise.resolve() : new Promise((resolve) => { styled = resolve; });
+    const stylesArrived = () => {
+      if (this.stylesReady) return;
+      this.stylesReady = true;
+      styled();
+      // Sizes seen before the styles are stale: measure again, draw, and count it the first picture.
+      this.canvasSizes.clear();
+      if (this.summary && this.lab) this.drawChartsInTasks(true);
+    };
+    css.addEventListener("load", stylesArrived);
+    css.addEventListener("error", stylesArrived);
+    this.crashHeading = el("h3", {}, "A crash, second by second");
+    this.chartsHeading = el("h3", {}, "Charts");
+    // The first screen: the main sliders, the headline figures and the pipeline at the cursor.
+    this.root = el("div", { class: "lab" },
+      this.exercisePanel, main, this.error, this.progressBar, figures, this.charts.pipeline.figure,
+      this.advanced, this.actions, this.compareBar, this.warnings,
+      this.crashHeading, this.crashTable,
+      this.chartsHeading, chartList, this.exportPanel);
+    // Until the engine's module has loaded (attach), the view shows the lesson's first screen
+    // without answering input.
+    this.root.inert = true;
+    this.root.setAttribute("aria-busy", "true");
+    for (const node of [...this.shadow.childNodes]) if (node !== written) node.remove();
+    // The written stylesheet stays where it is: moved, it would be loaded and applied again.
+    this.shadow.append(...(written ? [] : [css]), this.root);
+
+    for (const control of Object.values(c)) {
+      control.input.addEventListener(control.input.tagName === "SELECT" ? "change" : "input", () => this.schedule("input"));
+    }
+    this.scenario.input.addEventListener("change", () => { this.applySettings(SCENARIOS[this.scenario.get()].settings); this.update("input"); });
+    this.reset.addEventListener("click", () => { this.scenario.set("lesson"); this.applySettings({}); this.cursorS = undefined; this.update("input"); });
+    this.reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+    this.play.addEventListener("click", () => this.togglePlay());
+    this.pinButton.addEventListener("click", () => this.pin());
+    this.unpinButton.addEventListener("click", () => this.unpin());
+    // Each canvas's size in CSS pixels, kept by a ResizeObserver so drawing never asks for
+    // layout. A new size only needs that chart redrawn (at the new size), not a new run.
+    this.canvasSizes = new Map();
+    this.resizeObserver = new ResizeObserver((entries) => {
+      const resized = [];
+      for (const entry of entries) {
+        const box = entry.borderBoxSize?.[0];
+        const size = box ? { width: box.inlineSize, height: box.blockSize } : entry.target.getBoundingClientRect();
+        this.canvasSizes.set(entry.target, { width: size.width, height: size.height });
+        resized.push(entry.target.dataset.chart);
+      }
+      // After layout, before paint: the resized charts are drawn in this frame.
+      if (this.summary && this.lab) this.drawCharts(resized);
+    });
+    for (const { canvas } of Object.values(this.charts)) this.resizeObserver.observe(canvas);
+    // Which canvases are near the viewport: during a drag only those are redrawn (see
+    // OUT_OF_VIEW_MARGIN). A canvas not reported yet counts as near, and so does every canvas
+    // where the browser has no IntersectionObserver.
+    this.nearView = new Map();
+    this.outOfView = new Set();
+    this.viewObserver = globalThis.IntersectionObserver && new IntersectionObserver((entries) => {
+      const near = [];
+      for (const entry of entries) {
+        this.nearView.set(entry.target, entry.isIntersecting);
+        if (entry.isIntersecting && this.outOfView.has(entry.target.dataset.chart)) near.push(entry.target.dataset.chart);
+      }
+      if (near.length && this.summary && this.lab) this.drawCharts(near);
+    }, { rootMargin: OUT_OF_VIEW_MARGIN });
+    for (const { canvas } of Object.values(this.charts)) this.viewObserver?.observe(canvas);
+    // What each chart was last drawn from (see drawKey): a chart whose inputs did not change is not redrawn.
+    this.drawnKeys = {};
+    this.dirty = new Set();
+    this.runId = 0;
+    this.pinId = 0;
+    this.darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
+    this.onScheme = () => this.requestDraw(CHARTS.map(([name]) => name));
+    this.darkQuery.addEventListener("change", this.onScheme);
+    this.root.classList.toggle("dark", this.theme());
+  }
+
+  // ----- the cursor: a time in the scenario the pipeline view shows and the time charts mark -----
+  /// The "Scenario time" control, the event and play buttons, the speed, and the spoken description.
+  buildCursorBar() {
+    const id = `${this.id}-cursor`;
+    this.cursorInput = el("input", { id, type: "range", min: "0", max: "600000", step: "100", value: "0", "data-control": "cursor" });
+    this.cursorOut = el("output", { for: id, class: "readout", "data-cursor": "clock" });
+    this.previousEvent = el("button", { type: "button", "data-action": "previous-event", title: "Previous event" }, "◀ Event");
+    this.nextEvent = el("button", { type: "button", "data-action": "next-event", title: "Next event" }, "Event ▶");
+    this.previousEvent.setAttribute("aria-label", "Previous event");
+    this.nextEvent.setAttribute("aria-label", "Next event");
+    this.description = el("p", { class: "pipeline-description", "data-pipeline-description": "", "aria-live": "polite" });
+    // Not a ".control": the `controls` option chooses settings; the cursor belongs to the pipeline view.
+    const time = el("div", { class: "cursor-control" }, el("label", { for: id }, "Scenario time"), this.cursorInput, this.cursorOut);
+    this.speed.row.className = "cursor-speed";
+    const buttons = el("div", { class: "cursor-buttons" }, this.previousEvent, this.play, this.nextEvent, this.speed.row);
+    this.cursorInput.addEventListener("input", () => this.setCursor(Number(this.cursorInput.value)));
+    this.previousEvent.addEventListener("click", () => this.stepEvent(-1));
+    this.nextEvent.addEventListener("click", () => this.stepEvent(1));
+    this.cursorBar = el("div", { class: "cursor-bar", role: "group", "aria-label": "Scenario time" }, time, buttons);
+    return el("div", {}, this.cursorBar, this.description);
+  }
+
+  /// Milliseconds since the scenario start where the cursor stands (before the student moves it:
+  /// the crash, or the first barrier and a second).
+  cursorMs() {
+    if (this.cursorS !== undefined) return Math.round(this.cursorS * 1000);
+    return this.summary ? this.lab.default_cursor() : 0;
+  }
+
+  /// Moves the cursor to `ms` since the scenario start: the pipeline view, the time charts' marks,
+  /// the control and (throttled) the description follow.
+  setCursor(ms) {
+    if (!this.summary || !Number.isFinite(ms)) return;
+    const clamped = Math.min(Math.max(0, ms), this.horizonMs);
+    this.cursorS = clamped / 1000;
+    this.showCursor();
+    this.requestDraw(["pipeline", ...TIME_CHARTS]);
+    this.host.dispatchEvent(new CustomEvent("checkpointlab-cursor", {
+      bubbles: true, composed: true, detail: { ms: clamped, at: clock(this.startMs + clamped) },
+    }));
+  }
+
+  /// Reads a time ("10:00:58" or ms since the scenario start) and moves the cursor there; throws an
+  /// Error naming `cursor` when it is not a time of this run.
+  seek(time) {
+    if (!this.summary) throw new Error("cursor: the lab has not run yet");
+    this.setCursor(this.lab.cursor(time));
+    this.flushDraw();
+  }
+
+  /// The control, its readout and the description at the cursor.
+  showCursor() {
+    const ms = this.cursorMs();
+    this.cursorInput.max = String(this.horizonMs);
+    this.cursorInput.value = String(ms);
+    const text = clock(this.startMs + ms);
+    this.cursorOut.textContent = text;
+    this.cursorInput.setAttribute("aria-valuetext", text);
+    this.describe();
+  }
+
+  /// Updates the spoken description at most every DESCRIBE_EVERY_MS while the cursor moves, and
+  /// once more when it stops, so a screen reader is not flooded.
+  describe() {
+    if (this.describeTimer) {
+      this.describePending = true;
+      return;
+    }
+    this.writeDescription();
+    this.describeTimer = setTimeout(() => {
+      this.describeTimer = undefined;
+      if (this.describePending) {
+        this.describePending = false;
+        this.describe();
+      }
+    }, DESCRIBE_EVERY_MS);
+  }
+
+  writeDescription() {
+    if (!this.lab || !this.summary) return;
+    const ms = this.cursorMs();
+    const world = this.lab.world(ms);
+    this.description.textContent = world.description;
+    this.description.dataset.cursorMs = String(ms);
+    this.description.dataset.status = world.status;
+  }
+
+  /// Jumps to the previous (-1) or next (+1) event: barrier, completed checkpoint, crash, detection, restore, caught up.
+  stepEvent(direction) {
+    if (!this.summary) return;
+    const now = this.cursorMs();
+    const instants = this.instants ??= this.lab.key_instants();
+    const target = direction > 0 ? instants.find((t) => t > now + 0.5) : instants.findLast((t) => t < now - 0.5);
+    if (target !== undefined) this.setCursor(target);
+  }
+
+  /// A chart over the scenario clock: clicking, dragging or hovering moves the cursor there (with
+  /// a small readout of the values at that time); the keyboard moves it too.
+  scrubbable(name, canvas) {
+    canvas.setAttribute("tabindex", "0");
+    const timeAt = (event) => {
+      const axis = this.axes[name];
+      if (!axis) return undefined;
+      const rect = canvas.getBoundingClientRect();
+      const x = (event.clientX - rect.left) * (canvas.width / Math.max(1, rect.width));
+      if (x < axis.x0 - 2 || x > axis.x1 + 2) return undefined;
+      const s = axis.from_s + ((x - axis.x0) / Math.max(1, axis.x1 - axis.x0)) * (axis.to_s - axis.from_s);
+      return Math.round(Math.min(Math.max(s, axis.from_s), axis.to_s) * 1000);
+    };
+    if (name !== "pipeline") {
+      const readout = el("span", { class: "hover-readout", "data-readout": name, hidden: "" });
+      // At the end of the chart's figure, so the canvas stays next to its text alternative.
+      canvas.parentNode.append(readout);
+      const show = (ms, event) => {
+        const world = this.lab.world(ms);
+        readout.textContent = world.readout;
+        readout.removeAttribute("hidden");
+        const rect = canvas.getBoundingClientRect();
+        const x = event ? event.clientX - rect.left : rect.width / 2;
+        readout.style.left = `${Math.min(Math.max(0, x + 8), Math.max(0, rect.width - readout.offsetWidth))}px`;
+      };
+      // On the lag chart the crash marker can be dragged: the crash time follows it, and the
+      // run starts again when it is let go.
+      let draggingCrash = false;
+      const nearCrash = (event) => {
+        const axis = this.axes[name];
+        const crash = this.c[CRASH_SETTING].none ? undefined : this.c[CRASH_SETTING].get();
+        if (name !== "replay" || !axis || crash === undefined) return false;
+        const rect = canvas.getBoundingClientRect();
+        const ratio = canvas.width / Math.max(1, rect.width);
+        const crashX = axis.x0 + (((crash - this.startMs) / 1000 - axis.from_s) / (axis.to_s - axis.from_s)) * (axis.x1 - axis.x0);
+        return Math.abs((event.clientX - rect.left) * ratio - crashX) <= 6 * ratio;
+      };
+      canvas.addEventListener("pointerdown", (event) => {
+        const ms = timeAt(event);
+        if (ms === undefined) return;
+        canvas.setPointerCapture?.(event.pointerId);
+        if (nearCrash(event)) {
+          draggingCrash = true;
+          return;
+        }
+        this.setCursor(ms);
+        show(ms, event);
+      });
+      canvas.addEventListener("pointermove", (event) => {
+        const ms = timeAt(event);
+        if (ms === undefined || !this.summary) return;
+        canvas.style.cursor = draggingCrash || nearCrash(event) ? "ew-resize" : "";
+        if (draggingCrash) {
+          readout.textContent = `crash at ${clock(this.startMs + Math.round(ms / 1000) * 1000)}`;
+          readout.removeAttribute("hidden");
+          return;
+        }
+        this.setCursor(ms);
+        show(ms, event);
+      });
+      canvas.addEventListener("pointerup", (event) => {
+        if (!draggingCrash) return;
+        draggingCrash = false;
+        const ms = timeAt(event);
+        if (ms === undefined) return;
+        const crash = this.c[CRASH_SETTING];
+        const wanted = this.startMs + Math.round(ms / 1000) * 1000;
+        crash.set(Math.min(Math.max(wanted, crash.values[0]), crash.values[crash.values.length - 1]));
+        crash.none = false;
+        this.schedule("input");
+      });
+      canvas.addEventListener("pointerleave", () => readout.setAttribute("hidden", ""));
+      canvas.addEventListener("focus", () => this.summary && show(this.cursorMs()));
+      canvas.addEventListener("blur", () => readout.setAttribute("hidden", ""));
+      this.readouts = { ...(this.readouts || {}), [name]: show };
+    }
+    canvas.addEventListener("keydown", (event) => {
+      if (!this.summary) return;
+      const step = event.shiftKey ? 10000 : 1000;
+      const now = this.cursorMs();
+      const moves = {
+        ArrowLeft: () => this.setCursor(now - step), ArrowRight: () => this.setCursor(now + step),
+        Home: () => this.setCursor(0), End: () => this.setCursor(this.horizonMs),
+        PageUp: () => this.stepEvent(-1), PageDown: () => this.stepEvent(1), "[": () => this.stepEvent(-1), "]": () => this.stepEvent(1),
+      };
+      if (!moves[event.key]) return;
+      event.preventDefault();
+      moves[event.key]();
+      if (this.readouts?.[name]) this.readouts[name](this.cursorMs());
+    });
+  }
+
+  /// Shows only the named views (charts, "figures", "crash-table"); all of them when `list` is undefined.
+  showViews(list) {
+    const shown = new Set(list == null ? ALL_VIEWS : list);
+    const toggle = (node, on) => (on ? node.removeAttribute("hidden") : node.setAttribute("hidden", ""));
+    for (const [name] of CHARTS) toggle(this.charts[name].figure, shown.has(name));
+    toggle(this.figuresList, shown.has("figures"));
+    toggle(this.warnings, shown.has("figures"));
+    toggle(this.crashHeading, shown.has("crash-table"));
+    toggle(this.crashTable, shown.has("crash-table"));
+    const others = CHARTS.some(([name]) => name !== "pipeline" && shown.has(name));
+    toggle(this.chartsHeading, others && list == null);
+    toggle(this.exportPanel, list == null);
+    this.root.classList.toggle("inline", list != null);
+    this.viewsShown = shown;
+  }
+
+  // ----- settings -----
+  /// The controlled settings, exactly as given (never rounded to a slider step).
+  settings() {
+    const out = {};
+    for (const setting of CONTROLLED) out[setting.key] = this.c[setting.key].none ? null : this.c[setting.key].get();
+    return out;
+  }
+
+  /// Sets the controls from config values (missing keys take the defaults); the engine then
+  /// writes their readouts and steps (the crash slider follows the horizon) and the window list.
+  applySettings(values) {
+    const v = { ...this.base, ...values };
+    for (const setting of CONTROLLED) {
+      const control = this.c[setting.key];
+      let value = v[setting.key];
+      control.none = value === null;
+      if (control.none) continue;
+      // A choice may be given in the command line's spelling ("micro-batch"); the control holds the config's.
+      if (setting.unit.kind === "choice") value = setting.unit.choices.find((c) => c.flag_value === value)?.value ?? value;
+      control.set(value);
+    }
+    const controlled = new Set(CONTROLLED.map((s) => s.key));
+    this.extra = Object.fromEntries(Object.entries(values).filter(([k]) => !controlled.has(k)));
+    this.showControlsView();
+  }
+
+  /// Shows only the named controls (["interval", "state-size", "crash-at", "advanced", "actions"]).
+  showControls(list) {
+    const shown = new Set(list == null ? ALL_CONTROLS : list);
+    const toggle = (node, on) => (on ? node.removeAttribute("hidden") : node.setAttribute("hidden", ""));
+    toggle(this.compareBar, shown.has("compare"));
+    for (const setting of MAIN_SETTINGS) toggle(this.c[setting.key].row, shown.has(setting.attribute));
+    toggle(this.advanced, shown.has("advanced"));
+    toggle(this.actions, shown.has("actions"));
+  }
+
+  // ----- drawing -----
+  config() {
+    return { ...this.settings(), ...(this.extra || {}) };
+  }
+
+  theme() {
+    const t = this.options.theme || this.host.getAttribute("theme") || "auto";
+    return t === "dark" || (t === "auto" && this.darkQuery.matches);
+  }
+
+  /// A canvas's size in CSS pixels: the ResizeObserver's, measured once before it first reports.
+  canvasSize(canvas) {
+    let size = this.canvasSizes.get(canvas);
+    if (!size) {
+      const rect = canvas.getBoundingClientRect();
+      size = { width: rect.width, height: rect.height };
+      this.canvasSizes.set(canvas, size);
+    }
+    return size;
+  }
+
+  /// Redraws the named charts in the next frame: however many cursor moves, resizes or scheme
+  /// changes arrive before it, each chart is drawn once, with the latest values.
+
+  // ----- what the engine computed for this change -----
+  /// The controls' labels, readouts, steps and enabled states for their current values, from
+  /// whichever module has loaded (nothing before one has, or for a value the engine refuses).
+  showControlsView() {
+    try {
+      this.render(viewOf(this.config()));
+    } catch {
+      // The run reports the value it refuses.
+    }
+  }
+
+  /// Puts what the engine computed for this change (lesson::view) where it goes.
+  render(view) {
+    if (!view) return;
+    this.startMs = view.start_ms;
+    this.horizonMs = view.span_ms;
+    for (const shown of view.controls) {
+      const control = this.c[shown.key];
+      setText(control.labelEl, shown.label);
+      if (control.input.disabled !== shown.disabled) control.input.disabled = shown.disabled;
+      for (const option of shown.options) {
+        const node = control.input.querySelector(`option[value="${option.value}"]`);
+        if (node) setText(node, option.label);
+      }
+      if (!control.values) continue;
+      const steps = stepValues(shown.steps);
+      if (steps.length !== control.values.length || steps[0] !== control.values[0] || steps.at(-1) !== control.values.at(-1)) control.steps(steps);
+      control.show(shown.readout);
+    }
+    for (const sink of view.sinks) {
+      const node = this.c.sink.input.querySelector(`option[value="${sink.value}"]`);
+      if (node) setText(node, sink.label);
+    }
+    const windows = JSON.stringify(view.windows);
+    if (windows !== this.windowsShown) {
+      this.windowsShown = windows;
+      const chosen = this.c.window.get();
+      this.c.window.input.replaceChildren(...view.windows.map((w) => el("option", { value: String(w.value) }, w.label)));
+      if (view.windows.some((w) => String(w.value) === chosen)) this.c.window.set(chosen);
+    }
+    // The checkpoint timeline is the batch timeline in micro-batch mode: its text alternative's
+    // names say so too (the canvas's own label is the alternative's summary, see fillAlternative).
+    const timeline = this.charts.checkpoints;
+    setText(timeline.details.querySelector("summary"), `${view.timeline_title}: summary and data`);
+    if (timeline.table.getAttribute("aria-label") !== `${view.timeline_title}: data`) timeline.table.setAttribute("aria-label", `${view.timeline_title}: data`);
+    setText(this.compareStatus, view.compare_status);
+    for (const figure of view.figures) {
+      const nodes = this.figureNodes[figure.key];
+      setText(nodes.value, figure.value);
+      setText(nodes.label, figure.label);
+      nodes.pinned.toggleAttribute("hidden", figure.compare == null);
+      if (figure.compare != null) setText(nodes.pinned, figure.compare);
+    }
+    if (!view.figures.length) return;
+    if (this.warnings.textContent !== view.warnings.join("")) {
+      this.warnings.replaceChildren(...view.warnings.map((w) => el("p", { class: "warning" }, w)));
+    }
+    // Moving the interval often leaves the crash's story as it was: then the table stays.
+    const crashRows = JSON.stringify(view.crash_table);
+    if (crashRows === this.crashTableShown && this.crashTable.isConnected) return;
+    this.crashTableShown = crashRows;
+    const th = (text) => el("th", { scope: "col", role: "columnheader" }, text);
+    const td = (text, attrs = {}) => el("td", { role: "cell", ...attrs }, text);
+    const head = el("tr", { role: "row" }, th("time"), th("offset"), th("what happens"));
+    const body = view.crash_table.map((r) => el("tr", { role: "row" }, td(r.at), td(r.offset, { class: "num" }), td(r.what)));
+    this.crashTable.replaceChildren(el("thead", { role: "rowgroup" }, head), el("tbody", { role: "rowgroup" }, ...body));
+  }
+
+  // ----- comparing two settings -----
+  pin() {
+    if (!this.summary) return;
+    this.lab.pin();
+    this.pinId++;
+    this.pinned = true;
+    this.pinButton.textContent = "Pin these settings as A instead";
+    this.unpinButton.removeAttribute("hidden");
+    this.render(this.lab.view(this.config()));
+    this.drawCharts();
+  }
+
+  unpin() {
+    this.lab.unpin();
+    this.pinId++;
+    this.pinned = undefined;
+    this.pinButton.textContent = "Pin these settings as A";
+    this.unpinButton.setAttribute("hidden", "");
+    this.render(this.lab.view(this.config()));
+    this.drawCharts();
+  }
+
+  // ----- export to real engine settings -----
+  buildExport() {
+    const block = (name, title) => {
+      const pre = el("pre", { class: "export-text", "data-export": name, tabindex: "0" });
+      const copy = el("button", { type: "button", "data-copy": name }, `Copy the ${title} settings`);
+      const status = el("span", { class: "copy-status", role: "status" });
+      copy.addEventListener("click", () => this.copy(pre, status));
+      return { pre, section: el("div", { class: "export-block" }, el("h4", {}, title), pre, el("div", { class: "buttons" }, copy, status)) };
+    };
+    this.exportFlink = block("flink", "Flink");
+    this.exportSpark = block("spark", "Spark");
+    const panel = el("details", { class: "export", "data-panel": "export" },
+      el("summary", {}, "Use these settings in Flink or Spark"),
+      el("p", {}, "The settings above as a Flink configuration and as a Spark Structured Streaming query."),
+      this.exportFlink.section, this.exportSpark.section);
+    // Written when opened, and after each run while open: a closed panel costs a run nothing.
+    panel.addEventListener("toggle", () => panel.open && this.summary && this.lab && this.showExport());
+    return panel;
+  }
+
+  showExport() {
+    if (!this.exportPanel.open) return;
+    const text = this.lab.export();
+    this.exportFlink.pre.textContent = text.flink;
+    this.exportSpark.pre.textContent = text.spark;
+  }
+
+  async copy(pre, status) {
+    const text = pre.textContent;
+    try {
+      await navigator.clipboard.writeText(text);
+      status.textContent = "Copied.";
+    } catch {
+      // No clipboard permission: select the text so Ctrl+C copies it.
+      const range = document.createRange();
+      range.selectNodeContents(pre);
+      const selection = this.shadow.getSelection?.() || document.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+      status.textContent = "Selected: press Ctrl+C (⌘C) to copy.";
+    }
+  }
+
+  /// Play moves the cursor through the run at the chosen speed (a gloo-timers interval on the
+  /// Rust side, Player); with prefers-reduced-motion it jumps from event to event instead.
+  togglePlay() {
+    if (this.player) {
+      this.player.free?.();
+      clearInterval(this.player.jumps);
+      this.player = undefined;
+      this.flushDraw();
+      this.play.textContent = "Play";
+      this.play.setAttribute("aria-pressed", "false");
+      return;
+    }
+    if (!this.summary) return;
+    const end = this.horizonMs / 1000;
+    const now = this.cursorMs() / 1000;
+    const from = now < end - 1 ? now : 0;
+    if (this.reducedMotion.matches) {
+      this.player = { jumps: setInterval(() => {
+        const before = this.cursorMs();
+        this.stepEvent(1);
+        if (this.cursorMs() === before) this.togglePlay();
+      }, 1500) };
+      this.stepEvent(1);
+    } else {
+      this.player = new Player(from, end, Number(this.speed.get()), (t) => {
+        this.setCursor(t * 1000);
+        if (t >= end) this.togglePlay();
+      });
+    }
+    this.play.textContent = "Pause";
+    this.play.setAttribute("aria-pressed", "true");
+  }
+
+  /// The engine is about to be re-created (a panic): Play stops while the old instance still
+  /// answers; the run and the pin are gone with it, so the settings run again shortly.
+  engineStopped() {
+    try {
+      this.player?.free();
+    } catch {
+      // the instance is going away; its timer goes with it
+    }
+    this.player = undefined;
+    this.play.textContent = "Play";
+    this.play.setAttribute("aria-pressed", "false");
+    this.pinned = undefined;
+    this.pinId++;
+    this.pinButton.textContent = "Pin these settings as A";
+    this.unpinButton.setAttribute("hidden", "");
+    this.summary = undefined;
+    this.drawing = undefined;
+    this.generation = (this.generation || 0) + 1; // drops slices of a run in the old instance
+    this.busy = true;
+    clearTimeout(this.altTimer);
+    setTimeout(() => {
+      this.busy = false;
+      if (this.lab && this.host.view === this) this.host.refresh(false);
+    });
+  }
+
+  destroy() {
+    views.delete(this);
+    this.player?.free?.();
+    clearInterval(this.player?.jumps);
+    this.player = undefined;
+    clearTimeout(this.describeTimer);
+    this.resizeObserver.disconnect();
+    this.viewObserver?.disconnect();
+    clearTimeout(this.outOfViewTimer);
+    this.darkQuery.removeEventListener("change", this.onScheme);
+    clearTimeout(this.altTimer);
+    this.settleDrawn(new DOMException("the lab was destroyed before its run was drawn", "AbortError"));
+    if (this.drawFrame) cancelAnimationFrame(this.drawFrame);
+    this.lab.free();
+    this.lab = undefined;
+  }
+}

@@ -1,0 +1,560 @@
+// When the lab runs the engine and draws: at most one run or slice per frame, long runs in slices
+// that leave the page its turn, charts out of view drawn once the changes pause, the first
+// picture in tasks of its own, and a warm-up while the student reads. LabView (lab-view.js)
+// builds on it and says what is shown; this file says when.
+import { CHARTS, SCENARIOS, WARM_UP, CRASH_SETTING } from "./settings.js";
+import { backingSize, el, setText } from "./shared.js";
+import { glue, views, restarts, formatValue, nextFrameThen, yieldToPage } from "./engine.js";
+
+/// How long a slice of the world's preparation for the text alternatives runs, in ms.
+export const PREPARE_SLICE_MS = 8;
+/// A chart farther than this outside the viewport is not redrawn while the student drags or
+/// scrubs: it is drawn as it nears the viewport, or once the changes pause for
+/// OUT_OF_VIEW_SETTLE_MS (and before set() or mount() resolves).
+export const OUT_OF_VIEW_MARGIN = "200px 0px";
+const OUT_OF_VIEW_SETTLE_MS = 200;
+/// Engine time per frame for runs started by the student: the page never blocks for longer.
+const FRAME_BUDGET_MS = 16;
+/// About how many events the engine hashes in FRAME_BUDGET_MS: a run that hashes more (counting
+/// a new data plane, or simulating without one) takes several frames.
+const EVENTS_PER_FRAME = 4_000_000;
+/// Engine time per slice of the warm-up runs made while the student reads (see warmUpLater).
+const WARM_UP_SLICE_MS = 4;
+/// The idle time a warm-up step waits for: about what its longest step, a chart's first
+/// drawing, takes.
+const WARM_UP_IDLE_MS = 10;
+/// Whether a view of this page has started the warm-up runs.
+let warmedUp = false;
+
+export class Scheduler {
+  // ----- drawing -----
+  /// Redraws the named charts in the next frame: however many cursor moves, resizes or scheme
+  /// changes arrive before it, each chart is drawn once, with the latest values.
+  requestDraw(names) {
+    for (const name of names) this.dirty.add(name);
+    if (this.drawFrame) return;
+    this.drawFrame = requestAnimationFrame(() => {
+      this.drawFrame = undefined;
+      const dirty = [...this.dirty];
+      this.dirty.clear();
+      if (this.summary && this.lab) this.drawCharts(dirty);
+    });
+  }
+
+  /// Draws at once what waits for the next frame: after a seek or a pause the charts show the
+  /// cursor where it stopped, before the call returns.
+  flushDraw() {
+    if (!this.drawFrame) return;
+    cancelAnimationFrame(this.drawFrame);
+    this.drawFrame = undefined;
+    const dirty = [...this.dirty];
+    this.dirty.clear();
+    if (this.summary && this.lab) this.drawCharts(dirty);
+  }
+
+  /// Draws the named charts whose inputs changed since they were last drawn: the run, the
+  /// pinned run, the theme, the canvas size and (except on the trade-off chart) the cursor.
+  /// Charts out of view wait while the student changes something, unless `evenOutOfView`.
+  drawCharts(names = CHARTS.map(([name]) => name), evenOutOfView = false) {
+    if (!this.stylesReady) {
+      for (const name of names) this.dirty.add(name);
+      return;
+    }
+    const dark = this.theme();
+    this.root.classList.toggle("dark", dark);
+    const cursorS = this.summary ? this.cursorMs() / 1000 : undefined;
+    const dpr = window.devicePixelRatio || 1;
+    for (const name of names) {
+      this.dirty.delete(name);
+      const { canvas } = this.charts[name];
+      if (!canvas.isConnected) continue;
+      const size = this.canvasSize(canvas);
+      if (size.width === 0) continue;
+      // Out of view while the student changes something: drawn when the changes pause.
+      if (this.nearView.get(canvas) === false && this.firstDrawnAt !== undefined && !evenOutOfView) {
+        this.outOfView.add(name);
+        continue;
+      }
+      this.outOfView.delete(name);
+      const [w, h] = backingSize(size, dpr);
+      const chartCursor = name === "tradeoff" ? undefined : cursorS;
+      // The trade-off chart shows every interval for these settings whenever the crash comes:
+      // moving only the crash time leaves it as drawn.
+      const run = name === "tradeoff" ? this.tradeoffInputs : this.runId;
+      const key = `${run} ${this.pinId} ${dark} ${w}x${h} ${dpr} ${chartCursor}`;
+      if (this.drawnKeys[name] === key) continue;
+      if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
+      const axis = this.lab.draw(name, canvas, dark, dpr, chartCursor);
+      if (axis) this.axes[name] = axis;
+      if (name === "pipeline") this.dropFirstPicture();
+      this.drawnKeys[name] = key;
+      this.firstChartAt ??= performance.now();
+    }
+    if (this.outOfView.size && !evenOutOfView) this.drawOutOfViewLater();
+  }
+
+  /// Draws the charts left out of view, after OUT_OF_VIEW_SETTLE_MS without a change (each
+  /// change puts it off again), one chart per task.
+  drawOutOfViewLater() {
+    clearTimeout(this.outOfViewTimer);
+    this.outOfViewTimer = setTimeout(() => this.drawOutOfViewShowingErrors(), OUT_OF_VIEW_SETTLE_MS);
+  }
+
+  /// drawOutOfView(1) in a task of its own: a chart that fails to draw says so in the view.
+  drawOutOfViewShowingErrors() {
+    try {
+      this.drawOutOfView(1);
+    } catch (e) {
+      this.error.textContent = String(e.message || e);
+    }
+  }
+
+  /// Draws up to `count` of the charts left out of view (all by default), and the rest later.
+  drawOutOfView(count = Infinity) {
+    clearTimeout(this.outOfViewTimer);
+    if (!this.summary || !this.lab) return;
+    const names = [...this.outOfView].slice(0, count);
+    for (const name of names) this.outOfView.delete(name);
+    this.drawCharts(names, true);
+    if (this.outOfView.size) this.outOfViewTimer = setTimeout(() => this.drawOutOfViewShowingErrors(), 0);
+  }
+
+  /// Fills the text alternatives a little after the charts are drawn (each change puts it off
+  /// again): they describe what the charts show.
+  fillAlternativesLater() {
+    clearTimeout(this.altTimer);
+    this.altTimer = setTimeout(() => this.fillAlternatives(), 250);
+  }
+
+  /// Fills the named charts' text alternatives, each in a task of its own, once the world can
+  /// answer at any instant (the pipeline view's table reads it at each key instant): made a slice
+  /// at a time first, so a heavy run's sink tables are never counted in one long task.
+  fillAlternatives(names = CHARTS.map(([name]) => name)) {
+    if (!this.lab) return;
+    if (!this.lab.prepare_world(PREPARE_SLICE_MS)) {
+      this.altTimer = setTimeout(() => this.fillAlternatives(names), 0);
+      return;
+    }
+    const [name, ...rest] = names;
+    if (name) this.fillAlternative(name);
+    if (rest.length) this.altTimer = setTimeout(() => this.fillAlternatives(rest), 0);
+  }
+
+  fillAlternative(name) {
+    const { summary, table, details, canvas } = this.charts[name];
+    const alt = this.lab.text_alternative(name);
+    canvas.setAttribute("aria-label", alt.summary);
+    if (!details.open) return;
+    summary.textContent = alt.summary;
+    const head = el("tr", {}, ...alt.columns.map((col) => el("th", { scope: "col" }, col)));
+    const rows = alt.rows.map((r) => el("tr", {}, ...r.map((cell) => el("td", {}, cell))));
+    table.replaceChildren(el("thead", {}, head), el("tbody", {}, ...rows));
+  }
+
+  /// Names and enables the controls that mean something in the chosen restart design.
+
+  startRun(config, cause, started = performance.now()) {
+    this.lab.select(this.c.sink.get(), Number(this.c.window.get()), Number(this.c.product.get()));
+    const heavy = this.lab.begin(config) > EVENTS_PER_FRAME;
+    const replacing = this.busy;
+    let slices = 0;
+    const generation = (this.generation = (this.generation || 0) + 1);
+    this.busy = true;
+    const step = () => {
+      if (generation !== this.generation || !this.lab) return;
+      let result;
+      slices++;
+      // The page's first picture, in tasks of their own: the pipeline view where it first stands,
+      // from the run stopped there, before the whole first run is ready (the same picture it
+      // will draw then).
+      if (!this.summary && this.preview !== "drawn" && this.previewStep(config, generation)) {
+        slices--;
+        yieldToPage().then(step);
+        return;
+      }
+      try {
+        result = this.lab.advance(FRAME_BUDGET_MS, this.cursorS);
+      } catch (e) {
+        this.showControlsView();
+        this.error.textContent = String(e.message || e);
+        this.busy = false;
+        this.settleDrawn(e);
+        return;
+      }
+      if (!result.done) {
+        this.showProgress(result.progress);
+        this.ranThisFrame();
+        // Before the first picture there is no frame to keep smooth: the next slice follows as
+        // soon as the page has had its turn (input, rendering), without waiting for a frame.
+        if (this.firstDrawnAt === undefined) {
+          yieldToPage().then(step);
+          return;
+        }
+        nextFrameThen(step);
+        return;
+      }
+      this.showProgress(null);
+      this.busy = false;
+      this.finishRun(result.summary, config, cause, slices > 1);
+      this.ranThisFrame();
+      this.timings.push(performance.now() - started);
+    };
+    // The first slice runs at once, so a light run is drawn in the input's own task. A heavy run,
+    // or one that replaces a run still going, will take several frames anyway: unless it was
+    // already put off to a task of its own (see schedule), its first slice waits for the next
+    // frame, like the rest. The very first run waits for a task of its own, after the element
+    // has built itself.
+    const now = this.firstSliceNow || !(replacing || heavy);
+    this.firstSliceNow = false;
+    // A run finished in this task shows the controls after its charts (see finishRun): written
+    // before, they would make the first chart wait for the styles they change.
+    if (!(this.summary && now)) this.showControlsView();
+    if (!this.summary) yieldToPage().then(step);
+    else if (now) step();
+    else {
+      this.showProgress(0);
+      nextFrameThen(step);
+    }
+  }
+
+  /// Draws the pipeline view where it first stands with the first chart's module's `draw`, from
+  /// a scenario's settings (by its name) and the element's attributes, `sink` (or the default) highlighted:
+  /// the picture the lab then draws there, before the lab's module has loaded. The lab's own
+  /// first picture (previewStep) is then not needed. Throws what `draw` throws.
+  drawFirstChart(draw, scenarioName, attributes, sink) {
+    const { canvas, figure } = this.charts.pipeline;
+    if (!this.stylesReady || !canvas.isConnected || figure.hidden || this.firstChartAt !== undefined || this.summary) return;
+    const size = this.canvasSize(canvas);
+    if (size.width === 0) return;
+    const dpr = window.devicePixelRatio || 1;
+    const dark = this.theme();
+    this.root.classList.toggle("dark", dark);
+    [canvas.width, canvas.height] = backingSize(size, dpr);
+    const drawn = draw(SCENARIOS[scenarioName].settings, attributes, canvas, dark, dpr, sink ?? this.c.sink.get());
+    if (!drawn) return;
+    this.showFirstChart(drawn, scenarioName, sink, performance.now(), "first-chart");
+  }
+
+  /// Marks the first chart drawn at `at` (by the first chart's module in the element, or by the
+  /// page's head) and sets the controls and the cursor's readout at the values `drawn` names.
+  showFirstChart(drawn, scenarioName, sink, at, by) {
+    this.preview = "drawn";
+    this.firstChartAt = at;
+    this.firstChartBy = by;
+    // The controls and the cursor's readout at the values drawn, still inert until the lab has
+    // loaded (it sets them again from the same attributes).
+    this.scenario.set(scenarioName);
+    if (sink) this.c.sink.set(sink);
+    this.applySettings(drawn.config);
+    this.cursorInput.max = String(this.horizonMs);
+    this.cursorInput.value = String(drawn.cursor_ms);
+    this.cursorOut.textContent = formatValue("clock_ms", this.startMs + drawn.cursor_ms);
+  }
+
+  /// One step of the first picture (see startRun): runs the first run up to where the pipeline
+  /// view first stands, then, in the next task, draws the view from it. Returns whether it took
+  /// a step; none when there is no such picture to draw. A setting the engine refuses is
+  /// reported by the whole run, which follows.
+  previewStep(config, generation) {
+    if (this.preview === "run") {
+      this.preview = "drawn";
+      // Unless a newer setting came first: its whole run draws the view.
+      const current = generation === this.previewGeneration;
+      try {
+        if (current) this.drawCharts(["pipeline"]);
+      } catch {
+        // The whole run draws the view again, and reports what fails then.
+      }
+      this.lab.forget_preview();
+      return current;
+    }
+    this.preview = "drawn";
+    this.previewGeneration = generation;
+    const pipeline = this.charts.pipeline;
+    const moved = this.cursorS !== undefined || this.pendingCursor !== undefined;
+    if (!this.stylesReady || moved || !pipeline?.canvas.isConnected || pipeline.figure.hidden) return false;
+    try {
+      if (!this.lab.preview(config)) return false;
+    } catch {
+      return false;
+    }
+    this.preview = "run";
+    return true;
+  }
+
+  showProgress(fraction) {
+    if (fraction == null) {
+      if (!this.progressBar.hasAttribute("hidden")) this.progressBar.setAttribute("hidden", "");
+    } else {
+      this.progressBar.removeAttribute("hidden");
+      this.progressBar.setAttribute("aria-valuenow", String(Math.round(fraction * 100)));
+      this.progressFill.style.transform = `scaleX(${fraction})`;
+    }
+  }
+
+  /// Shows a finished run: figures, charts, the crash table, the change event. After a run that
+  /// took several slices (a heavy one) the charts are drawn in tasks of their own.
+  finishRun(summary, config, cause, sliced = false) {
+    this.summary = summary;
+    this.firstRunAt ??= performance.now();
+    this.runId++;
+    // Charts of an earlier run still being drawn a few at a time: this run's replace them.
+    this.drawing = undefined;
+    this.tradeoffInputs = JSON.stringify({ ...config, [CRASH_SETTING]: undefined });
+    this.instants = undefined;
+    // What the page shows for this run besides its charts, in one call (lesson::view).
+    const view = this.lab.view(this.config());
+    this.horizonMs = view.span_ms;
+    if (this.cursorS !== undefined && this.cursorS * 1000 > this.horizonMs) this.cursorS = this.horizonMs / 1000;
+    if (this.pendingCursor !== undefined) {
+      const wanted = this.pendingCursor;
+      this.pendingCursor = undefined;
+      try {
+        this.cursorS = this.lab.cursor(wanted) / 1000;
+      } catch (e) {
+        this.cursorError = String(e.message || e);
+      }
+    }
+    // A run clears the errors of earlier ones, not those that stand: the exercises' module or an
+    // exercises-src file that failed to load. Written before the charts, so that one which fails
+    // to draw says so.
+    setText(this.error, this.cursorError ?? this.exercisesError ?? this.sourceError ?? "");
+    const cursorFailed = this.cursorError;
+    this.cursorError = undefined;
+    clearTimeout(this.altTimer);
+    // The charts first, while the page's styles are still clean: a canvas resolves its font
+    // against them, so drawing after the figures and the cursor changed would make the browser
+    // recompute styles in the middle of drawing, and again when it renders.
+    if (sliced || this.firstDrawnAt === undefined) this.drawChartsInTasks(!sliced);
+    else this.drawCharts();
+    this.showCursor();
+    this.render(view);
+    this.showExport();
+    if (!this.drawing) this.fillAlternativesLater();
+    if (cause) {
+      this.host.dispatchEvent(new CustomEvent("checkpointlab-change", { bubbles: true, composed: true, detail: { ...summary, settings: config } }));
+    }
+    if (!this.drawing) this.firstPicture();
+    this.settleDrawn(cursorFailed && new Error(cursorFailed));
+  }
+
+  /// Draws every chart, in view or not, one per frame, each after the frame's rendering: a canvas
+  /// drawn for the first time at its size gets its buffers at the commit that carries it (in
+  /// Chromium without a GPU, about 8 ms for a chart at twice the pixel ratio), so one frame
+  /// carrying every chart would make one long task. `firstNow` draws the first chart in this
+  /// task. After a heavy run, or the view's first. The view counts as drawn (set(), mount(), the
+  /// first picture) once the last one is.
+  drawChartsInTasks(firstNow = false) {
+    const left = CHARTS.map(([name]) => name);
+    // A newer run, or a newer call (the styles arrived), replaces this token and draws them all.
+    const drawing = (this.drawing = {});
+    const next = () => {
+      if (drawing !== this.drawing) return;
+      // Destroyed, or the engine restarted: there is nothing left to draw from.
+      if (!this.lab || !this.summary) {
+        this.drawing = undefined;
+        return;
+      }
+      try {
+        this.drawCharts([left.shift()], true);
+      } catch (e) {
+        // The view says what failed, counts as ready (it shows the error) and still describes
+        // the run in its text alternatives; the next change draws every chart again.
+        this.error.textContent = String(e.message || e);
+        this.drawing = undefined;
+        this.settleDrawn(e);
+        this.fillAlternativesLater();
+        this.onFirstDraw?.();
+        return;
+      }
+      if (left.length) {
+        nextFrameThen(next);
+        return;
+      }
+      this.drawing = undefined;
+      this.firstPicture();
+      this.settleDrawn();
+      this.fillAlternativesLater();
+    };
+    // After the frame: the browser first lays out what the run changed on the page, in its own
+    // task, rather than inside the first chart's drawing (a canvas resolves its font against the
+    // page's styles).
+    if (firstNow) next();
+    else nextFrameThen(next);
+  }
+
+  /// Takes the page's picture of the first frame away: the canvas is drawn, or the view no longer
+  /// shows the lesson's default scenario.
+  dropFirstPicture() {
+    this.firstPictureSlot?.remove();
+    this.firstPictureSlot = undefined;
+  }
+
+  /// The view is built before the engine's module has loaded, its controls inert until then:
+  /// once it has, the view can run.
+  attach() {
+    views.add(this);
+    this.root.inert = false;
+    this.root.removeAttribute("aria-busy");
+  }
+
+  /// Marks the first picture (figures and charts drawn) once the styles are in: the element is
+  /// then ready.
+  firstPicture() {
+    if (this.firstDrawnAt !== undefined || !this.stylesReady) return;
+    this.firstDrawnAt = performance.now();
+    this.onFirstDraw?.();
+    this.warmUpLater();
+  }
+
+  /// While the student reads the first picture, in idle time and once: the runs at three of the
+  /// interval slider's values (the shortest, whose checkpoints the engine handles far more often
+  /// than in the default run, and two across its range), each in a lab of its own, freed once
+  /// its charts are drawn on canvases never shown. The browser has then compiled and optimised
+  /// that code, and measured those labels, before the student first drags there (BENCHMARKS.md,
+  /// 2026-12-05, midday). It gives way to the page step by step and stops at the first change
+  /// the student makes.
+  warmUpLater() {
+    // The browser optimises the module's code, shared by every view of the page: once is enough.
+    if (warmedUp) return;
+    warmedUp = true;
+    const config = this.config();
+    const changes = WARM_UP.filter((change) => Object.entries(change).some(([key, value]) => config[key] !== value));
+    if (!changes.length) return;
+    const generation = this.generation;
+    const idle = (fn) => (window.requestIdleCallback ? requestIdleCallback(fn, { timeout: 1000 }) : setTimeout(fn, 50));
+    // A canvas never attached for each chart, of its size, so each run redraws it as a slider
+    // move redraws the view's; emptied once done, so their pixels are not kept until collected.
+    const canvases = CHARTS.map(([name]) => {
+      const { width, height } = this.charts[name].canvas;
+      return [name, Object.assign(document.createElement("canvas"), { width, height })];
+    }).filter(([, canvas]) => canvas.width > 0 && canvas.height > 0);
+    const dark = this.root.classList.contains("dark");
+    const dpr = window.devicePixelRatio || 1;
+    let lab;
+    const made = restarts;
+    const free = () => {
+      // A lab of an instance discarded by a panic is gone with it.
+      if (made === restarts) lab?.free();
+      lab = undefined;
+    };
+    const done = () => {
+      free();
+      for (const [, canvas] of canvases) Object.assign(canvas, { width: 0, height: 0 });
+    };
+    // Bounded steps, each returning whether it is done (else it runs again at the next idle
+    // time): for each interval a lab of its own (each run starts from nothing, not from the one
+    // before), the run a slice at a time, each chart drawn, the lab freed.
+    const steps = changes.flatMap((change) => [
+      () => { lab = new glue.Lab(); lab.begin({ ...config, ...change }); return true; },
+      () => lab.advance(WARM_UP_SLICE_MS).done,
+      ...canvases.map(([name, canvas]) => () => { lab.draw(name, canvas, dark, dpr, undefined); return true; }),
+      () => { free(); return true; },
+    ]);
+    const step = (deadline) => {
+      if (generation !== this.generation || !views.has(this) || made !== restarts) return done();
+      // A step (a cold chart's drawing, say) takes a few milliseconds: it waits for an idle
+      // period that long, so a change the student makes meanwhile is not held up behind it.
+      if (deadline && !deadline.didTimeout && deadline.timeRemaining() < WARM_UP_IDLE_MS) return idle(step);
+      try {
+        if (steps[0]()) steps.shift();
+      } catch {
+        return done();
+      }
+      if (steps.length) idle(step);
+      else done();
+    };
+    idle(step);
+  }
+
+  /// Resolves once the latest change is drawn: no run in flight and none waiting for its frame
+  /// (a newer change than the caller's counts, as it carries the caller's options too). Rejects
+  /// with the error of a run that failed (or of a cursor that is not a time of it), and with an
+  /// AbortError when the view is destroyed first. What set() returns.
+  whenDrawn() {
+    const waiter = this.drawnWaiter();
+    this.settleDrawn();
+    return waiter.promise;
+  }
+
+  /// A waiter for the next settling, registered before a change is applied: a run small enough to
+  /// finish inside the change settles it (with a cursor error, say) before the change returns.
+  drawnWaiter() {
+    const waiter = {};
+    waiter.promise = new Promise((resolve, reject) => Object.assign(waiter, { resolve, reject }));
+    (this.drawnWaiters ??= []).push(waiter);
+    return waiter;
+  }
+
+  /// Forgets a waiter whose change was refused.
+  dropDrawnWaiter(waiter) {
+    this.drawnWaiters = (this.drawnWaiters ?? []).filter((w) => w !== waiter);
+  }
+
+  /// Settles whenDrawn()'s promises: rejects them with `error`, or resolves them once the view is idle with a run.
+  settleDrawn(error) {
+    if (!this.drawnWaiters?.length) return;
+    if (!error && (this.busy || this.pending || this.drawing || !this.summary)) return;
+    // What set() and mount() wait for is every chart drawn, in view or not.
+    if (!error && this.outOfView.size) {
+      try {
+        this.drawOutOfView();
+      } catch (e) {
+        error = e;
+      }
+    }
+    const waiters = this.drawnWaiters;
+    this.drawnWaiters = [];
+    for (const waiter of waiters) (error ? waiter.reject(error) : waiter.resolve());
+  }
+
+  /// Re-runs from the controls; shows an error in the component instead of throwing.
+  update(cause, started = performance.now()) {
+    try {
+      this.startRun(this.config(), cause, started);
+    } catch (e) {
+      // A setting refused (or a run that failed in this task): the controls still show what
+      // the student chose.
+      this.showControlsView();
+      this.error.textContent = String(e.message || e);
+    }
+  }
+
+  /// Marks that the engine ran since the frame began; the next frame's animation callbacks clear
+  /// it. A change that comes before then waits for them (see schedule).
+  ranThisFrame() {
+    if (this.engineRanThisFrame) return;
+    this.engineRanThisFrame = true;
+    requestAnimationFrame(() => { this.engineRanThisFrame = false; });
+  }
+
+  /// Coalesces bursts of input into one update per frame.
+  schedule(cause) {
+    const started = performance.now();
+    if (cause) this.cause = cause;
+    // A newer value makes the run in progress worthless: drop it now, before its next slice.
+    this.generation = (this.generation || 0) + 1;
+    if (this.pending) return;
+    // With no run in flight and none started or sliced since the frame began, the first change
+    // of a frame starts at once; others wait for the frame's callbacks and are coalesced, so at
+    // most one run or slice starts per frame, whatever the display's frame rate.
+    if (!this.busy && !this.engineRanThisFrame) {
+      const why = this.cause;
+      this.cause = undefined;
+      this.update(why, started);
+      return;
+    }
+    this.pending = true;
+    const go = () => {
+      this.pending = false;
+      const why = this.cause;
+      this.cause = undefined;
+      if (!this.host.isConnected) return;
+      this.firstSliceNow = true;
+      this.update(why, started);
+    };
+    // A heavy run in flight: the next one starts after the frame, in a task of its own.
+    if (this.busy) nextFrameThen(go);
+    else requestAnimationFrame(go);
+  }
+}
