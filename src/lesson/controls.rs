@@ -7,7 +7,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::engine::config::Config;
+use crate::engine::settings::config::Config;
 use crate::engine::settings::{Setting, Unit, SETTINGS};
 
 /// The settings as the page reads them: the table with each default filled in, and the default as

@@ -2,7 +2,7 @@
 //! show one lesson each (a tiny interval, a slow store, backpressure). The page's copy of this
 //! list is `SCENARIOS` in www/element.js; a test keeps the two in step.
 
-use crate::engine::config::{Alignment, Config};
+use crate::engine::settings::config::{Alignment, Config};
 
 /// A named starting point: the default scenario with a few settings changed.
 #[derive(Clone, Copy, Debug)]

@@ -5,8 +5,8 @@
 use serde::Serialize;
 
 use super::checkpoint::transfer_ms;
-use super::config::{Alignment, Config, Mode, Snapshots, FLINK_CHECKPOINT_TIMEOUT_MS};
 use super::restart::{detection_delay_ms, restart_backoff_ms};
+use crate::engine::settings::config::{Alignment, Config, Mode, Snapshots, FLINK_CHECKPOINT_TIMEOUT_MS};
 
 /// The steady state of one checkpoint interval.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -38,7 +38,7 @@ pub struct SteadyState {
 /// in micro-batch mode.
 pub fn checkpoint_outlasts_timeout_ms(config: &Config) -> Option<u64> {
     let duration_ms = steady_state(config, config.interval_ms).duration_ms;
-    (config.mode == Mode::Barrier && duration_ms > FLINK_CHECKPOINT_TIMEOUT_MS).then_some(duration_ms)
+    (config.mode.has_checkpoint_timeout() && duration_ms > FLINK_CHECKPOINT_TIMEOUT_MS).then_some(duration_ms)
 }
 
 /// The steady state of `config` with its checkpoint interval set to `interval_ms`.
