@@ -2,7 +2,7 @@
 // glue; a page needs nothing else. Everything it shows lives in its shadow root, text goes in
 // through textContent only, and styles come from checkpoint-lab.css beside this module.
 import init, * as glue from "./checkpoint_lab.js";
-// The settings table (generated from src/engine/settings.rs): keys, attributes, units,
+// The settings table (generated from src/engine/settings/table.rs): keys, attributes, units,
 // ranges, slider steps and labels. The controls below are built from it.
 import { SETTINGS, BUILTIN_EXERCISE_IDS } from "./settings.js";
 

@@ -1,4 +1,4 @@
-// Generated from src/engine/settings.rs (the one table of settings) and the built-in exercises
+// Generated from src/engine/settings/table.rs (the one table of settings) and the built-in exercises
 // (src/lesson/exercise/builtin.json) by `UPDATE_GENERATED=1 cargo test --test generated`.
 // Do not edit: change the table or the exercises instead.
 export const SETTINGS = [

@@ -109,7 +109,7 @@ pub fn draw<DB: DrawingBackend>(
 
 pub fn text_alternative(report: &Report) -> TextAlternative {
     let taken = &report.checkpoints[1..];
-    let micro_batch = report.config.mode == Mode::MicroBatch;
+    let micro_batch = report.config.mode.runs_batches();
     let summary = match (taken.first(), micro_batch) {
         (Some(c), false) => format!(
             "{} checkpoints completed. A checkpoint takes {} from barrier to completion: {} aligning, {} paused \

@@ -10,7 +10,7 @@ use super::{
     time_chart, with_crash_entry, Frame, LegendEntry, Swatch, TextAlternative, View,
 };
 use crate::engine::model::sinks::SinkDesign;
-use crate::engine::settings::config::{Config, IsolationLevel, Mode};
+use crate::engine::settings::config::{Config, IsolationLevel};
 use crate::engine::settings::units::format_duration_ms;
 use crate::lesson::Report;
 
@@ -102,7 +102,7 @@ fn transactional_label(config: &Config) -> &'static str {
 
 pub fn text_alternative(report: &Report) -> TextAlternative {
     let s = &report.sinks;
-    if report.config.mode == Mode::MicroBatch {
+    if report.config.mode.runs_batches() {
         let summary = format!(
             "Readers of every sink see output once per batch, when foreachBatch writes it: worst staleness {}, \
              longest time with nothing fresher {}.",

@@ -42,7 +42,7 @@ pub fn javascript_module() -> String {
         .map(|e| serde_json::to_string(&e.id).expect("an id serialises"))
         .collect();
     format!(
-        "// Generated from src/engine/settings.rs (the one table of settings) and the built-in exercises\n\
+        "// Generated from src/engine/settings/table.rs (the one table of settings) and the built-in exercises\n\
          // (src/lesson/exercise/builtin.json) by `UPDATE_GENERATED=1 cargo test --test generated`.\n\
          // Do not edit: change the table or the exercises instead.\n\
          export const SETTINGS = [\n  {}\n];\n\n\

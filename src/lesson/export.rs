@@ -156,7 +156,7 @@ pub fn flink(config: &Config, sink: SinkDesign) -> String {
             lines.push("# sink: append-only, read through a view keeping the newest emitted_at per key".to_string())
         }
     }
-    if config.mode == Mode::MicroBatch {
+    if config.mode.runs_batches() {
         lines.push("# Flink has no micro-batch trigger: the interval above is the checkpoint interval".to_string());
     }
     lines.join("\n") + "\n"

@@ -20,20 +20,20 @@ pub fn guarantee(design: SinkDesign, config: &Config) -> &'static str {
         return "commits each row once, but at-least-once checkpoints restore state that already counted records \
                 the replay counts again, so the committed totals are at least once";
     }
-    match (design, mode, isolation) {
-        (SinkDesign::AppendOnly, Mode::Barrier, _) => "at least once: replayed emissions are stored again",
-        (SinkDesign::AppendOnly, Mode::MicroBatch, _) => "at least once: a re-run batch is appended again",
-        (SinkDesign::Upsert, _, _) => "effectively once per key: the latest write wins, values can step back",
-        (SinkDesign::Transactional, Mode::Barrier, IsolationLevel::ReadCommitted) => {
-            "exactly once for read_committed readers: output is visible only when its checkpoint commits"
-        }
-        (SinkDesign::Transactional, Mode::Barrier, IsolationLevel::ReadUncommitted) => {
-            "exactly once in the committed table, but read_uncommitted readers also see rows that are later aborted"
-        }
-        (SinkDesign::Transactional, Mode::MicroBatch, _) => {
+    match (design, isolation) {
+        (SinkDesign::AppendOnly, _) if mode.reruns_in_flight() => "at least once: a re-run batch is appended again",
+        (SinkDesign::AppendOnly, _) => "at least once: replayed emissions are stored again",
+        (SinkDesign::Upsert, _) => "effectively once per key: the latest write wins, values can step back",
+        (SinkDesign::Transactional, _) if !mode.sink_has_transactions() => {
             "exactly once: foreachBatch writes each batch id once, and a re-run batch finds it written and skips it"
         }
-        (SinkDesign::DedupeView, _, _) => "effectively once per key at read time: the newest emitted_at wins",
+        (SinkDesign::Transactional, IsolationLevel::ReadCommitted) => {
+            "exactly once for read_committed readers: output is visible only when its checkpoint commits"
+        }
+        (SinkDesign::Transactional, IsolationLevel::ReadUncommitted) => {
+            "exactly once in the committed table, but read_uncommitted readers also see rows that are later aborted"
+        }
+        (SinkDesign::DedupeView, _) => "effectively once per key at read time: the newest emitted_at wins",
     }
 }
 

@@ -9,7 +9,7 @@ use crate::engine::fast::world_index::WorldIndex;
 use crate::engine::model::trace::Phase;
 use crate::engine::model::world::{BatchStage, CheckpointStage, World};
 use crate::engine::settings::clock::ClockTime;
-use crate::engine::settings::config::{Config, Mode};
+use crate::engine::settings::config::Config;
 use crate::engine::settings::units::{format_bytes, format_count};
 use crate::engine::Sim;
 
@@ -70,7 +70,7 @@ pub fn checkpoint_stage(stage: CheckpointStage, aligning: bool) -> String {
 /// What a restart restores: a checkpoint, or in micro-batch mode the state the last committed
 /// batch left (Spark loads that state store version, then runs the batches after it).
 fn restored_point(config: &Config, id: u64) -> String {
-    if config.mode == Mode::MicroBatch {
+    if config.mode.runs_batches() {
         format!("batch {id}'s state")
     } else {
         format!("checkpoint {id}")

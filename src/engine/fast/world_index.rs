@@ -26,7 +26,7 @@ use crate::engine::model::world::{
     BatchInFlight, BatchStage, CheckpointInFlight, CheckpointStage, CrashSoFar, RestoreInProgress, SinkSoFar,
     SinksSoFar, World,
 };
-use crate::engine::settings::config::{Config, Mode};
+use crate::engine::settings::config::Config;
 
 /// A fast hasher for packed row contents (integers only; nothing here is iterated in hash order).
 #[derive(Clone, Copy, Default)]
@@ -629,8 +629,7 @@ impl WorldIndex {
                     // Micro-batch mode: a replay of nothing ends the instant its batch starts
                     // processing, which comes after that instant's due work; at that very
                     // instant the job is still replaying.
-                    let nothing_to_replay =
-                        config.mode == Mode::MicroBatch && e.at_ms == t && batch_started_ms == Some(t);
+                    let nothing_to_replay = config.mode.runs_batches() && e.at_ms == t && batch_started_ms == Some(t);
                     if let Some(c) = crash.as_mut().filter(|_| !nothing_to_replay) {
                         c.replay_done_at_ms = Some(e.at_ms);
                     }
@@ -644,7 +643,7 @@ impl WorldIndex {
             }
         }
         // A micro-batch planned (its trigger) but whose offset-log entry is not written yet.
-        if config.mode == Mode::MicroBatch && batch.is_none() {
+        if config.mode.runs_batches() && batch.is_none() {
             let down = crash.as_ref().is_some_and(|c| c.restored_at_ms.is_none());
             if let Some(entry) = self.offset_log.iter().find(|l| l.planned_at_ms <= t && t < l.written_at_ms) {
                 if !down && entry.batch_id > self.last_committed_id(completed_count) {
@@ -746,17 +745,18 @@ impl WorldIndex {
                 Some(_) => {}
             }
         }
-        match self.config.mode {
-            Mode::Barrier => match checkpoint.map(|c| (c.stage, c.aligning)) {
-                Some((CheckpointStage::SyncPause, _)) => Phase::SyncPause,
-                Some((CheckpointStage::BarrierInFlight, _)) => Phase::Aligning,
-                _ => Phase::Running,
-            },
-            Mode::MicroBatch => match batch.map(|b| b.stage) {
+        if self.config.mode.runs_batches() {
+            match batch.map(|b| b.stage) {
                 None => Phase::WaitingForTrigger,
                 Some(BatchStage::Processing) => Phase::Running,
                 Some(BatchStage::WritingOffsetLog | BatchStage::Committing) => Phase::SyncPause,
-            },
+            }
+        } else {
+            match checkpoint.map(|c| (c.stage, c.aligning)) {
+                Some((CheckpointStage::SyncPause, _)) => Phase::SyncPause,
+                Some((CheckpointStage::BarrierInFlight, _)) => Phase::Aligning,
+                _ => Phase::Running,
+            }
         }
     }
 
