@@ -744,3 +744,81 @@ impl Figures {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::settings::clock::parse_clock;
+    use crate::engine::{run, Config, Snapshots};
+
+    fn at(clock: &str) -> u64 {
+        parse_clock(clock).expect("a clock time")
+    }
+
+    #[test]
+    fn replayed_events_run_from_the_restored_offset_to_the_crash_offset() {
+        // 2,000 events/s from offset 1,000,000 at 10:00:00; checkpoint 42's barrier at 10:00:30.
+        for (crash, restored, restored_offset, crash_offset) in
+            [("10:00:45", 42, 1_060_000, 1_090_000), ("10:00:31", 41, 1_000_000, 1_062_000)]
+        {
+            let config = Config { crash_at_ms: Some(at(crash)), horizon_ms: 120_000, ..Config::default() };
+            let figures = run(&config).expect("valid").figures();
+            let restored_checkpoint = figures.restored_checkpoint.as_ref().expect("a restore");
+            assert_eq!(restored_checkpoint.id(), restored, "crash at {crash}");
+            assert_eq!(restored_checkpoint.offset(), restored_offset, "crash at {crash}");
+            assert_eq!(figures.crash.as_ref().map(|c| c.offset), Some(crash_offset), "crash at {crash}");
+            assert_eq!(figures.replayed_events, crash_offset - restored_offset, "crash at {crash}");
+            let range = figures.replayed_offsets.expect("a replay");
+            assert_eq!((range.from, range.to), (restored_offset, crash_offset));
+        }
+    }
+
+    #[test]
+    fn the_crashing_windows_total_is_the_last_emission_before_the_crash() {
+        let figures = run(&Config { horizon_ms: 120_000, ..Config::default() }).unwrap().figures();
+        let total = figures.window_total_before_crash.expect("a crash inside a window");
+        // 44 s of the 10:00 window at 2,000 events/s, every product's running total at 10:00:44.
+        assert_eq!((total.window_start_ms, total.emitted_at_ms), (at("10:00:00"), at("10:00:44")));
+        assert_eq!(total.order_count, 88_000);
+        let none = run(&Config { crash_at_ms: None, horizon_ms: 120_000, ..Config::default() }).unwrap().figures();
+        assert_eq!((none.window_total_before_crash, none.replayed_events), (None, 0));
+    }
+
+    #[test]
+    fn the_recovery_phases_add_up_to_crash_to_caught_up() {
+        let figures = run(&Config { horizon_ms: 180_000, ..Config::default() }).unwrap().figures();
+        let phases = figures.phases.expect("a recovery");
+        // Detected 10 s after the crash, no restart delay, 2 GB restored at 200 MB/s.
+        assert_eq!((phases.detection_ms, phases.restart_ms, phases.restore_ms), (10_000, 0, 10_000));
+        let total = phases.detection_ms
+            + phases.restart_ms
+            + phases.restore_ms
+            + phases.replay_ms.expect("replayed")
+            + phases.catch_up_ms.expect("caught up");
+        assert_eq!(Some(total), figures.recovery_ms);
+        // Caught up about 10:01:40: 55 s from crash to catch-up, to within a second.
+        let caught_up = figures.caught_up_at_ms.expect("caught up");
+        assert!(caught_up.abs_diff(at("10:01:40")) <= 1_000, "caught up at {caught_up}");
+    }
+
+    #[test]
+    fn the_effective_interval_is_measured_from_the_barriers_a_slow_store_spaces_out() {
+        let fast_store =
+            run(&Config { crash_at_ms: None, interval_ms: 5_000, horizon_ms: 120_000, ..Config::default() })
+                .unwrap()
+                .figures();
+        assert_eq!(fast_store.effective_interval_ms, 5_000);
+        assert!(!fast_store.store_limited);
+        // 2 GB full snapshots at 100 MB/s take 20 s to upload: barriers come no faster.
+        let slow_store = Config {
+            crash_at_ms: None,
+            interval_ms: 5_000,
+            store_write_bytes_per_s: 100_000_000,
+            snapshots: Snapshots::Full,
+            horizon_ms: 300_000,
+            ..Config::default()
+        };
+        let figures = run(&slow_store).unwrap().figures();
+        assert!(figures.store_limited);
+        assert!(figures.effective_interval_ms >= 20_000, "every {} ms", figures.effective_interval_ms);
+    }
+}

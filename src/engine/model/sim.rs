@@ -687,3 +687,73 @@ impl Sim {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::settings::clock::parse_clock;
+
+    fn at(clock: &str) -> u64 {
+        parse_clock(clock).expect("a clock time")
+    }
+
+    /// The trace's events of one kind, as (instant, what they carry).
+    fn events(sim: &Sim, pick: impl Fn(&Event) -> Option<u64>) -> Vec<(u64, u64)> {
+        sim.trace.events.iter().filter_map(|e| pick(&e.event).map(|x| (e.at_ms, x))).collect()
+    }
+
+    #[test]
+    fn the_step_loop_injects_a_barrier_every_interval_and_completes_checkpoint_42_at_about_10_00_32() {
+        let config = Config { crash_at_ms: None, ..Config::default() };
+        let mut sim = Sim::new(&config).expect("the default scenario is valid");
+        sim.run_until(at("10:02:10"));
+        let barriers = events(&sim, |e| match *e {
+            Event::BarrierInjected { checkpoint_id, .. } => Some(checkpoint_id),
+            _ => None,
+        });
+        let expected: Vec<(u64, u64)> =
+            (42..=45).map(|id| (at("10:00:00") + (id - 41) * config.interval_ms, id)).collect();
+        assert_eq!(barriers, expected, "one barrier every 30 s, from checkpoint 42 at 10:00:30");
+        let completed = events(&sim, |e| match *e {
+            Event::CheckpointCompleted { checkpoint_id: 42, offset } => Some(offset),
+            _ => None,
+        });
+        // A 100 ms pause and 2 GB uploaded at 1 GB/s: about two seconds after the barrier.
+        let [(completed_at, offset)] = completed[..] else { panic!("checkpoint 42 completes once: {completed:?}") };
+        assert!(completed_at.abs_diff(at("10:00:32")) <= 1_000, "completed at {completed_at}");
+        assert_eq!(offset, 1_060_000, "its offsets total 30 s of input past 1,000,000");
+        assert_eq!(sim.restore_points.last().map(RestorePoint::id), Some(45));
+    }
+
+    #[test]
+    fn a_crash_discards_the_checkpoint_in_flight_and_restores_the_last_completed_one() {
+        // At 10:00:31 checkpoint 42's barrier is injected but its upload is not done.
+        let config = Config { crash_at_ms: Some(at("10:00:31")), ..Config::default() };
+        let mut sim = Sim::new(&config).expect("valid");
+        sim.run_until(at("10:00:31"));
+        assert_eq!(sim.in_flight(), Some(42), "checkpoint 42 is in flight just before the crash");
+        sim.run_until(at("10:00:35"));
+        assert!(!sim.is_running(), "the job is down, the failure not yet detected");
+        assert_eq!(sim.in_flight(), None);
+        let recovery = sim.recoveries.first().expect("the crash happened");
+        assert_eq!(recovery.discarded_checkpoint, Some(42));
+        assert_eq!(recovery.restored.id(), 41, "only a completed checkpoint can be restored");
+        assert!(sim.restore_points.iter().all(|p| p.id() != 42), "checkpoint 42 never completed");
+        let discarded = events(&sim, |e| match *e {
+            Event::CheckpointDiscarded { checkpoint_id } => Some(checkpoint_id),
+            _ => None,
+        });
+        assert_eq!(discarded, vec![(at("10:00:31"), 42)]);
+    }
+
+    #[test]
+    fn the_fast_and_per_event_step_loops_reach_the_same_state() {
+        let config = Config { horizon_ms: 120_000, ..Config::default() };
+        let (mut fast, mut reference) = (Sim::new(&config).unwrap(), Sim::per_event(&config).unwrap());
+        fast.run_to_end();
+        reference.run_to_end();
+        assert_eq!(fast.trace, reference.trace);
+        assert_eq!(fast.restore_points, reference.restore_points);
+        assert_eq!(fast.read_offsets(), reference.read_offsets());
+    }
+}
