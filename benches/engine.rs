@@ -8,10 +8,10 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use checkpoint_lab::engine::data_plane::DataPlane;
-use checkpoint_lab::engine::report::Outcome;
-use checkpoint_lab::engine::sim::Execution;
-use checkpoint_lab::engine::source::SourceLog;
+use checkpoint_lab::engine::fast::data_plane::DataPlane;
+use checkpoint_lab::engine::model::sim::Execution;
+use checkpoint_lab::engine::model::source::SourceLog;
+use checkpoint_lab::engine::Outcome;
 use checkpoint_lab::engine::{self, Config, Runner};
 use checkpoint_lab::lesson::report::Report;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};

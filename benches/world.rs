@@ -4,7 +4,7 @@
 
 use std::hint::black_box;
 
-use checkpoint_lab::engine::world::WorldIndex;
+use checkpoint_lab::engine::fast::world_index::WorldIndex;
 use checkpoint_lab::engine::{self, Config};
 use criterion::{criterion_group, criterion_main, Criterion};
 

@@ -8,12 +8,12 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use crate::charts::{self, Chart, Focus, Theme, View};
-use crate::engine::clock::{parse_clock, ClockTime};
-use crate::engine::config::FieldValue;
+use crate::engine::model::sinks::CSV_HEADER;
+use crate::engine::settings::clock::{parse_clock, ClockTime};
+use crate::engine::settings::config::FieldValue;
+use crate::engine::settings::units::{format_bytes, format_count, format_duration_ms};
 use crate::engine::settings::{self, Setting, Unit, SETTINGS};
-use crate::engine::sinks::CSV_HEADER;
-use crate::engine::units::{format_bytes, format_count, format_duration_ms};
-use crate::engine::{self, Config, Mode, SinkDesign};
+use crate::engine::{self, Config, SinkDesign};
 use crate::lesson::Report;
 use clap::{Arg, ArgAction, Command};
 
@@ -175,11 +175,12 @@ fn table(report: &Report) -> String {
         ($($arg:tt)*) => {{ let _ = writeln!(out, $($arg)*); }};
     }
     let config = &report.config;
-    let (cycle, kind, done) = match config.mode {
-        Mode::Barrier => {
-            ("checkpoint", format!("{:?}, {:?}", config.alignment, config.snapshots), "checkpoints completed")
-        }
-        Mode::MicroBatch => ("micro-batch", "state store deltas".to_string(), "batches committed"),
+    let words = config.mode.words();
+    let (cycle, done) = (words.cycle, format!("{}es {}", words.restore_point, words.done));
+    let kind = if config.mode.has_barriers() {
+        format!("{:?}, {:?}", config.alignment, config.snapshots)
+    } else {
+        "state store deltas".to_string()
     };
     say!(
         "Checkpoint Lab: {} partitions, {} events/s, {cycle} every {} ({kind}), {} of state",

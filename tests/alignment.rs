@@ -28,7 +28,7 @@ fn aligned_checkpoints_stall_while_unaligned_ones_grow() {
     // The stall: while aligning, the held inputs fall behind.
     let max_lag = |r: &checkpoint_lab::lesson::Report| r.series.iter().map(|s| s.lag_events).max().unwrap();
     assert!(max_lag(&aligned) > 4 * max_lag(&unaligned), "{} vs {}", max_lag(&aligned), max_lag(&unaligned));
-    assert!(aligned.series.iter().any(|s| s.phase == checkpoint_lab::engine::sim::Phase::Aligning));
+    assert!(aligned.series.iter().any(|s| s.phase == checkpoint_lab::engine::model::sim::Phase::Aligning));
 }
 
 #[test]

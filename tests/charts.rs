@@ -3,8 +3,8 @@
 
 use checkpoint_lab::charts::pipeline::Scene;
 use checkpoint_lab::charts::{self, Chart, Focus, Theme, View};
-use checkpoint_lab::engine::model::{rule_interval_ms, steady_state};
-use checkpoint_lab::engine::sinks::SinkDesign;
+use checkpoint_lab::engine::model::sinks::SinkDesign;
+use checkpoint_lab::engine::model::steady_state::{rule_interval_ms, steady_state};
 use checkpoint_lab::engine::{self, Config, Snapshots};
 use checkpoint_lab::lesson;
 use plotters::prelude::*;
@@ -302,7 +302,7 @@ fn the_pipeline_view_sets_the_chosen_sinks_box_apart() {
 
 #[test]
 fn pipeline_chart_at_the_lessons_instants() {
-    use checkpoint_lab::engine::clock::parse_clock;
+    use checkpoint_lab::engine::settings::clock::parse_clock;
     let report = lesson::simulate(&Config::default()).unwrap();
     let start = report.config.start_time_ms;
     let mut drawn = Vec::new();
@@ -343,7 +343,7 @@ fn pipeline_chart_at_the_lessons_instants() {
 /// the view drawn from the whole run there.
 #[test]
 fn the_pipeline_preview_draws_what_the_whole_run_shows_at_the_default_cursor() {
-    let at = |clock: &str| Some(checkpoint_lab::engine::clock::parse_clock(clock).unwrap());
+    let at = |clock: &str| Some(checkpoint_lab::engine::settings::clock::parse_clock(clock).unwrap());
     let scenarios = [
         Config::default(),
         Config { crash_at_ms: None, ..Config::default() },
@@ -354,8 +354,8 @@ fn the_pipeline_preview_draws_what_the_whole_run_shows_at_the_default_cursor() {
         // The sinks' counts at the cursor, which the first screen counts without the report's
         // numbering of the keys: readers of uncommitted rows, at-least-once, retried writes,
         // a one-second interval and a micro-batch crash.
-        Config { isolation_level: engine::config::IsolationLevel::ReadUncommitted, ..Config::default() },
-        Config { checkpointing_mode: engine::config::CheckpointingMode::AtLeastOnce, ..Config::default() },
+        Config { isolation_level: engine::settings::config::IsolationLevel::ReadUncommitted, ..Config::default() },
+        Config { checkpointing_mode: engine::settings::config::CheckpointingMode::AtLeastOnce, ..Config::default() },
         Config { retry_rate: 0.05, interval_ms: 1_000, crash_at_ms: at("10:00:33"), ..Config::default() },
         Config { mode: engine::Mode::MicroBatch, interval_ms: 5_000, crash_at_ms: at("10:00:27"), ..Config::default() },
     ];

@@ -3,7 +3,7 @@
 
 mod common;
 
-use checkpoint_lab::engine::{self, sinks::SinkDesign, Config};
+use checkpoint_lab::engine::{self, Config, SinkDesign};
 use checkpoint_lab::lesson::{self, Report};
 use common::at;
 

@@ -2,7 +2,7 @@
 //! configuration and Spark code, with only keys and values the engines accept.
 #![cfg(not(target_arch = "wasm32"))]
 
-use checkpoint_lab::engine::config::{CheckpointingMode, Failure, IsolationLevel, RestartStrategy};
+use checkpoint_lab::engine::settings::config::{CheckpointingMode, Failure, IsolationLevel, RestartStrategy};
 use checkpoint_lab::engine::settings::{by_key, Steps};
 use checkpoint_lab::engine::{Alignment, Config, Mode, SinkDesign, Snapshots};
 use checkpoint_lab::lesson::export::export;

@@ -9,10 +9,11 @@
 
 mod common;
 
-use checkpoint_lab::engine::config::CheckpointingMode;
-use checkpoint_lab::engine::report::{Outcome, SinkTables};
-use checkpoint_lab::engine::sim::Execution;
-use checkpoint_lab::engine::sinks::{same_in_order, SinkDesign};
+use checkpoint_lab::engine::model::report::SinkTables;
+use checkpoint_lab::engine::model::sim::Execution;
+use checkpoint_lab::engine::model::sinks::{same_in_order, SinkDesign};
+use checkpoint_lab::engine::settings::config::CheckpointingMode;
+use checkpoint_lab::engine::Outcome;
 use checkpoint_lab::engine::{Alignment, Config, Mode, Runner, Sim, Snapshots};
 use common::at;
 

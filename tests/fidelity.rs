@@ -7,7 +7,7 @@
 
 mod common;
 
-use checkpoint_lab::engine::config::{Failure, IsolationLevel, RestartStrategy};
+use checkpoint_lab::engine::settings::config::{Failure, IsolationLevel, RestartStrategy};
 use checkpoint_lab::engine::{Config, Sim};
 use checkpoint_lab::lesson::simulate;
 use common::at;
@@ -86,7 +86,7 @@ fn exponential_backoff_grows_by_its_multiplier_across_repeated_crashes_up_to_its
         .samples
         .iter()
         .filter(|s| (r.detected_at_ms..r.restore_started_at_ms).contains(&s.at_ms))
-        .all(|s| s.phase == checkpoint_lab::engine::sim::Phase::Restarting);
+        .all(|s| s.phase == checkpoint_lab::engine::model::sim::Phase::Restarting);
     assert!(restarting);
 }
 
@@ -231,7 +231,7 @@ fn a_read_uncommitted_reader_sees_the_rolled_back_values() {
         let orphans: Vec<(u64, u32)> = history
             .appended
             .iter()
-            .filter(|(_, _, kind)| *kind == checkpoint_lab::engine::report::RowKind::Orphan)
+            .filter(|(_, _, kind)| *kind == checkpoint_lab::engine::model::report::RowKind::Orphan)
             .map(|&(at, count, _)| (at, count))
             .collect();
         assert!(!orphans.is_empty());

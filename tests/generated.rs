@@ -8,7 +8,7 @@ use checkpoint_lab::lesson::{self, controls};
 
 const DECLARATIONS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/www/checkpoint-lab.d.ts");
 const MODULE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/www/settings.js");
-const SETTINGS_BLOCK: (&str, &str) = ("// <generated from src/engine/settings.rs>\n", "// </generated>\n");
+const SETTINGS_BLOCK: (&str, &str) = ("// <generated from src/engine/settings/table.rs>\n", "// </generated>\n");
 const REPORT_BLOCK: (&str, &str) =
     ("// <generated from the report's Rust types>\n", "// </generated from the report's Rust types>\n");
 

@@ -6,9 +6,9 @@
 
 mod common;
 
-use checkpoint_lab::engine::protocol::{CommittedBatch, RestorePoint};
-use checkpoint_lab::engine::sinks::{dedupe_view, duplicate_rows, SinkDesign};
-use checkpoint_lab::engine::trace::Event;
+use checkpoint_lab::engine::model::protocol::{CommittedBatch, RestorePoint};
+use checkpoint_lab::engine::model::sinks::{dedupe_view, duplicate_rows, SinkDesign};
+use checkpoint_lab::engine::model::trace::Event;
 use checkpoint_lab::engine::{Config, Mode, Sim, Snapshots};
 use checkpoint_lab::lesson::simulate;
 use common::{at, contents, extra_rows, run_past_recovery};
@@ -230,7 +230,7 @@ fn spark_sinks_before_the_write_between_write_and_commit_and_after_the_commit() 
         let outcome = checkpoint_lab::engine::run(&config).unwrap();
         let (run, report) = (&outcome.run, outcome.report());
         assert_eq!(reran(run, Some(42)), rerun, "{crash}");
-        let batch_42 = |rows: &[checkpoint_lab::engine::sinks::Row], attempt: u32| {
+        let batch_42 = |rows: &[checkpoint_lab::engine::model::sinks::Row], attempt: u32| {
             rows.iter().filter(|r| r.epoch == 42 && r.attempt == attempt).count()
         };
         let appended = run.sinks().append_only.rows();

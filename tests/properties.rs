@@ -7,7 +7,7 @@
 
 mod common;
 
-use checkpoint_lab::engine::sinks::{duplicate_rows, SinkDesign};
+use checkpoint_lab::engine::model::sinks::{duplicate_rows, SinkDesign};
 use checkpoint_lab::engine::{Alignment, Config, Sim, Snapshots};
 use checkpoint_lab::lesson;
 use common::{contents, extra_rows};
@@ -190,7 +190,7 @@ proptest! {
     fn sorting_a_nearly_sorted_list_is_a_stable_sort(keys in proptest::collection::vec(0u64..20, 0..60)) {
         let items: Vec<(u64, usize)> = keys.into_iter().enumerate().map(|(i, k)| (k, i)).collect();
         let mut ours = items.clone();
-        checkpoint_lab::engine::trace::sort_nearly_sorted_by_key(&mut ours, |item| item.0);
+        checkpoint_lab::engine::model::trace::sort_nearly_sorted_by_key(&mut ours, |item| item.0);
         let mut std_sorted = items;
         std_sorted.sort_by_key(|item| item.0);
         prop_assert_eq!(ours, std_sorted);

@@ -4,8 +4,8 @@
 
 mod common;
 
-use checkpoint_lab::engine::config::CheckpointingMode;
-use checkpoint_lab::engine::sinks::{duplicate_rows, SinkDesign};
+use checkpoint_lab::engine::model::sinks::{duplicate_rows, SinkDesign};
+use checkpoint_lab::engine::settings::config::CheckpointingMode;
 use checkpoint_lab::engine::{Alignment, Config, Sim, Snapshots};
 use common::{at, contents, extra_rows, run_past_recovery};
 

@@ -4,7 +4,7 @@
 #![cfg(feature = "cli")]
 
 use checkpoint_lab::cli::{parse, Action, Format, Parsed};
-use checkpoint_lab::engine::config::{fields_from_attributes, FieldValue};
+use checkpoint_lab::engine::settings::config::{fields_from_attributes, FieldValue};
 use checkpoint_lab::engine::Config;
 use checkpoint_lab::lesson;
 

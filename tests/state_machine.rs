@@ -6,7 +6,7 @@
 
 mod common;
 
-use checkpoint_lab::engine::sinks::{dedupe_view, duplicate_rows, Row, SinkDesign};
+use checkpoint_lab::engine::model::sinks::{dedupe_view, duplicate_rows, Row, SinkDesign};
 use checkpoint_lab::engine::{Config, Mode, Sim};
 use common::{contents, extra_rows};
 use proptest::prelude::*;

@@ -4,8 +4,8 @@
 
 mod common;
 
-use checkpoint_lab::engine::sinks::SinkDesign;
-use checkpoint_lab::engine::trace::{Event, Trace};
+use checkpoint_lab::engine::model::sinks::SinkDesign;
+use checkpoint_lab::engine::model::trace::{Event, Trace};
 use checkpoint_lab::engine::{self, Alignment, Config, Mode, Sim};
 use common::{at, digest_scenarios};
 

@@ -5,8 +5,8 @@
 //! writes.
 #![cfg(not(target_arch = "wasm32"))]
 
+use checkpoint_lab::engine::settings::units::{parse_bytes, parse_decimal};
 use checkpoint_lab::engine::settings::{by_key, FieldValue};
-use checkpoint_lab::engine::units::{parse_bytes, parse_decimal};
 use proptest::prelude::*;
 
 /// Counts the digits of a decimal's mantissa without leading zeros or the fraction's trailing

@@ -6,8 +6,8 @@
 
 mod common;
 
-use checkpoint_lab::engine::sinks::{dedupe_view, duplicate_rows};
-use checkpoint_lab::engine::world::WorldIndex;
+use checkpoint_lab::engine::fast::world_index::WorldIndex;
+use checkpoint_lab::engine::model::sinks::{dedupe_view, duplicate_rows};
 use checkpoint_lab::engine::{self, Alignment, Config, Mode, Sim, Snapshots};
 use common::at;
 
@@ -68,7 +68,7 @@ fn the_world_at_an_instant_matches_the_simulation_stopped_there() {
         for t in instants(&config, &index) {
             sim.run_through(t);
             let world = index.at(t);
-            let what = format!("{name}, at {} ({t} ms), seed {}", engine::clock::ClockTime(t), config.seed);
+            let what = format!("{name}, at {} ({t} ms), seed {}", engine::settings::clock::ClockTime(t), config.seed);
             assert_eq!(world.phase, sim.phase_now(), "phase: {what}");
             let in_flight =
                 world.checkpoint.as_ref().map(|c| c.checkpoint_id).or(world.batch.as_ref().map(|b| b.batch_id));
@@ -134,7 +134,7 @@ fn the_world_at_an_instant_matches_the_simulation_stopped_there() {
 fn the_lessons_instants_read_as_the_lesson_tells_them() {
     let report = engine::run(&Config::default()).unwrap().figures();
     let index = WorldIndex::new(&report);
-    use checkpoint_lab::engine::trace::Phase;
+    use checkpoint_lab::engine::model::trace::Phase;
     let w = index.at(at("10:00:31"));
     assert_eq!(w.checkpoint.as_ref().map(|c| c.checkpoint_id), Some(42));
     assert_eq!(w.checkpoint.as_ref().map(|c| c.barrier_offset), Some(1_060_000));

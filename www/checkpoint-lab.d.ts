@@ -1,6 +1,6 @@
 // TypeScript declarations for the <checkpoint-lab> element and its module API.
 
-// <generated from src/engine/settings.rs>
+// <generated from src/engine/settings/table.rs>
 /** Settings of a scenario. Times in ms (clock times in ms since midnight), sizes in bytes. */
 export interface Config {
   /** Root seed; every component derives its own sub-seed from it (0 to 18446744073709551615). Attribute `seed`, flag `--seed`. */

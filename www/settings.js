@@ -1,4 +1,4 @@
-// Generated from src/engine/settings.rs (the one table of settings), src/lesson/view.rs (the
+// Generated from src/engine/settings/table.rs (the one table of settings), src/lesson/view.rs (the
 // page's fixed lists) and the built-in exercises (src/lesson/exercise/builtin.json) by
 // `UPDATE_GENERATED=1 cargo test --test generated`.
 // Do not edit: change the table, the lists or the exercises instead.

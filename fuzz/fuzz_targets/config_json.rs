@@ -2,7 +2,7 @@
 //! field by field and then by range, exactly as values arriving from JavaScript are.
 #![no_main]
 
-use checkpoint_lab::engine::config::{Config, FieldValue};
+use checkpoint_lab::engine::settings::config::{Config, FieldValue};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 

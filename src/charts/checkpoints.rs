@@ -6,17 +6,17 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{finish_time_chart, time_chart, with_crash_entry, Frame, LegendEntry, Swatch, TextAlternative, View};
-use crate::engine::units::{format_bytes, format_count, format_duration_ms};
+use crate::engine::settings::units::{format_bytes, format_count, format_duration_ms};
 use crate::engine::Mode;
 use crate::lesson::timeline::TimelineKind;
 use crate::lesson::Report;
 
-pub const SHORT_TITLE: &str = "Checkpoint timeline";
-pub const TITLE: &str = "Checkpoint timeline: alignment, sync pause, upload";
+pub const SHORT_TITLE: &str = Mode::Barrier.words().timeline_short_title;
+pub const TITLE: &str = Mode::Barrier.words().timeline_title;
 pub const X_LABEL: &str = "scenario clock";
 pub const Y_LABEL: &str = "checkpoints";
-pub const BATCH_TITLE: &str = "Batch timeline: offset log, processing, state store, commit log";
-pub const BATCH_SHORT_TITLE: &str = "Batch timeline";
+pub const BATCH_TITLE: &str = Mode::MicroBatch.words().timeline_title;
+pub const BATCH_SHORT_TITLE: &str = Mode::MicroBatch.words().timeline_short_title;
 
 #[inline(never)]
 pub fn draw<DB: DrawingBackend>(
@@ -27,13 +27,9 @@ pub fn draw<DB: DrawingBackend>(
     let pal = view.theme.palette();
     let horizon_s = report.config.horizon_ms as f64 / 1000.0;
     let text = |size: f64| (FontFamily::SansSerif, view.font(size)).into_font().color(&pal.foreground);
-    let micro_batch = report.config.mode == Mode::MicroBatch;
-    let title = match (micro_batch, view.compact) {
-        (false, false) => TITLE,
-        (false, true) => SHORT_TITLE,
-        (true, false) => BATCH_TITLE,
-        (true, true) => BATCH_SHORT_TITLE,
-    };
+    let micro_batch = report.config.mode.runs_batches();
+    let words = report.config.mode.words();
+    let title = if view.compact { words.timeline_short_title } else { words.timeline_title };
     let legend = with_crash_entry(
         if micro_batch {
             vec![
@@ -113,7 +109,7 @@ pub fn draw<DB: DrawingBackend>(
 
 pub fn text_alternative(report: &Report) -> TextAlternative {
     let taken = &report.checkpoints[1..];
-    let micro_batch = report.config.mode == Mode::MicroBatch;
+    let micro_batch = report.config.mode.runs_batches();
     let summary = match (taken.first(), micro_batch) {
         (Some(c), false) => format!(
             "{} checkpoints completed. A checkpoint takes {} from barrier to completion: {} aligning, {} paused \

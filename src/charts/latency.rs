@@ -9,9 +9,9 @@ use super::{
     axis_top, clock_label, finish_time_chart, pinned_label, pinned_line, samples_with_pinned, seconds_label,
     time_chart, with_crash_entry, Frame, LegendEntry, Swatch, TextAlternative, View,
 };
-use crate::engine::config::{Config, IsolationLevel, Mode};
-use crate::engine::sinks::SinkDesign;
-use crate::engine::units::format_duration_ms;
+use crate::engine::model::sinks::SinkDesign;
+use crate::engine::settings::config::{Config, IsolationLevel};
+use crate::engine::settings::units::format_duration_ms;
 use crate::lesson::Report;
 
 pub const SHORT_TITLE: &str = "Staleness per sink";
@@ -93,16 +93,16 @@ pub fn draw<DB: DrawingBackend>(
 /// What the transactional line is in this mode: Kafka transactions visible at commit (or at once to
 /// read_uncommitted readers), or Spark's write keyed by batch id.
 fn transactional_label(config: &Config) -> &'static str {
-    match (config.mode, config.isolation_level) {
-        (Mode::MicroBatch, _) => "idempotent by batch id",
-        (Mode::Barrier, IsolationLevel::ReadCommitted) => "transactional (visible at commit)",
-        (Mode::Barrier, IsolationLevel::ReadUncommitted) => "transactional, read_uncommitted",
+    match (config.mode.sink_has_transactions(), config.isolation_level) {
+        (false, _) => config.mode.words().transactional_sink,
+        (true, IsolationLevel::ReadCommitted) => "transactional (visible at commit)",
+        (true, IsolationLevel::ReadUncommitted) => "transactional, read_uncommitted",
     }
 }
 
 pub fn text_alternative(report: &Report) -> TextAlternative {
     let s = &report.sinks;
-    if report.config.mode == Mode::MicroBatch {
+    if report.config.mode.runs_batches() {
         let summary = format!(
             "Readers of every sink see output once per batch, when foreachBatch writes it: worst staleness {}, \
              longest time with nothing fresher {}.",

@@ -15,9 +15,9 @@ use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingAreaErrorKind, DrawingBackend};
 use plotters::style::RGBColor;
 
-use crate::engine::clock::ClockTime;
-use crate::engine::sinks::SinkDesign;
-use crate::engine::units::format_count;
+use crate::engine::model::sinks::SinkDesign;
+use crate::engine::settings::clock::ClockTime;
+use crate::engine::settings::units::format_count;
 use crate::lesson::Report;
 
 /// The charts a lab draws.
@@ -254,14 +254,11 @@ impl View {
 
 /// A short name for a setting in a comparison legend: "A: barrier 30 s, 2 GB".
 pub fn setting_label(config: &crate::engine::Config) -> String {
-    let mode = match config.mode {
-        crate::engine::Mode::Barrier => "barrier",
-        crate::engine::Mode::MicroBatch => "micro-batch",
-    };
+    let mode = config.mode.words().name;
     format!(
         "{mode} {}, {}",
-        crate::engine::units::format_duration_ms(config.interval_ms),
-        crate::engine::units::format_bytes(config.state_bytes as f64)
+        crate::engine::settings::units::format_duration_ms(config.interval_ms),
+        crate::engine::settings::units::format_bytes(config.state_bytes as f64)
     )
 }
 

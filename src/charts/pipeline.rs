@@ -11,14 +11,14 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{Focus, Palette, TextAlternative, View};
-use crate::engine::clock::ClockTime;
-use crate::engine::config::Config;
-use crate::engine::config::{Alignment, Mode};
-use crate::engine::sinks::SinkDesign;
-use crate::engine::trace::Phase;
-use crate::engine::units::{format_bytes, format_count};
-use crate::engine::world::WorldIndex;
-use crate::engine::world::{BatchStage, CheckpointStage, World};
+use crate::engine::fast::world_index::WorldIndex;
+use crate::engine::model::sinks::SinkDesign;
+use crate::engine::model::trace::Phase;
+use crate::engine::model::world::{BatchStage, CheckpointStage, World};
+use crate::engine::settings::clock::ClockTime;
+use crate::engine::settings::config::Alignment;
+use crate::engine::settings::config::Config;
+use crate::engine::settings::units::{format_bytes, format_count};
 use crate::lesson::pipeline::PipelinePreview;
 use crate::lesson::pipeline::{default_cursor_ms, description, status};
 use crate::lesson::report::{CheckpointSummary, LoggedBatch};
@@ -361,7 +361,7 @@ fn draw_source<DB: DrawingBackend>(pen: &Pen<'_, DB>, scene: &Scene<'_>, world: 
     let ly = bottom + pen.px(4.0);
     let sw = pen.px(10.0);
     let mut lx = bx0;
-    let micro_batch = config.mode == Mode::MicroBatch;
+    let micro_batch = config.mode.runs_batches();
     let items: [(&str, RGBColor, f64); 5] = [
         ("read", pal.blue, 0.75),
         ("lag", pal.orange, 0.35),
@@ -485,7 +485,7 @@ fn draw_store<DB: DrawingBackend>(pen: &Pen<'_, DB>, scene: &Scene<'_>, world: &
     let (x, w) = (r.x0 + pen.px(6.0), r.w() - pen.px(12.0));
     let mut y = r.y0 + pen.px(5.0);
     let line = pen.px(15.0);
-    let micro_batch = scene.config.mode == Mode::MicroBatch;
+    let micro_batch = scene.config.mode.runs_batches();
     pen.text(
         if micro_batch { "checkpoint location" } else { "checkpoint store" },
         x,
@@ -622,7 +622,7 @@ fn draw_sinks<DB: DrawingBackend>(
     let s = &world.sinks;
     let last = world.completed.last().copied().unwrap_or(0);
     let replaying = matches!(world.phase, Phase::Replaying | Phase::CatchingUp);
-    let micro_batch = scene.config.mode == Mode::MicroBatch;
+    let micro_batch = scene.config.mode.runs_batches();
     let point = if micro_batch { "batch" } else { "checkpoint" };
     let sinks = [
         (

@@ -8,8 +8,8 @@ use super::{
     axis_top, clock_label, count_label, finish_time_chart, pinned_label, pinned_line, samples_with_pinned,
     setting_label, time_chart, with_crash_entry, Frame, LegendEntry, Swatch, TextAlternative, View,
 };
-use crate::engine::trace::Phase;
-use crate::engine::units::{format_count, format_duration_ms};
+use crate::engine::model::trace::Phase;
+use crate::engine::settings::units::{format_count, format_duration_ms};
 use crate::lesson::Report;
 
 pub const SHORT_TITLE: &str = "Lag and replay";
@@ -47,10 +47,7 @@ pub fn phase_spans(report: &Report) -> Vec<(Phase, f64, f64)> {
 
 /// What the green marks are: completed checkpoints, or committed batches.
 pub fn completed_label(config: &crate::engine::Config) -> &'static str {
-    match config.mode {
-        crate::engine::Mode::Barrier => "checkpoint completed",
-        crate::engine::Mode::MicroBatch => "batch committed",
-    }
+    config.mode.words().mark
 }
 
 #[inline(never)]
@@ -139,7 +136,7 @@ pub fn draw<DB: DrawingBackend>(
 /// The chart as words and a table.
 pub fn text_alternative(report: &Report) -> TextAlternative {
     let summary = match (&report.crash, &report.restored_checkpoint) {
-        (Some(crash), Some(restored)) if report.config.mode == crate::engine::Mode::MicroBatch => {
+        (Some(crash), Some(restored)) if report.config.mode.reruns_in_flight() => {
             let recovery = match report.recovery_s {
                 Some(s) => format!(
                     "The job is back on its trigger schedule {} after the crash.",

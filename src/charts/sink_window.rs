@@ -8,10 +8,10 @@ use plotters::prelude::*;
 use super::{
     axis_top, clock_label, time_chart, vertical_line, Frame, LegendEntry, Swatch, TextAlternative, TimeAxis, View,
 };
-use crate::engine::clock::ClockTime;
-use crate::engine::config::{IsolationLevel, Mode};
-pub use crate::engine::report::RowKind;
-use crate::engine::units::format_count;
+pub use crate::engine::model::report::RowKind;
+use crate::engine::settings::clock::ClockTime;
+use crate::engine::settings::config::IsolationLevel;
+use crate::engine::settings::units::format_count;
 use crate::lesson::Report;
 
 pub const SHORT_TITLE: &str = "Product";
@@ -109,10 +109,10 @@ pub fn draw<DB: DrawingBackend>(
         LegendEntry::new("re-emitted by replay", pal.purple, Swatch::Dot),
         LegendEntry::new("upsert = dedupe view reader", pal.blue, Swatch::Line),
         LegendEntry::new(
-            match (report.config.mode, report.config.isolation_level) {
-                (Mode::MicroBatch, _) => "batch-id writer reader",
-                (Mode::Barrier, IsolationLevel::ReadCommitted) => "transactional reader",
-                (Mode::Barrier, IsolationLevel::ReadUncommitted) => "transactional, read_uncommitted",
+            match (report.config.mode.sink_has_transactions(), report.config.isolation_level) {
+                (false, _) => "batch-id writer reader",
+                (true, IsolationLevel::ReadCommitted) => "transactional reader",
+                (true, IsolationLevel::ReadUncommitted) => "transactional, read_uncommitted",
             },
             pal.orange,
             Swatch::Line,
@@ -161,14 +161,14 @@ pub fn draw<DB: DrawingBackend>(
 
 /// What the transactional sink's reader saw of the key, in this mode and isolation level.
 fn transactional_reader(report: &Report, values: usize) -> String {
-    match (report.config.mode, report.config.isolation_level) {
-        (Mode::MicroBatch, _) => {
+    match (report.config.mode.sink_has_transactions(), report.config.isolation_level) {
+        (false, _) => {
             format!("a reader of the batch-id writer saw {values} writes of this key, a re-run batch's skipped.")
         }
-        (Mode::Barrier, IsolationLevel::ReadCommitted) => {
+        (true, IsolationLevel::ReadCommitted) => {
             format!("a read_committed reader of the transactional sink saw {values} commits of this key and never a rolled-back value.")
         }
-        (Mode::Barrier, IsolationLevel::ReadUncommitted) => format!(
+        (true, IsolationLevel::ReadUncommitted) => format!(
             "a read_uncommitted reader of the transactional sink saw all {values} writes of this key, rolled-back ones included."
         ),
     }

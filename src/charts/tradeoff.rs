@@ -11,8 +11,8 @@ use super::{
     count_label, draw_legend, pinned_label, pinned_line, points_along, seconds_label, LegendEntry, LogSecondsAxis,
     Swatch, TextAlternative, View,
 };
-use crate::engine::model::{SWEEP_FROM_MS, SWEEP_TO_MS};
-use crate::engine::units::{format_bytes, format_count};
+use crate::engine::model::steady_state::{SWEEP_FROM_MS, SWEEP_TO_MS};
+use crate::engine::settings::units::{format_bytes, format_count};
 use crate::lesson::Report;
 
 pub const SHORT_TITLE: &str = "Choosing the interval";
@@ -89,9 +89,9 @@ pub fn draw<DB: DrawingBackend>(
             .set_secondary_coord(x_range(), 0f64..right_max);
         chart
             .configure_mesh()
-            .x_desc(match (which, config.mode) {
-                (1, crate::engine::Mode::Barrier) => X_LABEL,
-                (1, crate::engine::Mode::MicroBatch) => BATCH_X_LABEL,
+            .x_desc(match which {
+                1 if config.mode.has_barriers() => X_LABEL,
+                1 => BATCH_X_LABEL,
                 _ => "",
             })
             .y_desc(Y_LABELS[which * 2])
@@ -194,9 +194,10 @@ pub fn draw<DB: DrawingBackend>(
         // The region the store cannot absorb has an entry where it is drawn.
         if which == 1 && store_s > MIN_INTERVAL_S {
             legend.push(LegendEntry::new(
-                match config.mode {
-                    crate::engine::Mode::Barrier => format!("store bound {}", seconds_label(store_s)),
-                    crate::engine::Mode::MicroBatch => format!("back to back below {}", seconds_label(store_s)),
+                if config.mode.runs_batches() {
+                    format!("back to back below {}", seconds_label(store_s))
+                } else {
+                    format!("store bound {}", seconds_label(store_s))
                 },
                 pal.vermillion,
                 Swatch::Block,
@@ -226,14 +227,12 @@ pub fn text_alternative(report: &Report) -> TextAlternative {
         format_count(current.worst_case_replay_events),
         format_bytes(current.store_write_bytes_per_min as f64),
         seconds_label(report.tradeoff.rule_interval_ms as f64 / 1000.0),
-        match (config.mode, config.snapshots) {
-            (crate::engine::Mode::Barrier, crate::engine::Snapshots::Full) => {
-                "the store can absorb full snapshots no more often than every"
-            }
-            (crate::engine::Mode::Barrier, crate::engine::Snapshots::Incremental) => {
+        match (config.mode.runs_batches(), config.snapshots) {
+            (true, _) => "batches run back to back with a trigger interval below",
+            (false, crate::engine::Snapshots::Full) => "the store can absorb full snapshots no more often than every",
+            (false, crate::engine::Snapshots::Incremental) => {
                 "the store can absorb incremental checkpoints no more often than every"
             }
-            (crate::engine::Mode::MicroBatch, _) => "batches run back to back with a trigger interval below",
         },
         seconds_label(report.tradeoff.store_bound_interval_ms as f64 / 1000.0),
     );

@@ -7,7 +7,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::engine::config::Config;
+use crate::engine::settings::config::Config;
 use crate::engine::settings::{Setting, Unit, SETTINGS};
 
 /// The settings as the page reads them: the table with each default filled in, and the default as
@@ -57,7 +57,7 @@ pub fn javascript_module() -> String {
         })
         .collect();
     format!(
-        "// Generated from src/engine/settings.rs (the one table of settings), src/lesson/view.rs (the\n\
+        "// Generated from src/engine/settings/table.rs (the one table of settings), src/lesson/view.rs (the\n\
          // page's fixed lists) and the built-in exercises (src/lesson/exercise/builtin.json) by\n\
          // `UPDATE_GENERATED=1 cargo test --test generated`.\n\
          // Do not edit: change the table, the lists or the exercises instead.\n\

@@ -5,14 +5,14 @@
 
 use serde::Serialize;
 
-use crate::engine::config::{
+use crate::engine::model::restart::{detection_delay_ms, restart_backoff_ms};
+use crate::engine::model::sinks::SinkDesign;
+use crate::engine::model::steady_state::checkpoint_outlasts_timeout_ms;
+use crate::engine::settings::config::{
     Alignment, CheckpointingMode, Config, Failure, IsolationLevel, Mode, RestartStrategy, Snapshots,
     BACKOFF_RESET_THRESHOLD_MS, BROKER_TRANSACTION_MAX_TIMEOUT_MS, FLINK_CHECKPOINT_TIMEOUT_MS,
 };
-use crate::engine::model::checkpoint_outlasts_timeout_ms;
-use crate::engine::restart::{detection_delay_ms, restart_backoff_ms};
-use crate::engine::sinks::SinkDesign;
-use crate::engine::units::format_duration_ms;
+use crate::engine::settings::units::format_duration_ms;
 
 /// Both exports of one configuration.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -156,7 +156,7 @@ pub fn flink(config: &Config, sink: SinkDesign) -> String {
             lines.push("# sink: append-only, read through a view keeping the newest emitted_at per key".to_string())
         }
     }
-    if config.mode == Mode::MicroBatch {
+    if config.mode.runs_batches() {
         lines.push("# Flink has no micro-batch trigger: the interval above is the checkpoint interval".to_string());
     }
     lines.join("\n") + "\n"

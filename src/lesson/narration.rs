@@ -2,38 +2,38 @@
 //! never caught up and each sink's delivery guarantee, each made from one of the engine's typed
 //! facts. Nothing here computes a figure; it only says what the figures mean.
 
-use crate::engine::config::{
+use crate::engine::model::report::{CaughtUpReason, CrashFactKind, InFlight, Warning};
+use crate::engine::model::sinks::SinkDesign;
+use crate::engine::settings::config::{
     CheckpointingMode, Config, Failure, IsolationLevel, Mode, RestartStrategy, FLINK_HEARTBEAT_TIMEOUT_MS,
 };
-use crate::engine::report::{CaughtUpReason, CrashFactKind, InFlight, Warning};
-use crate::engine::sinks::SinkDesign;
-use crate::engine::units::{format_bytes, format_count, format_duration_ms};
+use crate::engine::settings::units::{format_bytes, format_count, format_duration_ms};
 
 /// A sink design's delivery guarantee, as the report states it. In micro-batch mode the
 /// transactional design is Spark's idempotent `foreachBatch` write keyed by the batch id.
 pub fn guarantee(design: SinkDesign, config: &Config) -> &'static str {
     let (mode, isolation) = (config.mode, config.isolation_level);
     if design == SinkDesign::Transactional
-        && mode == Mode::Barrier
+        && mode.sink_has_transactions()
         && config.checkpointing_mode == CheckpointingMode::AtLeastOnce
     {
         return "commits each row once, but at-least-once checkpoints restore state that already counted records \
                 the replay counts again, so the committed totals are at least once";
     }
-    match (design, mode, isolation) {
-        (SinkDesign::AppendOnly, Mode::Barrier, _) => "at least once: replayed emissions are stored again",
-        (SinkDesign::AppendOnly, Mode::MicroBatch, _) => "at least once: a re-run batch is appended again",
-        (SinkDesign::Upsert, _, _) => "effectively once per key: the latest write wins, values can step back",
-        (SinkDesign::Transactional, Mode::Barrier, IsolationLevel::ReadCommitted) => {
-            "exactly once for read_committed readers: output is visible only when its checkpoint commits"
-        }
-        (SinkDesign::Transactional, Mode::Barrier, IsolationLevel::ReadUncommitted) => {
-            "exactly once in the committed table, but read_uncommitted readers also see rows that are later aborted"
-        }
-        (SinkDesign::Transactional, Mode::MicroBatch, _) => {
+    match (design, isolation) {
+        (SinkDesign::AppendOnly, _) if mode.reruns_in_flight() => "at least once: a re-run batch is appended again",
+        (SinkDesign::AppendOnly, _) => "at least once: replayed emissions are stored again",
+        (SinkDesign::Upsert, _) => "effectively once per key: the latest write wins, values can step back",
+        (SinkDesign::Transactional, _) if !mode.sink_has_transactions() => {
             "exactly once: foreachBatch writes each batch id once, and a re-run batch finds it written and skips it"
         }
-        (SinkDesign::DedupeView, _, _) => "effectively once per key at read time: the newest emitted_at wins",
+        (SinkDesign::Transactional, IsolationLevel::ReadCommitted) => {
+            "exactly once for read_committed readers: output is visible only when its checkpoint commits"
+        }
+        (SinkDesign::Transactional, IsolationLevel::ReadUncommitted) => {
+            "exactly once in the committed table, but read_uncommitted readers also see rows that are later aborted"
+        }
+        (SinkDesign::DedupeView, _) => "effectively once per key at read time: the newest emitted_at wins",
     }
 }
 
@@ -108,9 +108,8 @@ pub fn warning(warning: &Warning) -> String {
 /// One line of "a crash, second by second". In micro-batch mode the restored checkpoint is a
 /// committed batch, planned rather than reached by a barrier.
 pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
-    let micro_batch = mode == Mode::MicroBatch;
-    let (unit, planned, completed) =
-        if micro_batch { ("batch", "planned", "committed") } else { ("checkpoint", "barrier", "completed") };
+    let words = mode.words();
+    let (unit, planned, completed) = (words.restore_point, words.started, words.done);
     match *fact {
         CrashFactKind::RestoredBarrier { checkpoint, offset } => {
             format!("{unit} {checkpoint} {planned}: offsets total {}", format_count(offset))
@@ -131,7 +130,7 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
         ),
         CrashFactKind::LastWindowTotal { window_start_ms, order_count } => format!(
             "running total of the {} window: {} (the last emission before the crash)",
-            crate::engine::clock::ClockTime(window_start_ms),
+            crate::engine::settings::clock::ClockTime(window_start_ms),
             format_count(order_count)
         ),
         CrashFactKind::Crash { offset, replay_events, restored, in_flight } => {
@@ -159,7 +158,7 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
         // executor within the batch: what stops a query is its driver failing, or a batch failing
         // past those retries. Spark has no restart strategy: whatever runs the query (a cluster
         // manager, a job scheduler) restarts it, after that supervisor's own delay.
-        CrashFactKind::Detected { after_ms, .. } if micro_batch => format!(
+        CrashFactKind::Detected { after_ms, .. } if !mode.reports_task_failures() => format!(
             "the query stopped (its driver failed, or a batch failed past its task retries); its supervisor \
              notices after {} and restarts it",
             format_duration_ms(after_ms)
@@ -180,7 +179,7 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
                 (false, Failure::Task) => " (the failing task reported its exception)".into(),
             }
         ),
-        CrashFactKind::RestartBackoff { backoff_ms, .. } if micro_batch => {
+        CrashFactKind::RestartBackoff { backoff_ms, .. } if !mode.has_restart_strategy() => {
             format!("the supervisor waits {} before restarting the query", format_duration_ms(backoff_ms))
         }
         CrashFactKind::RestartBackoff { backoff_ms, failure_number, strategy } => match strategy {
@@ -195,13 +194,13 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
         },
         CrashFactKind::Restored { checkpoint, state_bytes, offset, backlog_events } => format!(
             "{} {checkpoint} restored ({} of state); rewound to {}, backlog {} events{}",
-            if micro_batch { "state store version of batch" } else { "checkpoint" },
+            if mode.runs_batches() { "state store version of batch" } else { "checkpoint" },
             format_bytes(state_bytes as f64),
             format_count(offset),
             format_count(backlog_events),
             // Flink's two-phase-commit sinks commit the restored checkpoint's transaction again: a
             // crash may have fallen between the completion and that commit.
-            if micro_batch {
+            if !mode.sink_has_transactions() {
                 String::new()
             } else {
                 format!("; the transactional sink commits checkpoint {checkpoint} again")
@@ -215,7 +214,7 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
         ),
         CrashFactKind::CaughtUp { after_ms } => format!(
             "caught up{}: {} from crash to catch-up",
-            if micro_batch { " (back on the trigger schedule)" } else { "" },
+            if mode.runs_batches() { " (back on the trigger schedule)" } else { "" },
             format_duration_ms(after_ms)
         ),
     }
@@ -262,9 +261,9 @@ mod tests {
         let detected = |after_ms| {
             super::crash_fact(
                 Mode::Barrier,
-                &crate::engine::report::CrashFactKind::Detected {
+                &crate::engine::model::report::CrashFactKind::Detected {
                     after_ms,
-                    failure: crate::engine::config::Failure::TaskmanagerLost,
+                    failure: crate::engine::settings::config::Failure::TaskmanagerLost,
                     overridden: false,
                 },
             )
@@ -308,8 +307,9 @@ mod tests {
     #[test]
     fn the_engine_outcome_holds_no_words() {
         for (file, source) in [
-            ("engine/report.rs", include_str!("../engine/report.rs")),
-            ("engine/model.rs", include_str!("../engine/model.rs")),
+            ("engine/model/report.rs", include_str!("../engine/model/report.rs")),
+            ("engine/model/steady_state.rs", include_str!("../engine/model/steady_state.rs")),
+            ("engine/fast/figures.rs", include_str!("../engine/fast/figures.rs")),
         ] {
             let code: String =
                 source.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");

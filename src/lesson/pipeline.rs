@@ -5,11 +5,12 @@
 
 use serde::Serialize;
 
-use crate::engine::clock::ClockTime;
-use crate::engine::config::{Config, Mode};
-use crate::engine::trace::Phase;
-use crate::engine::units::{format_bytes, format_count};
-use crate::engine::world::{BatchStage, CheckpointStage, World, WorldIndex};
+use crate::engine::fast::world_index::WorldIndex;
+use crate::engine::model::trace::Phase;
+use crate::engine::model::world::{BatchStage, CheckpointStage, World};
+use crate::engine::settings::clock::ClockTime;
+use crate::engine::settings::config::Config;
+use crate::engine::settings::units::{format_bytes, format_count};
 use crate::engine::Sim;
 
 use super::report::{CheckpointSummary, LoggedBatch};
@@ -69,7 +70,7 @@ pub fn checkpoint_stage(stage: CheckpointStage, aligning: bool) -> String {
 /// What a restart restores: a checkpoint, or in micro-batch mode the state the last committed
 /// batch left (Spark loads that state store version, then runs the batches after it).
 fn restored_point(config: &Config, id: u64) -> String {
-    if config.mode == Mode::MicroBatch {
+    if config.mode.runs_batches() {
         format!("batch {id}'s state")
     } else {
         format!("checkpoint {id}")
@@ -174,7 +175,7 @@ pub fn description(world: &World, config: &Config) -> String {
         _ => {}
     }
     if let Some(&last) = world.completed.last() {
-        let point = if config.mode == Mode::MicroBatch { "committed batch" } else { "completed checkpoint" };
+        let point = config.mode.words().restorable;
         out += &format!(" Last {point}: {last}.");
     }
     let (lo, hi) = (world.offsets.iter().min().copied().unwrap_or(0), world.offsets.iter().max().copied().unwrap_or(0));
@@ -200,7 +201,7 @@ pub fn description(world: &World, config: &Config) -> String {
         format_count(s.upsert.rows),
         format_count(s.upsert.duplicate_rows),
         // Spark's sink writes idempotently by batch id, with no transaction.
-        if config.mode == Mode::MicroBatch { "idempotent by batch id" } else { "transactional" },
+        config.mode.words().transactional_sink,
         format_count(s.transactional.rows),
         format_count(s.transactional.duplicate_rows),
         format_count(s.dedupe_view.rows),
@@ -264,7 +265,8 @@ pub struct WorldView {
 impl WorldView {
     pub fn new(world: &World, config: &Config) -> WorldView {
         let s = status(world, config);
-        let counts = |c: crate::engine::world::SinkSoFar| SinkCounts { rows: c.rows, duplicate_rows: c.duplicate_rows };
+        let counts =
+            |c: crate::engine::model::world::SinkSoFar| SinkCounts { rows: c.rows, duplicate_rows: c.duplicate_rows };
         WorldView {
             at: super::timeline::Stamp::new(config, world.at_ms),
             phase: world.phase,

@@ -9,13 +9,13 @@ use serde::Serialize;
 use super::narration;
 pub use super::timeline::Stamp;
 use super::timeline::{series, timeline, Sample, TimelineEntry};
-use crate::engine::clock::seconds;
-use crate::engine::config::Config;
-use crate::engine::model::{SteadyState, Tradeoff};
-use crate::engine::protocol::{OffsetLogEntry, RestorePoint};
-use crate::engine::report::{self as figures, Figures, OffsetRange, SinkTables};
-use crate::engine::sinks::SinkDesign;
-use crate::engine::world::WorldIndex;
+use crate::engine::fast::world_index::WorldIndex;
+use crate::engine::model::protocol::{OffsetLogEntry, RestorePoint};
+use crate::engine::model::report::{self as figures, Figures, OffsetRange, SinkTables};
+use crate::engine::model::sinks::SinkDesign;
+use crate::engine::model::steady_state::{SteadyState, Tradeoff};
+use crate::engine::settings::clock::seconds;
+use crate::engine::settings::config::Config;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
@@ -403,10 +403,10 @@ pub const SCHEMA_VERSION: u32 = 2;
 /// declarations current.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn typescript_declarations() -> String {
-    use crate::engine::model::SteadyState;
-    use crate::engine::report::OffsetRange;
-    use crate::engine::sinks::SinkDesign;
-    use crate::engine::trace::Phase;
+    use crate::engine::model::report::OffsetRange;
+    use crate::engine::model::sinks::SinkDesign;
+    use crate::engine::model::steady_state::SteadyState;
+    use crate::engine::model::trace::Phase;
     use crate::lesson::timeline::{Sample, SinkStaleness, TimelineEntry, TimelineKind};
     use ts_rs::TS;
     let cfg = ts_rs::Config::new().with_large_int("number");

@@ -2,7 +2,7 @@
 //! show one lesson each (a tiny interval, a slow store, backpressure). The page reads this list
 //! from `SCENARIOS` in the generated www/settings.js (see `lesson::view::catalogue`).
 
-use crate::engine::config::{Alignment, Config};
+use crate::engine::settings::config::{Alignment, Config};
 
 /// A named starting point: the default scenario with a few settings changed.
 #[derive(Clone, Copy, Debug)]

@@ -4,10 +4,10 @@
 
 use serde::Serialize;
 
-use crate::engine::clock::{seconds, ClockText, ClockTime};
-use crate::engine::config::Config;
-use crate::engine::trace::Phase;
-use crate::engine::trace::{Event, SinkStalenessMs, Trace};
+use crate::engine::model::trace::Phase;
+use crate::engine::model::trace::{Event, SinkStalenessMs, Trace};
+use crate::engine::settings::clock::{seconds, ClockText, ClockTime};
+use crate::engine::settings::config::Config;
 
 /// An instant on the scenario clock, the one way the report gives a time: clock text
 /// ("10:00:32.100"), milliseconds since midnight (as the settings give times, `crash_at_ms`)

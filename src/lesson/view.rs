@@ -8,7 +8,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::engine::config::{Config, Failure, Mode};
+use crate::engine::settings::config::{Config, Failure, Mode};
 use crate::engine::settings::{format_unit, Control, Setting, Steps, Unit, SETTINGS};
 use crate::lesson::report::{Report, Summary};
 use crate::lesson::scenarios::SCENARIOS;
@@ -143,7 +143,6 @@ pub const CHARTS: [(&str, &str); 6] = [
 /// The charts drawn over the scenario clock: a click, a drag or a hover on one moves the cursor.
 pub const TIME_CHARTS: [&str; 4] = ["replay", "latency", "checkpoints", "sink-window"];
 
-const BATCH_TIMELINE: &str = "Batch timeline";
 const COMPARE_HINT: &str =
     "Pin the current settings, then change them: the charts and figures show A and B side by side.";
 
@@ -192,15 +191,13 @@ pub fn readout(setting: &Setting, value: f64, start_ms: u64) -> String {
 /// query after the time the heartbeat timeout's control sets there); a task's failure reaches the
 /// JobManager at once, without a heartbeat.
 fn disabled(key: &str, config: &Config) -> bool {
-    let batches = config.mode == Mode::MicroBatch;
+    let mode = config.mode;
     match key {
-        "alignment"
-        | "backpressure_ms"
-        | "isolation_level"
-        | "transaction_timeout_ms"
-        | "failure"
-        | "restart_strategy" => batches,
-        "heartbeat_timeout_ms" => !batches && config.failure == Failure::Task,
+        "alignment" | "backpressure_ms" => !mode.has_barriers(),
+        "isolation_level" | "transaction_timeout_ms" => !mode.sink_has_transactions(),
+        "failure" => !mode.reports_task_failures(),
+        "restart_strategy" => !mode.has_restart_strategy(),
+        "heartbeat_timeout_ms" => mode.reports_task_failures() && config.failure == Failure::Task,
         _ => false,
     }
 }
@@ -208,7 +205,7 @@ fn disabled(key: &str, config: &Config) -> bool {
 /// The controls as the page shows them for `config` (which need not be valid as a whole: each
 /// value is written as it stands).
 pub fn controls(config: &Config) -> Vec<ControlView> {
-    let batches = config.mode == Mode::MicroBatch;
+    let batches = config.mode.runs_batches();
     let values = serde_json::to_value(config).expect("a config serialises");
     controlled()
         .map(|s| {
@@ -252,10 +249,7 @@ fn sinks(mode: Mode) -> Vec<OptionView> {
 
 /// The transactional design's name: in Spark an idempotent write keyed by the batch id.
 fn transactional(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Barrier => "transactional",
-        Mode::MicroBatch => "idempotent by batch id",
-    }
+    mode.words().transactional_sink
 }
 
 /// A figure's value, or `None` where it has none ("never" caught up).
@@ -287,9 +281,11 @@ fn write_figure(key: &str, value: f64) -> String {
 }
 
 fn figure_label(key: &'static str, label: &'static str, mode: Mode) -> String {
-    match (key, mode) {
-        ("interval_replay_events", Mode::MicroBatch) => "replayed, crash just before a commit".into(),
-        ("transactional.duplicate_rows", _) => format!("duplicate rows, {}", transactional(mode)),
+    match key {
+        // What a crash at the worst moment of the cycle replays: just before a barrier, or just
+        // before a batch commits.
+        "interval_replay_events" if !mode.has_barriers() => "replayed, crash just before a commit".into(),
+        "transactional.duplicate_rows" => format!("duplicate rows, {}", transactional(mode)),
         _ => label.into(),
     }
 }
@@ -347,10 +343,7 @@ pub fn view(config: &Config, report: Option<&Report>, pinned: Option<Pinned>) ->
             .map_or_else(Vec::new, |s| figures(s, config.mode, pinned.as_ref().map(|p| p.summary))),
         warnings: summary.map_or_else(Vec::new, |s| s.warnings),
         crash_table: report.map_or_else(Vec::new, crash_table),
-        timeline_title: match config.mode {
-            Mode::Barrier => CHARTS[5].1,
-            Mode::MicroBatch => BATCH_TIMELINE,
-        },
+        timeline_title: config.mode.words().timeline_short_title,
         compare_status: pinned
             .map_or_else(|| COMPARE_HINT.into(), |p| format!("A (dashed grey): {}. B: the settings now.", p.label)),
         start_ms: config.start_time_ms,
@@ -427,7 +420,7 @@ pub fn catalogue() -> Vec<(&'static str, Value)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::config::Config;
+    use crate::engine::settings::config::Config;
 
     fn control<'a>(controls: &'a [ControlView], key: &str) -> &'a ControlView {
         controls.iter().find(|c| c.key == key).unwrap()

@@ -31,7 +31,7 @@ use plotters::prelude::{DrawingArea, IntoDrawingArea};
 
 use crate::charts::pipeline::{self, Scene};
 use crate::charts::{Theme, View};
-use crate::engine::sinks::SinkDesign;
+use crate::engine::model::sinks::SinkDesign;
 use crate::lesson::pipeline::PipelinePreview;
 
 /// Text widths are remembered for this many (font, text) pairs; then the memory starts afresh.

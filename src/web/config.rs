@@ -8,7 +8,7 @@ use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
 use super::{is_array_checked, keys_checked, MAX_TEXT_CHARS};
-use crate::engine::config::FieldValue;
+use crate::engine::settings::config::FieldValue;
 use crate::engine::{self, Config};
 
 /// More fields than any config has: an object beyond this is refused before it is read.
@@ -150,5 +150,5 @@ fn fields_from_attributes(attributes: &JsValue) -> Result<Vec<(String, FieldValu
         let value = v.as_string().ok_or_else(|| JsError::new(&format!("{name}: must be a string")))?;
         pairs.push((name, value));
     }
-    engine::config::fields_from_attributes(&pairs).map_err(|e| JsError::new(&e.to_string()))
+    engine::settings::config::fields_from_attributes(&pairs).map_err(|e| JsError::new(&e.to_string()))
 }

@@ -10,8 +10,9 @@ use super::canvas;
 use super::config::{config_from_js, object_keys};
 use super::{to_js, MAX_TEXT_CHARS};
 use crate::charts::{self, Chart, Focus};
-use crate::engine::clock::ClockTime;
-use crate::engine::report::{Figures, FiguresBuilder};
+use crate::engine::fast::figures::FiguresBuilder;
+use crate::engine::model::report::Figures;
+use crate::engine::settings::clock::ClockTime;
 use crate::engine::{self, Config, Outcome};
 use crate::lesson::{self, Report};
 
@@ -320,7 +321,8 @@ impl Lab {
             if text.chars().count() > MAX_TEXT_CHARS as usize {
                 return Err(JsError::new("cursor: a clock time is a short text like 10:00:58"));
             }
-            let at = crate::engine::clock::parse_clock(&text).map_err(|e| JsError::new(&format!("cursor: {e}")))?;
+            let at = crate::engine::settings::clock::parse_clock(&text)
+                .map_err(|e| JsError::new(&format!("cursor: {e}")))?;
             if at < start || at > start + horizon {
                 return Err(JsError::new(&format!("cursor: must be {} (got {text:?})", range())));
             }

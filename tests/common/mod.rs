@@ -2,8 +2,8 @@
 //! its failure-free twin until both can be compared.
 #![allow(dead_code)]
 
-use checkpoint_lab::engine::clock::parse_clock;
-use checkpoint_lab::engine::sinks::Row;
+use checkpoint_lab::engine::model::sinks::Row;
+use checkpoint_lab::engine::settings::clock::parse_clock;
 use checkpoint_lab::engine::{Alignment, Config, Mode, Sim, Snapshots};
 
 /// Milliseconds since midnight of a clock text like "10:00:45".

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::fmt;
 
-use crate::engine::config::{Config, FieldValue};
-use crate::engine::units::format_count;
+use crate::engine::settings::config::{Config, FieldValue};
+use crate::engine::settings::units::format_count;
 
 /// Every field of an exercise, and those it must have.
 pub const FIELDS: [&str; 14] = [

@@ -12,10 +12,14 @@
 //!
 //! Only a log without producer retries has a data plane: with retries, whether an event counts
 //! depends on which order ids the dedupe operator remembers, which is the run's state.
+//!
+//! The reference is the per-event simulation ([`Sim::per_event`](crate::engine::Sim::per_event)),
+//! which hashes and counts every event; tests/fast_path.rs holds the two to the same trace, sink
+//! tables and report over the recovery sweep.
 
-use super::config::Config;
-use super::operators::window::WindowState;
-use super::source::SourceLog;
+use crate::engine::model::operators::window::WindowState;
+use crate::engine::model::source::SourceLog;
+use crate::engine::settings::config::Config;
 
 /// Product ids of the events, one per log number, kept so a part of an emit period is counted
 /// without hashing.

@@ -3,7 +3,6 @@
 
 pub mod append_only;
 pub mod dedupe_view;
-pub mod emissions;
 pub mod keys;
 pub mod transactional;
 pub mod upsert;
@@ -14,7 +13,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
-use super::clock::ClockTime;
+use crate::engine::settings::clock::ClockTime;
 
 /// One row written to a sink. Laid out with the key's product and its total first: an
 /// emission's rows differ only there, and are written as the row they share with those two

@@ -7,9 +7,9 @@ pub mod window;
 use dedupe::SeenIds;
 use window::{Bucket, BucketEmission, Emission, OpenWindow, WindowState};
 
-use super::config::Config;
-use super::data_plane::DataPlane;
 use super::source::SourceLog;
+use crate::engine::fast::data_plane::DataPlane;
+use crate::engine::settings::config::Config;
 
 /// Adds a whole period's orders per product to `bucket`.
 fn add_period(bucket: &mut Bucket, period: impl Iterator<Item = (u32, u32)>) {

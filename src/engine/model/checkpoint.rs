@@ -5,8 +5,8 @@
 
 use serde::Serialize;
 
-use super::config::{Config, Mode, Snapshots};
 use super::operators::JobState;
+use crate::engine::settings::config::Config;
 
 /// What a checkpoint captured at its snapshot: the state, the offsets the readers resume from,
 /// and (unaligned only) the in-flight records the barrier overtook, per partition `[from, to)`.
@@ -87,14 +87,12 @@ pub struct CompletedCheckpoint {
 /// written since the previous one; the modelled state holds one window of events, so each
 /// processed event writes `state_bytes / (rate x window)` bytes, capped at the whole state.
 pub fn upload_bytes(config: &Config, events_since_previous: u64) -> u64 {
-    match (config.mode, config.snapshots) {
-        (Mode::Barrier, Snapshots::Full) => config.state_bytes,
-        (Mode::MicroBatch, _) | (_, Snapshots::Incremental) => {
-            let window_events = (config.rate_per_s as u128 * config.window_ms as u128 / 1000).max(1);
-            let delta = config.state_bytes as u128 * events_since_previous as u128 / window_events;
-            delta.min(config.state_bytes as u128) as u64
-        }
+    if config.mode.writes_whole_state(config.snapshots) {
+        return config.state_bytes;
     }
+    let window_events = (config.rate_per_s as u128 * config.window_ms as u128 / 1000).max(1);
+    let delta = config.state_bytes as u128 * events_since_previous as u128 / window_events;
+    delta.min(config.state_bytes as u128) as u64
 }
 
 /// Milliseconds to move `bytes` at `bytes_per_s`, rounded up.

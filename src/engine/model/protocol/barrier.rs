@@ -8,13 +8,13 @@
 //! caught up and nothing is pending.
 
 use super::{Ctx, Due, RestorePoint};
-use crate::engine::checkpoint::{
+use crate::engine::model::checkpoint::{
     transfer_ms, upload_bytes, CompletedCheckpoint, PendingCheckpoint, PendingStage, Upload,
 };
-use crate::engine::config::{Alignment, CheckpointingMode, Config};
-use crate::engine::job::Job;
-use crate::engine::trace::Phase;
-use crate::engine::trace::{Event, Trace};
+use crate::engine::model::job::Job;
+use crate::engine::model::trace::Phase;
+use crate::engine::model::trace::{Event, Trace};
+use crate::engine::settings::config::{Alignment, CheckpointingMode, Config};
 
 /// The checkpoint coordinator.
 #[derive(Clone, Debug)]

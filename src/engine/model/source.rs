@@ -2,7 +2,7 @@
 //! event) lives in partition `g % P` at offset `g / P`, arrives at a fixed total rate, and its
 //! content is a pure function of (seed, partition, offset): replay regenerates the same events.
 
-use super::config::Config;
+use crate::engine::settings::config::Config;
 
 /// splitmix64's finaliser: a bijective 64-bit mix. Events are hashed from their position rather
 /// than drawn from a stream, so any event can be regenerated alone, in any order.

@@ -5,8 +5,8 @@
 use serde::Serialize;
 
 use super::checkpoint::transfer_ms;
-use super::config::{Alignment, Config, Mode, Snapshots, FLINK_CHECKPOINT_TIMEOUT_MS};
 use super::restart::{detection_delay_ms, restart_backoff_ms};
+use crate::engine::settings::config::{Alignment, Config, Snapshots, FLINK_CHECKPOINT_TIMEOUT_MS};
 
 /// The steady state of one checkpoint interval.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -38,12 +38,12 @@ pub struct SteadyState {
 /// in micro-batch mode.
 pub fn checkpoint_outlasts_timeout_ms(config: &Config) -> Option<u64> {
     let duration_ms = steady_state(config, config.interval_ms).duration_ms;
-    (config.mode == Mode::Barrier && duration_ms > FLINK_CHECKPOINT_TIMEOUT_MS).then_some(duration_ms)
+    (config.mode.has_checkpoint_timeout() && duration_ms > FLINK_CHECKPOINT_TIMEOUT_MS).then_some(duration_ms)
 }
 
 /// The steady state of `config` with its checkpoint interval set to `interval_ms`.
 pub fn steady_state(config: &Config, interval_ms: u64) -> SteadyState {
-    if config.mode == Mode::MicroBatch {
+    if config.mode.runs_batches() {
         return micro_batch_steady_state(config, interval_ms);
     }
     let rate = config.rate_per_s as f64;
@@ -180,7 +180,7 @@ fn micro_batch_steady_state(config: &Config, interval_ms: u64) -> SteadyState {
 /// The shortest interval whose full snapshots the store can absorb: upload time per checkpoint.
 /// In micro-batch mode: the shortest trigger interval at which batches do not run back to back.
 pub fn store_bound_interval_ms(config: &Config) -> u64 {
-    if config.mode == Mode::MicroBatch {
+    if config.mode.runs_batches() {
         return micro_batch_steady_state(config, 1).effective_interval_ms;
     }
     let size = match config.snapshots {
@@ -235,6 +235,7 @@ pub fn tradeoff(config: &Config) -> Tradeoff {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::settings::config::Mode;
 
     #[test]
     fn the_lesson_cycle() {

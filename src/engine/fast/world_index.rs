@@ -1,8 +1,8 @@
-//! The world at any instant of a finished run, read from its typed trace, its per-second samples,
-//! its restore points and its sink tables without simulating again: where each reader stands,
-//! what the job is doing, the checkpoint in flight or being restored, the replay, and what each
-//! sink holds so far. The pipeline view draws it at the cursor; the per-event simulation stopped
-//! at the same instant is the reference it is tested against (tests/world.rs).
+//! The world at any instant of a finished run ([`World`]), read from its typed trace, its
+//! per-second samples, its restore points and its sink tables without simulating again. Its
+//! reference is the per-event simulation stopped at the same instant
+//! ([`Sim::run_through`]); tests/world.rs holds the two together over a sweep of instants and
+//! scenarios.
 //!
 //! Everything the trace stamps (phases, checkpoints, uploads, restores, sink rows and commits) is
 //! exact at every millisecond. The readers' offsets are exact at each whole second (a sample);
@@ -15,141 +15,18 @@ use std::collections::HashSet;
 use std::ops::Range;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::config::{Config, Mode};
-use super::protocol::{OffsetLogEntry, RestorePoint};
-use super::report::Figures;
-use super::sim::Sim;
-use super::sinks::keys::KeyIndex;
-use super::sinks::{CommittedRows, Row};
-use super::source::SourceLog;
-use super::trace::{Event, Phase, Trace, TraceEvent, WorldSample};
-
-/// What the checkpoint in flight is doing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CheckpointStage {
-    /// The barrier is in the partitions; the operator has not snapshotted yet (an aligned
-    /// operator holds the inputs whose barrier arrived).
-    BarrierInFlight,
-    /// Snapshot taken: processing pauses for the synchronous phase.
-    SyncPause,
-    /// The snapshot uploads to the checkpoint store: `done_bytes` of `size_bytes`.
-    Uploading { done_bytes: u64, size_bytes: u64 },
-}
-
-/// The checkpoint between its barrier and its completion at the instant.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CheckpointInFlight {
-    pub checkpoint_id: u64,
-    pub barrier_at_ms: u64,
-    /// The readers' total offset where the barrier was injected.
-    pub barrier_offset: u64,
-    /// The barrier's offset in each partition.
-    pub barrier_offsets: Vec<u64>,
-    pub stage: CheckpointStage,
-    /// An aligned operator holds the inputs whose barrier arrived.
-    pub aligning: bool,
-}
-
-/// Micro-batch mode: what the batch in progress is doing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BatchStage {
-    /// Writing the batch's end offsets to the offset log.
-    WritingOffsetLog,
-    /// Reading and processing the planned offsets.
-    Processing,
-    /// Output written; the state store writes its version, then the commit log.
-    Committing,
-}
-
-/// Micro-batch mode: the batch in progress.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BatchInFlight {
-    pub batch_id: u64,
-    pub start_offset: u64,
-    pub end_offset: u64,
-    pub stage: BatchStage,
-    /// A batch from the offset log without a commit entry, running again after a restart.
-    pub rerun: bool,
-}
-
-/// The restore in progress: downloading restore point `restore_from`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RestoreInProgress {
-    pub restore_from: u64,
-    pub done_bytes: u64,
-    pub total_bytes: u64,
-}
-
-/// The crash, once it has happened.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CrashSoFar {
-    pub at_ms: u64,
-    pub offset: u64,
-    /// The restore point the restart loads.
-    pub restore_from: u64,
-    /// Its offsets total: where the replay starts.
-    pub restore_offset: u64,
-    pub detected_at_ms: u64,
-    pub restore_started_at_ms: u64,
-    pub restored_at_ms: Option<u64>,
-    pub replay_done_at_ms: Option<u64>,
-    pub caught_up_at_ms: Option<u64>,
-}
-
-/// Rows a sink holds so far and how many repeat an earlier row (product, window, count).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SinkSoFar {
-    pub rows: u64,
-    pub duplicate_rows: u64,
-}
-
-/// Every sink design at the instant.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SinksSoFar {
-    pub append_only: SinkSoFar,
-    pub upsert: SinkSoFar,
-    /// Committed rows: what a `read_committed` reader sees.
-    pub transactional: SinkSoFar,
-    pub dedupe_view: SinkSoFar,
-    /// Rows written to the transactional sink's open and pre-committed transactions, not yet
-    /// visible to a `read_committed` reader.
-    pub transactional_pending: u64,
-}
-
-/// The world at one instant.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct World {
-    pub at_ms: u64,
-    /// What the job is doing, as the simulation names it.
-    pub phase: Phase,
-    /// Events in each partition's log.
-    pub log_ends: Vec<u64>,
-    pub log_end: u64,
-    /// The readers' offset in each partition.
-    pub offsets: Vec<u64>,
-    pub position: u64,
-    pub lag_events: u64,
-    pub checkpoint: Option<CheckpointInFlight>,
-    pub batch: Option<BatchInFlight>,
-    /// Ids of the completed checkpoints (committed batches) so far, oldest first.
-    pub completed: Vec<u64>,
-    /// When the newest of them completed.
-    pub last_completed_at_ms: u64,
-    pub crash: Option<CrashSoFar>,
-    pub restore: Option<RestoreInProgress>,
-    /// Order ids in the dedupe operator's state at the last sample.
-    pub seen_ids: u64,
-    /// Event-time start of the window the readers are in.
-    pub open_window_start_ms: u64,
-    pub sinks: SinksSoFar,
-}
-
-impl World {
-    /// A recovery that has caught up: the job runs normally again.
-    pub fn caught_up(&self) -> bool {
-        self.crash.as_ref().is_some_and(|c| c.caught_up_at_ms.is_some_and(|t| t <= self.at_ms))
-    }
-}
+use crate::engine::model::protocol::{OffsetLogEntry, RestorePoint};
+use crate::engine::model::report::Figures;
+use crate::engine::model::sim::Sim;
+use crate::engine::model::sinks::keys::KeyIndex;
+use crate::engine::model::sinks::{CommittedRows, Row};
+use crate::engine::model::source::SourceLog;
+use crate::engine::model::trace::{Event, Phase, Trace, TraceEvent, WorldSample};
+use crate::engine::model::world::{
+    BatchInFlight, BatchStage, CheckpointInFlight, CheckpointStage, CrashSoFar, RestoreInProgress, SinkSoFar,
+    SinksSoFar, World,
+};
+use crate::engine::settings::config::Config;
 
 /// A fast hasher for packed row contents (integers only; nothing here is iterated in hash order).
 #[derive(Clone, Copy, Default)]
@@ -157,7 +34,7 @@ struct Mix(u64);
 
 impl std::hash::Hasher for Mix {
     fn finish(&self) -> u64 {
-        super::source::mix64(self.0)
+        crate::engine::model::source::mix64(self.0)
     }
 
     fn write(&mut self, bytes: &[u8]) {
@@ -167,7 +44,7 @@ impl std::hash::Hasher for Mix {
     }
 
     fn write_u128(&mut self, n: u128) {
-        self.0 = super::source::mix64(self.0 ^ (n as u64)) ^ ((n >> 64) as u64);
+        self.0 = crate::engine::model::source::mix64(self.0 ^ (n as u64)) ^ ((n >> 64) as u64);
     }
 }
 
@@ -488,7 +365,7 @@ impl WorldIndex {
     ) -> WorldIndex {
         // Ordered by instant (stable: same-instant events keep their order); a few are stamped
         // when they were known rather than when they happened.
-        super::trace::sort_nearly_sorted_by_key(&mut trace.events, |e| e.at_ms);
+        crate::engine::model::trace::sort_nearly_sorted_by_key(&mut trace.events, |e| e.at_ms);
         WorldIndex {
             config: config.clone(),
             log: SourceLog::new(config),
@@ -658,7 +535,7 @@ impl WorldIndex {
                     idle_from_ms = e.at_ms;
                     last_end_offset = end_offset;
                 }
-                Event::Restored { offset, .. } if config.mode == Mode::MicroBatch => {
+                Event::Restored { offset, .. } if config.mode.reruns_in_flight() => {
                     next_trigger_ms = e.at_ms;
                     idle_from_ms = e.at_ms;
                     last_end_offset = offset;
@@ -752,8 +629,7 @@ impl WorldIndex {
                     // Micro-batch mode: a replay of nothing ends the instant its batch starts
                     // processing, which comes after that instant's due work; at that very
                     // instant the job is still replaying.
-                    let nothing_to_replay =
-                        config.mode == Mode::MicroBatch && e.at_ms == t && batch_started_ms == Some(t);
+                    let nothing_to_replay = config.mode.runs_batches() && e.at_ms == t && batch_started_ms == Some(t);
                     if let Some(c) = crash.as_mut().filter(|_| !nothing_to_replay) {
                         c.replay_done_at_ms = Some(e.at_ms);
                     }
@@ -767,7 +643,7 @@ impl WorldIndex {
             }
         }
         // A micro-batch planned (its trigger) but whose offset-log entry is not written yet.
-        if config.mode == Mode::MicroBatch && batch.is_none() {
+        if config.mode.runs_batches() && batch.is_none() {
             let down = crash.as_ref().is_some_and(|c| c.restored_at_ms.is_none());
             if let Some(entry) = self.offset_log.iter().find(|l| l.planned_at_ms <= t && t < l.written_at_ms) {
                 if !down && entry.batch_id > self.last_committed_id(completed_count) {
@@ -805,7 +681,8 @@ impl WorldIndex {
         let restore = crash.as_ref().filter(|_| phase == Phase::Restoring).map(|c| {
             let total_bytes =
                 config.state_bytes + self.restore_point(c.restore_from).map_or(0, RestorePoint::in_flight_bytes);
-            let duration = super::checkpoint::transfer_ms(total_bytes, config.store_read_bytes_per_s).max(1);
+            let duration =
+                crate::engine::model::checkpoint::transfer_ms(total_bytes, config.store_read_bytes_per_s).max(1);
             let elapsed = t.saturating_sub(c.restore_started_at_ms).min(duration);
             RestoreInProgress {
                 restore_from: c.restore_from,
@@ -868,17 +745,18 @@ impl WorldIndex {
                 Some(_) => {}
             }
         }
-        match self.config.mode {
-            Mode::Barrier => match checkpoint.map(|c| (c.stage, c.aligning)) {
-                Some((CheckpointStage::SyncPause, _)) => Phase::SyncPause,
-                Some((CheckpointStage::BarrierInFlight, _)) => Phase::Aligning,
-                _ => Phase::Running,
-            },
-            Mode::MicroBatch => match batch.map(|b| b.stage) {
+        if self.config.mode.runs_batches() {
+            match batch.map(|b| b.stage) {
                 None => Phase::WaitingForTrigger,
                 Some(BatchStage::Processing) => Phase::Running,
                 Some(BatchStage::WritingOffsetLog | BatchStage::Committing) => Phase::SyncPause,
-            },
+            }
+        } else {
+            match checkpoint.map(|c| (c.stage, c.aligning)) {
+                Some((CheckpointStage::SyncPause, _)) => Phase::SyncPause,
+                Some((CheckpointStage::BarrierInFlight, _)) => Phase::Aligning,
+                _ => Phase::Running,
+            }
         }
     }
 
@@ -898,10 +776,7 @@ impl WorldIndex {
         let between = &self.trace.events[self.trace.events.partition_point(|e| e.at_ms <= s.at_ms)
             ..self.trace.events.partition_point(|e| e.at_ms <= t)];
         // The rule in force at the sample: set by the newest event that sets one.
-        let initial = match config.mode {
-            Mode::Barrier => Rule::LogOrder { limit: u64::MAX },
-            Mode::MicroBatch => Rule::Still,
-        };
+        let initial = if config.mode.reads_continuously() { Rule::LogOrder { limit: u64::MAX } } else { Rule::Still };
         let rule = self.events_until(s.at_ms).iter().rev().find_map(|e| self.rule_after(e)).unwrap_or(initial);
         let mut readers = Readers { index: self, at_ms: s.at_ms, offsets: s.offsets.to_vec(), rule };
         for e in between {
@@ -932,15 +807,15 @@ impl WorldIndex {
     fn rule_after(&self, e: &TraceEvent) -> Option<Rule> {
         let config = &self.config;
         Some(match e.event {
-            Event::BarrierInjected { .. } if config.alignment == super::config::Alignment::Aligned => {
+            Event::BarrierInjected { .. }
+                if config.alignment == crate::engine::settings::config::Alignment::Aligned =>
+            {
                 Rule::UpToBarriers(self.barrier_offsets_before(e.at_ms))
             }
             Event::SnapshotTaken { .. } | Event::Crash { .. } | Event::BatchOutput { .. } => Rule::Still,
             Event::UploadStarted { .. } => Rule::LogOrder { limit: u64::MAX },
-            Event::Restored { .. } => match config.mode {
-                Mode::Barrier => Rule::LogOrder { limit: u64::MAX },
-                Mode::MicroBatch => Rule::Still,
-            },
+            Event::Restored { .. } if config.mode.reads_continuously() => Rule::LogOrder { limit: u64::MAX },
+            Event::Restored { .. } => Rule::Still,
             Event::BatchPlanned { end_offset, .. } | Event::BatchRerun { end_offset, .. } => {
                 Rule::LogOrder { limit: end_offset }
             }
@@ -1144,7 +1019,7 @@ impl Readers<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::config::Mode;
+    use crate::engine::settings::config::Mode;
 
     #[test]
     fn slots_per_key_count_as_hash_sets_do() {

@@ -9,15 +9,15 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::checkpoint::{transfer_ms, Snapshot};
-use super::config::{Config, ConfigError, BACKOFF_RESET_THRESHOLD_MS, SINK_COMMIT_DELAY_MS};
-use super::data_plane::{DataPlane, DataPlaneKey};
 use super::job::Job;
 use super::operators::JobState;
 use super::protocol::{Ctx, Due, OffsetLogEntry, Protocol, RestorePoint};
 use super::restart::{detection_delay_ms, restart_backoff_ms};
-use super::sinks::{Row, Sinks};
+use super::sinks::Sinks;
 use super::source::SourceLog;
 use super::trace::{Event, Offsets, Trace, WorldSample};
+use crate::engine::fast::data_plane::{DataPlane, DataPlaneKey};
+use crate::engine::settings::config::{Config, ConfigError, BACKOFF_RESET_THRESHOLD_MS, SINK_COMMIT_DELAY_MS};
 
 /// One crash and the recovery that followed it.
 #[derive(Clone, Debug, PartialEq)]
@@ -80,49 +80,36 @@ enum JobPhase {
 /// scheduled, the rows its replay writes again: those since the restored checkpoint, counted as
 /// at most four intervals (and no more than since the start). A replay from further back grows
 /// the tables once.
-fn rows_until_ms(config: &Config) -> u64 {
+pub(crate) fn rows_until_ms(config: &Config) -> u64 {
     let replayed_ms = config
         .crash_at_ms
         .map_or(0, |crash_ms| crash_ms.saturating_sub(config.start_time_ms).min(config.interval_ms.saturating_mul(4)));
     config.end_ms().saturating_add(replayed_ms)
 }
 
-/// A failure-free run's state at one instant, without its append-only table and its trace: the
-/// run's final table and trace begin with those, so only their lengths are kept (the
-/// transactions, committed or not, are ranges of the append-only table). A later run of the
-/// same settings whose crash comes at or after this instant starts here ([`Sim::resume`])
-/// instead of from the scenario start: a crash-time change simulates only what it changes.
-#[derive(Clone, Debug)]
-pub struct Keyframe {
-    sim: Sim,
-    appended_rows: usize,
-    trace_events: usize,
-    trace_samples: usize,
-}
-
-impl Keyframe {
-    /// The instant the keyframe was taken.
-    pub fn at_ms(&self) -> u64 {
-        self.sim.now_ms
+/// The next instant that matters after `now_ms`: the next whole-second sample, the next crash, or
+/// `phase_ms` (the next recovery phase, or the protocol's or the sink's next work), whichever
+/// comes first, and at least the next millisecond.
+fn next_instant(now_ms: u64, config: &Config, crashes: &VecDeque<u64>, phase_ms: u64) -> u64 {
+    let start = config.start_time_ms;
+    let mut next = start + ((now_ms - start) / 1000 + 1) * 1000;
+    if let Some(&crash) = crashes.front() {
+        next = next.min(crash);
     }
-
-    /// Rows of the append-only table then, and of the committed rows (ranges of it).
-    pub fn table_rows(&self) -> (usize, usize) {
-        (self.appended_rows, self.sim.job.sinks.transactional.committed_len())
-    }
+    next.min(phase_ms).max(now_ms + 1)
 }
 
 /// A running simulation.
 #[derive(Clone, Debug)]
 pub struct Sim {
     pub config: Config,
-    now_ms: u64,
+    pub(crate) now_ms: u64,
     phase: JobPhase,
-    job: Job,
+    pub(crate) job: Job,
     protocol: Protocol,
     /// What a restart loads: the snapshot of the newest restore point.
-    snapshot: Box<Snapshot>,
-    crashes: VecDeque<u64>,
+    pub(crate) snapshot: Box<Snapshot>,
+    pub(crate) crashes: VecDeque<u64>,
     /// Every completed checkpoint or committed batch, oldest first; the last is what a restart restores.
     pub restore_points: Vec<RestorePoint>,
     pub recoveries: Vec<Recovery>,
@@ -255,42 +242,6 @@ impl Sim {
         self.job.reserve_rows(self.now_ms, self.config.end_ms());
     }
 
-    /// The failure-free companion forked off here: this run with its crashes cancelled, except
-    /// that its append-only table (of which the committed rows are ranges) starts empty, so the
-    /// fork costs no copy of it. [`Sim::copy_rows_part`] copies it in parts before it runs on.
-    pub fn fork_failure_free(&mut self) -> Sim {
-        let table = self.job.sinks.take_table();
-        let mut truth = self.clone();
-        truth.crashes.clear();
-        truth.note_snapshot_needs();
-        // Room for the rows to copy and for those still to come, so the table does not grow by
-        // copying itself.
-        let to_come = truth.job.rows_to_come(truth.now_ms, truth.config.end_ms());
-        truth.job.sinks.reserve_table(table.rows().len(), to_come);
-        self.job.sinks.put_table(table);
-        truth
-    }
-
-    /// The failure-free companion forked off here, keeping no rows: its append-only table is
-    /// known to be the first rows of `known`, the table of an earlier failure-free run of the
-    /// same data (see [`Sinks::discard_rows`]), which it borrows when it is over
-    /// ([`Sim::borrow_rows`]). Its upsert table and committed rows stay empty.
-    pub fn fork_failure_free_discarding(&mut self, known: usize) -> Sim {
-        let table = self.job.sinks.take_table();
-        let mut truth = self.clone();
-        truth.crashes.clear();
-        truth.note_snapshot_needs();
-        truth.job.sinks.discard_rows(table.rows().len(), known);
-        self.job.sinks.put_table(table);
-        truth
-    }
-
-    /// Takes the first rows of `known` as this run's append-only table, as many as it wrote
-    /// (see [`Sim::fork_failure_free_discarding`]).
-    pub fn borrow_rows(&mut self, known: &Arc<Vec<Row>>) {
-        self.job.sinks.borrow_rows(known);
-    }
-
     /// Whether keyframes of this run may be taken once no crash is ahead (true unless told
     /// otherwise): a run computed the fast way with no crash ahead and no keyframe to come keeps
     /// no state in its snapshots, since nothing restores them.
@@ -301,78 +252,9 @@ impl Sim {
 
     /// Snapshots keep the state where a crash may restore them: in the reference always, else
     /// while a crash is ahead or a keyframe (which a later run resumes and crashes) may be taken.
-    fn note_snapshot_needs(&mut self) {
+    pub(crate) fn note_snapshot_needs(&mut self) {
         self.job.snapshots_keep_state =
             self.execution == Execution::PerEvent || !self.crashes.is_empty() || self.keyframes_to_come;
-    }
-
-    /// A keyframe of this run now, which must be failure-free up to now (see [`Keyframe`]).
-    pub fn keyframe(&mut self) -> Keyframe {
-        debug_assert!(self.job.snapshots_keep_state, "a keyframe of a run whose snapshots keep no state");
-        let table = self.job.sinks.take_table();
-        let trace = std::mem::take(&mut self.trace);
-        let keyframe = Keyframe {
-            appended_rows: table.rows().len(),
-            trace_events: trace.events.len(),
-            trace_samples: trace.samples.len(),
-            sim: self.clone(),
-        };
-        self.job.sinks.put_table(table);
-        self.trace = trace;
-        keyframe
-    }
-
-    /// About the bytes a keyframe of this run now would keep: its state, the restore point's
-    /// snapshot and one in flight (counted as large as the state), upsert table, restore points
-    /// and (micro-batch mode) offset log.
-    pub fn keyframe_bytes(&self) -> usize {
-        let offsets = self.job.read_offsets.len() * std::mem::size_of::<u64>();
-        let restore_points = self.restore_points.len() * (std::mem::size_of::<RestorePoint>() + 2 * offsets);
-        let offset_log = match &self.protocol {
-            Protocol::MicroBatch(batches) => {
-                batches.offset_log.len() * (std::mem::size_of::<OffsetLogEntry>() + offsets)
-            }
-            Protocol::Barrier(_) => 0,
-        };
-        std::mem::size_of::<Sim>()
-            + 2 * self.job.state.heap_bytes()
-            + self.snapshot.state.as_ref().map_or(0, JobState::heap_bytes)
-            + self.job.sinks.upsert_heap_bytes()
-            + restore_points
-            + offset_log
-    }
-
-    /// The run of `config` resumed at `keyframe`, taken from a failure-free run of the same
-    /// settings but the crash time, which comes at or after the keyframe; `whole` is that
-    /// failure-free run, finished, whose tables and trace begin with what the keyframe left out.
-    /// Moving only the crash time later than a keyframe so skips simulating up to it again. The
-    /// two growing tables start empty: [`Sim::copy_resumed_rows_part`] copies them in parts.
-    pub fn resume(keyframe: &Keyframe, config: &Config, whole: &Sim) -> Sim {
-        let mut sim = keyframe.sim.clone();
-        sim.config = config.clone();
-        sim.crashes = config.crash_at_ms.into_iter().collect();
-        sim.note_snapshot_needs();
-        let to_come = sim.job.rows_to_come(sim.now_ms, rows_until_ms(config));
-        sim.job.sinks.reserve_table(keyframe.appended_rows, to_come);
-        let to_end_s = config.end_ms().saturating_sub(sim.now_ms) / 1000 + 1;
-        sim.trace.events = whole.trace.events[..keyframe.trace_events].to_vec();
-        sim.trace.samples = Vec::with_capacity(keyframe.trace_samples + to_end_s as usize);
-        sim.trace.samples.extend_from_slice(&whole.trace.samples[..keyframe.trace_samples]);
-        sim
-    }
-
-    /// Copies up to `max_rows` more rows of the run this one was forked from (see
-    /// [`Sim::fork_failure_free`]); returns true once it holds them all.
-    pub fn copy_rows_part(&mut self, from: &Sim, max_rows: usize) -> bool {
-        self.job.sinks.copy_table_part(from.job.sinks.append_only.rows(), max_rows)
-    }
-
-    /// Copies up to `max_rows` more of the first `appended` rows of `whole`'s append-only table:
-    /// those a keyframe left out, which this run, resumed at it, starts with (see
-    /// [`Sim::resume`]). Returns true once this run holds them all.
-    pub fn copy_prefix_rows_part(&mut self, whole: &Sim, appended: usize, max_rows: usize) -> bool {
-        let all = whole.job.sinks.append_only.rows();
-        self.job.sinks.copy_table_part(&all[..appended.min(all.len())], max_rows)
     }
 
     /// Changes the checkpoint interval from now on: the next trigger comes one new interval from now.
@@ -393,7 +275,7 @@ impl Sim {
 
     /// Runs until the clock reads `t_ms` and handles what is due then, so the simulation stands
     /// exactly where a sample taken at `t_ms` would see it: the reference the world at an
-    /// instant ([`super::world`]) is tested against.
+    /// instant ([`crate::engine::fast::world_index`]) is tested against.
     pub fn run_through(&mut self, t_ms: u64) {
         self.run_until(t_ms);
         self.handle_due();
@@ -477,30 +359,33 @@ impl Sim {
     /// 5. Processes input up to the next due instant (at most `until_ms`) and moves the clock there.
     fn process_input(&mut self, until_ms: u64) {
         let now = self.now_ms;
+        let fast = self.execution == Execution::Fast;
+        let sink_commit_ms = self.sink_commit.map_or(u64::MAX, |(_, at_ms)| at_ms);
+        // The next instant that matters while the job runs, when the protocol next has work at
+        // `protocol_ms` (the fields it reads are not the protocol's, which the arms hold).
+        let (config, crashes) = (&self.config, &self.crashes);
+        let next_running = |protocol_ms: u64| next_instant(now, config, crashes, protocol_ms.min(sink_commit_ms));
         match (&self.phase, &mut self.protocol) {
             // Nothing is processed while the job is down: jump to the next instant that matters.
             (JobPhase::Down { .. }, _) => self.now_ms = self.next_due_ms().min(until_ms),
-            (JobPhase::Running, Protocol::Barrier(barrier))
-                if self.execution == Execution::Fast && barrier.paused(now) =>
-            {
+            (JobPhase::Running, Protocol::Barrier(barrier)) if fast && barrier.paused(now) => {
                 // The sync pause holds processing until it ends, an instant that matters.
-                let next = self.next_instant_ms(false).min(until_ms);
+                let next = next_running(barrier.next_stage_ms()).min(until_ms);
                 self.job.paused_ms += next - now;
                 self.job.caught_up = false;
                 self.now_ms = next;
             }
             (JobPhase::Running, Protocol::Barrier(barrier))
-                if self.execution == Execution::Fast
+                if fast
                     && !barrier.can_take_fast_path(now, &self.config, &self.job)
                     && barrier.can_catch_up_in_one_go(now, &self.config, &self.job) =>
             {
-                let next = self.next_instant_ms(false).min(until_ms);
+                let next = next_running(barrier.next_stage_ms()).min(until_ms);
                 let replay_to = self
                     .recoveries
                     .last()
                     .filter(|r| r.restored_at_ms.is_some() && r.replay_done_at_ms.is_none())
                     .map(|r| r.crash_offset);
-                let Protocol::Barrier(barrier) = &self.protocol else { unreachable!("matched above") };
                 let reached = barrier.catch_up(now, next, replay_to, &self.config, &mut self.job, &mut self.trace);
                 self.now_ms = reached;
                 let position = self.job.position();
@@ -510,8 +395,7 @@ impl Sim {
                 if barrier.can_take_fast_path(now, &self.config, &self.job) {
                     // Caught up and nothing pending: the input up to the next due instant in one
                     // pass, which gives the same result as millisecond steps.
-                    let next = self.next_due_ms().min(until_ms);
-                    let Protocol::Barrier(barrier) = &self.protocol else { unreachable!("matched above") };
+                    let next = next_running(barrier.next_due_ms(now, &self.job)).min(until_ms);
                     barrier.fast_path(now, next, &mut self.job, &mut self.trace);
                     self.now_ms = next;
                 } else {
@@ -523,9 +407,8 @@ impl Sim {
                     }
                 }
             }
-            (JobPhase::Running, Protocol::MicroBatch(_)) => {
-                let next = self.next_due_ms().min(until_ms);
-                let Protocol::MicroBatch(micro_batch) = &self.protocol else { unreachable!("matched above") };
+            (JobPhase::Running, Protocol::MicroBatch(micro_batch)) => {
+                let next = next_running(micro_batch.next_due_ms(&self.config)).min(until_ms);
                 if let Some((from_ms, from_position)) = micro_batch.process_until(next, &self.config, &mut self.job) {
                     // The replay ends the millisecond the readers are back at the crash offset.
                     let capacity = u128::from(self.config.capacity_per_s);
@@ -548,26 +431,18 @@ impl Sim {
     /// left out (while the readers are behind, a boundary passes when the readers get there).
     fn next_instant_ms(&self, emit_boundaries: bool) -> u64 {
         let now = self.now_ms;
-        let start = self.config.start_time_ms;
-        let mut next = start + ((now - start) / 1000 + 1) * 1000;
-        if let Some(&crash) = self.crashes.front() {
-            next = next.min(crash);
-        }
-        next = next.min(match self.phase {
+        let phase_ms = match self.phase {
             JobPhase::Down { detected_at_ms, restore_started_at_ms, restored_at_ms, detected, restarted } => {
                 let pending = |at_ms: u64, done: bool| if done { u64::MAX } else { at_ms };
                 pending(detected_at_ms, detected).min(pending(restore_started_at_ms, restarted)).min(restored_at_ms)
             }
             JobPhase::Running => {
                 let sink_commit = self.sink_commit.map_or(u64::MAX, |(_, at_ms)| at_ms);
-                let protocol = match &self.protocol {
-                    Protocol::Barrier(barrier) if !emit_boundaries => barrier.next_stage_ms(),
-                    protocol => protocol.next_due_ms(now, &self.config, &self.job),
-                };
+                let protocol = self.protocol.next_work_ms(now, &self.config, &self.job, emit_boundaries);
                 protocol.min(sink_commit)
             }
-        });
-        next.max(now + 1)
+        };
+        next_instant(now, &self.config, &self.crashes, phase_ms)
     }
 
     fn committed_id(&self) -> u64 {
@@ -810,5 +685,75 @@ impl Sim {
                 self.protocol.phase(now, &self.config)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::settings::clock::parse_clock;
+
+    fn at(clock: &str) -> u64 {
+        parse_clock(clock).expect("a clock time")
+    }
+
+    /// The trace's events of one kind, as (instant, what they carry).
+    fn events(sim: &Sim, pick: impl Fn(&Event) -> Option<u64>) -> Vec<(u64, u64)> {
+        sim.trace.events.iter().filter_map(|e| pick(&e.event).map(|x| (e.at_ms, x))).collect()
+    }
+
+    #[test]
+    fn the_step_loop_injects_a_barrier_every_interval_and_completes_checkpoint_42_at_about_10_00_32() {
+        let config = Config { crash_at_ms: None, ..Config::default() };
+        let mut sim = Sim::new(&config).expect("the default scenario is valid");
+        sim.run_until(at("10:02:10"));
+        let barriers = events(&sim, |e| match *e {
+            Event::BarrierInjected { checkpoint_id, .. } => Some(checkpoint_id),
+            _ => None,
+        });
+        let expected: Vec<(u64, u64)> =
+            (42..=45).map(|id| (at("10:00:00") + (id - 41) * config.interval_ms, id)).collect();
+        assert_eq!(barriers, expected, "one barrier every 30 s, from checkpoint 42 at 10:00:30");
+        let completed = events(&sim, |e| match *e {
+            Event::CheckpointCompleted { checkpoint_id: 42, offset } => Some(offset),
+            _ => None,
+        });
+        // A 100 ms pause and 2 GB uploaded at 1 GB/s: about two seconds after the barrier.
+        let [(completed_at, offset)] = completed[..] else { panic!("checkpoint 42 completes once: {completed:?}") };
+        assert!(completed_at.abs_diff(at("10:00:32")) <= 1_000, "completed at {completed_at}");
+        assert_eq!(offset, 1_060_000, "its offsets total 30 s of input past 1,000,000");
+        assert_eq!(sim.restore_points.last().map(RestorePoint::id), Some(45));
+    }
+
+    #[test]
+    fn a_crash_discards_the_checkpoint_in_flight_and_restores_the_last_completed_one() {
+        // At 10:00:31 checkpoint 42's barrier is injected but its upload is not done.
+        let config = Config { crash_at_ms: Some(at("10:00:31")), ..Config::default() };
+        let mut sim = Sim::new(&config).expect("valid");
+        sim.run_until(at("10:00:31"));
+        assert_eq!(sim.in_flight(), Some(42), "checkpoint 42 is in flight just before the crash");
+        sim.run_until(at("10:00:35"));
+        assert!(!sim.is_running(), "the job is down, the failure not yet detected");
+        assert_eq!(sim.in_flight(), None);
+        let recovery = sim.recoveries.first().expect("the crash happened");
+        assert_eq!(recovery.discarded_checkpoint, Some(42));
+        assert_eq!(recovery.restored.id(), 41, "only a completed checkpoint can be restored");
+        assert!(sim.restore_points.iter().all(|p| p.id() != 42), "checkpoint 42 never completed");
+        let discarded = events(&sim, |e| match *e {
+            Event::CheckpointDiscarded { checkpoint_id } => Some(checkpoint_id),
+            _ => None,
+        });
+        assert_eq!(discarded, vec![(at("10:00:31"), 42)]);
+    }
+
+    #[test]
+    fn the_fast_and_per_event_step_loops_reach_the_same_state() {
+        let config = Config { horizon_ms: 120_000, ..Config::default() };
+        let (mut fast, mut reference) = (Sim::new(&config).unwrap(), Sim::per_event(&config).unwrap());
+        fast.run_to_end();
+        reference.run_to_end();
+        assert_eq!(fast.trace, reference.trace);
+        assert_eq!(fast.restore_points, reference.restore_points);
+        assert_eq!(fast.read_offsets(), reference.read_offsets());
     }
 }

@@ -5,9 +5,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::clock::ClockTime;
-use super::settings;
-pub use super::settings::{ConfigError, FieldValue, MAX_SAFE_INTEGER};
 use super::units::{format_bytes, format_duration_ms};
+use crate::engine::settings;
+pub use crate::engine::settings::{ConfigError, FieldValue, MAX_SAFE_INTEGER};
 
 /// How operators line up barriers that arrive on several inputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -244,7 +244,7 @@ impl Config {
     /// Whether the transactional sink's readers see rows as they are written: barrier mode with
     /// `read_uncommitted` consumers (a micro-batch's rows are visible at once to every reader).
     pub fn reads_uncommitted(&self) -> bool {
-        self.mode == Mode::Barrier && self.isolation_level == IsolationLevel::ReadUncommitted
+        self.mode.sink_has_transactions() && self.isolation_level == IsolationLevel::ReadUncommitted
     }
 
     /// Checks every setting; the first one out of range is named in the error.

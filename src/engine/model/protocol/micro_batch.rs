@@ -8,11 +8,11 @@
 use serde::Serialize;
 
 use super::{Ctx, Due, RestorePoint};
-use crate::engine::checkpoint::{transfer_ms, upload_bytes, Snapshot};
-use crate::engine::config::Config;
-use crate::engine::job::Job;
-use crate::engine::trace::Event;
-use crate::engine::trace::Phase;
+use crate::engine::model::checkpoint::{transfer_ms, upload_bytes, Snapshot};
+use crate::engine::model::job::Job;
+use crate::engine::model::trace::Event;
+use crate::engine::model::trace::Phase;
+use crate::engine::settings::config::Config;
 
 /// One offset-log entry: what batch `batch_id` reads, fixed before the batch runs.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -4,8 +4,8 @@
 //! stopped Spark query comes back by its supervisor (a cluster manager, a job scheduler): Spark
 //! has neither heartbeat-timed TaskManagers nor a restart strategy.
 
-use super::config::{Config, Failure, Mode, RestartStrategy, TASK_FAILURE_DETECTION_MS};
 use super::source::{mix64, sub_seed};
+use crate::engine::settings::config::{Config, Failure, RestartStrategy, TASK_FAILURE_DETECTION_MS};
 
 /// Time from a crash until the JobManager knows: the override if set, else a task's report or a
 /// lost TaskManager's heartbeat timeout. The timeout counts from the last heartbeat the
@@ -13,11 +13,10 @@ use super::source::{mix64, sub_seed};
 /// micro-batch mode, the time until the query's supervisor notices it stopped, whatever failed:
 /// the heartbeat timeout's setting, which the page names so there.
 pub fn detection_delay_ms(config: &Config) -> u64 {
-    match (config.detection_ms, config.mode, config.failure) {
-        (Some(ms), _, _) => ms,
-        (None, Mode::MicroBatch, _) => config.heartbeat_timeout_ms,
-        (None, Mode::Barrier, Failure::Task) => TASK_FAILURE_DETECTION_MS,
-        (None, Mode::Barrier, Failure::TaskmanagerLost) => config.heartbeat_timeout_ms,
+    match (config.detection_ms, config.failure) {
+        (Some(ms), _) => ms,
+        (None, Failure::Task) if config.mode.reports_task_failures() => TASK_FAILURE_DETECTION_MS,
+        (None, _) => config.heartbeat_timeout_ms,
     }
 }
 
@@ -27,7 +26,7 @@ pub fn detection_delay_ms(config: &Config) -> u64 {
 /// factor drawn from the seed and `failure_number`, kept between the initial and the maximum.
 /// In micro-batch mode, the supervisor's fixed wait, the restart delay.
 pub fn restart_backoff_ms(config: &Config, failure_number: u32) -> u64 {
-    if config.mode == Mode::MicroBatch {
+    if !config.mode.has_restart_strategy() {
         return config.restart_delay_ms;
     }
     match config.restart_strategy {
@@ -48,6 +47,7 @@ pub fn restart_backoff_ms(config: &Config, failure_number: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::settings::config::Mode;
 
     #[test]
     fn a_stopped_query_comes_back_by_its_supervisor_whatever_flink_would_do() {

@@ -8,12 +8,12 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::checkpoint::Snapshot;
-use super::config::Config;
-use super::data_plane::DataPlane;
 use super::operators::{window::Emission, JobShape, JobState};
 use super::sinks::{row_ms, Row, Sinks};
 use super::source::SourceLog;
 use super::trace::{Event, SinkRows, SinkStalenessMs, Trace};
+use crate::engine::fast::data_plane::DataPlane;
+use crate::engine::settings::config::Config;
 
 #[derive(Clone, Debug)]
 pub struct Job {

@@ -7,8 +7,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::engine::clock::{parse_clock, ClockTime};
-use crate::engine::units::{
+use super::clock::{parse_clock, ClockTime};
+use super::units::{
     format_bytes, format_count, format_duration_ms, parse_bytes, parse_bytes_per_s, parse_decimal, parse_duration_ms,
 };
 use std::fmt;

@@ -12,9 +12,14 @@
 //! state), exactly-once checkpoints (an at-least-once snapshot may hold events past its barrier,
 //! which the replay counts again) and no rewind past the log's retention. Anything else, or an
 //! emission that does not line up with the failure-free table, and the report reads every row.
+//!
+//! The reference is that row-by-row reading (the tables' own surveys in
+//! `crate::engine::model::sinks` and [`SinkTables::history_by_scan`](crate::engine::model::report::SinkTables::history_by_scan));
+//! tests/fast_path.rs holds the two to the same figures and key histories, and the tests below
+//! to the same layouts.
 
-use super::keys::KeyIndex;
-use super::Row;
+use crate::engine::model::sinks::keys::KeyIndex;
+use crate::engine::model::sinks::Row;
 
 /// The failure-free table by emit boundary and by key, worked out once per failure-free table.
 #[derive(Clone, Debug)]
@@ -312,8 +317,8 @@ impl Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::config::{Alignment, CheckpointingMode, Config, Mode};
-    use crate::engine::trace::Event;
+    use crate::engine::model::trace::Event;
+    use crate::engine::settings::config::{Alignment, CheckpointingMode, Config, Mode};
 
     /// The run's table laid out emission by emission, against the failure-free table.
     fn read_run(config: &Config) -> (Option<(Layout, TruthEmissions)>, Vec<Row>, KeyIndex) {

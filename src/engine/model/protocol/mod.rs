@@ -7,13 +7,136 @@ pub mod barrier;
 pub mod micro_batch;
 
 use super::checkpoint::{CompletedCheckpoint, Snapshot};
-use super::config::{Config, Mode};
 use super::job::Job;
 use super::trace::Phase;
 use super::trace::Trace;
+use crate::engine::settings::config::{Config, Mode, Snapshots};
 
 pub use barrier::Barrier;
 pub use micro_batch::{CommittedBatch, MicroBatch, OffsetLogEntry};
+
+/// How a protocol names its parts, for the words the lesson, the charts and the command line
+/// put around its figures (the figures themselves are numbers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Words {
+    /// The protocol: "barrier" or "micro-batch".
+    pub name: &'static str,
+    /// What the job takes every interval: "checkpoint" or "micro-batch".
+    pub cycle: &'static str,
+    /// What a restart restores: "checkpoint" or "batch".
+    pub restore_point: &'static str,
+    /// What starts one: its "barrier", or the batch "planned" at a trigger.
+    pub started: &'static str,
+    /// What makes one restorable: "completed" or "committed".
+    pub done: &'static str,
+    /// A restorable one: "completed checkpoint" or "committed batch".
+    pub restorable: &'static str,
+    /// Its mark on a timeline: "checkpoint completed" or "batch committed".
+    pub mark: &'static str,
+    /// The timeline of its cycles, long and short.
+    pub timeline_title: &'static str,
+    pub timeline_short_title: &'static str,
+    /// The transactional sink design as this protocol writes it: "transactional" (Kafka
+    /// transactions committed with checkpoints) or "idempotent by batch id" (Spark's
+    /// `foreachBatch`, with no transaction).
+    pub transactional_sink: &'static str,
+}
+
+/// What each restart protocol answers about itself. Code outside the protocols asks these
+/// questions rather than matching on the mode.
+impl Mode {
+    /// How the protocol names its parts.
+    pub const fn words(self) -> Words {
+        match self {
+            Mode::Barrier => Words {
+                name: "barrier",
+                cycle: "checkpoint",
+                restore_point: "checkpoint",
+                started: "barrier",
+                done: "completed",
+                restorable: "completed checkpoint",
+                mark: "checkpoint completed",
+                timeline_title: "Checkpoint timeline: alignment, sync pause, upload",
+                timeline_short_title: "Checkpoint timeline",
+                transactional_sink: "transactional",
+            },
+            Mode::MicroBatch => Words {
+                name: "micro-batch",
+                cycle: "micro-batch",
+                restore_point: "batch",
+                started: "planned",
+                done: "committed",
+                restorable: "committed batch",
+                mark: "batch committed",
+                timeline_title: "Batch timeline: offset log, processing, state store, commit log",
+                timeline_short_title: "Batch timeline",
+                transactional_sink: "idempotent by batch id",
+            },
+        }
+    }
+
+    /// Whether barriers flow with the data (a view of an instant announces the next one).
+    pub fn has_barriers(self) -> bool {
+        self == Mode::Barrier
+    }
+
+    /// Whether the transactional sink writes in transactions committed when a checkpoint
+    /// completes, so `read_committed` and `read_uncommitted` readers see different things. A
+    /// micro-batch writes each batch idempotently by its id, with no transaction.
+    pub fn sink_has_transactions(self) -> bool {
+        self == Mode::Barrier
+    }
+
+    /// Whether the coordinator hears of a task's failure at once (Flink's JobManager gets the
+    /// exception), rather than only when a heartbeat or a supervisor notices the job stopped.
+    pub fn reports_task_failures(self) -> bool {
+        self == Mode::Barrier
+    }
+
+    /// Whether a restart strategy (Flink's fixed or exponential delay) chooses the wait before a
+    /// restart; a stopped Spark query waits its supervisor's fixed restart delay.
+    pub fn has_restart_strategy(self) -> bool {
+        self == Mode::Barrier
+    }
+
+    /// Whether a restore point can be expired by Flink's checkpoint timeout.
+    pub fn has_checkpoint_timeout(self) -> bool {
+        self == Mode::Barrier
+    }
+
+    /// Whether each restore point writes the whole state when `snapshots` asks for full ones. A
+    /// micro-batch's state store always writes the changes since the previous version.
+    pub fn writes_whole_state(self, snapshots: Snapshots) -> bool {
+        self == Mode::Barrier && snapshots == Snapshots::Full
+    }
+
+    /// Whether what the job writes depends only on the events, each emission holding the
+    /// totals up to its emit boundary, so runs that differ in interval, state size or crash
+    /// write the same rows. A micro-batch's rows are its trigger's: a restart moves where
+    /// batches are cut, and the running totals in between.
+    pub fn rows_depend_only_on_events(self) -> bool {
+        self == Mode::Barrier
+    }
+
+    /// Whether the readers read whenever the job runs (a barrier job), rather than only the
+    /// offsets a batch planned, standing still between batches.
+    pub fn reads_continuously(self) -> bool {
+        self == Mode::Barrier
+    }
+
+    /// Whether what was in flight at a crash runs again as planned after the restart (a
+    /// micro-batch reruns its offset-log entry), rather than being discarded and taken anew
+    /// (a checkpoint). A restarted query also runs its first batch at once.
+    pub fn reruns_in_flight(self) -> bool {
+        self == Mode::MicroBatch
+    }
+
+    /// Whether the job runs batches whose processing and commit the store paces: a store that
+    /// cannot keep up runs them back to back, and the backpressure setting does not apply.
+    pub fn runs_batches(self) -> bool {
+        self == Mode::MicroBatch
+    }
+}
 
 /// What a restart can restore: a completed checkpoint or a committed batch.
 #[derive(Clone, Debug, PartialEq)]
@@ -190,6 +313,15 @@ impl Protocol {
         match self {
             Protocol::Barrier(b) => b.next_due_ms(now_ms, job),
             Protocol::MicroBatch(m) => m.next_due_ms(config),
+        }
+    }
+
+    /// Like [`Protocol::next_due_ms`]; without `emit_boundaries`, a barrier job's emit boundaries
+    /// are left out (while the readers are behind, a boundary passes when the readers get there).
+    pub fn next_work_ms(&self, now_ms: u64, config: &Config, job: &Job, emit_boundaries: bool) -> u64 {
+        match self {
+            Protocol::Barrier(b) if !emit_boundaries => b.next_stage_ms(),
+            protocol => protocol.next_due_ms(now_ms, config, job),
         }
     }
 
