@@ -32,8 +32,11 @@ cp www/settings.js pkg/settings.js
 cp www/exercise-panel.js pkg/exercise-panel.js
 cp www/first-picture.svg www/first-picture-dark.svg pkg/
 cp LICENSE-MIT LICENSE-APACHE pkg/
-# The package's scripts are minified (the sources, with their comments, are www/ and src/): a page
-# loads a third fewer bytes before its first chart (BENCHMARKS.md).
+# The package's README is for lesson authors (install, embed, events, types, toolchains), not the
+# repository's, which is about building and testing the project.
+cp www/package-README.md pkg/README.md
+# The package's scripts are minified (the sources, with their comments, are www/ and src/): the
+# element is about half the bytes gzipped (BENCHMARKS.md, "Kept").
 for js in checkpoint-lab.js settings.js exercise-panel.js checkpoint_lab.js checkpoint_lab_exercises.js checkpoint_lab_first.js; do
   esbuild --log-level=warning --minify --format=esm "pkg/$js" --outfile="pkg/$js" --allow-overwrite
 done
