@@ -551,8 +551,9 @@ class LabView {
       if (name === "pipeline") {
         figure.classList.add("pipeline-figure");
         figure.insertBefore(this.buildCursorBar(), details);
-        // The page's picture of this view in the lesson's default scenario (see firstPicture
-        // in the README), over the canvas until the engine has drawn it.
+        // The page's picture of this view in the lesson's default scenario (see firstPicture, and
+        // docs/embedding.md, "A picture before the engine loads"), over the canvas until the
+        // engine has drawn it.
         this.firstPictureSlot = el("slot", { name: "first-picture", class: "first-picture" });
         figure.prepend(this.firstPictureSlot);
       } else {
@@ -578,10 +579,10 @@ class LabView {
     this.progressBar = el("div", { class: "running", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "100", "aria-valuenow": "0", hidden: "", "aria-label": "Simulating" }, this.progressFill);
     this.exercisePanel = el("section", { class: "exercise", hidden: "" });
 
-    // A page may have written the first screen into its HTML (a declarative shadow root, see the
-    // README's "The first screen"): its styles (a copy of checkpoint-lab.css, or a link to it,
-    // loaded already) are kept, and the rest of it gives way to this view in the same task, so
-    // nothing moves or flashes.
+    // A page may have written the first screen into its HTML (a declarative shadow root, see
+    // docs/architecture.md, "The first screen"): its styles (a copy of checkpoint-lab.css, or a
+    // link to it, loaded already) are kept, and the rest of it gives way to this view in the same
+    // task, so nothing moves or flashes.
     const href = new URL("./checkpoint-lab.css", import.meta.url).href;
     const written = this.shadow.querySelector("style[data-styles=checkpoint-lab]")
       ?? [...this.shadow.querySelectorAll("link[rel=stylesheet]")].find((link) => link.href === href);
@@ -1499,7 +1500,7 @@ class LabView {
   /// than in the default run, and two across its range), each in a lab of its own, freed once
   /// its charts are drawn on canvases never shown. The browser has then compiled and optimised
   /// that code, and measured those labels, before the student first drags there (BENCHMARKS.md,
-  /// 2026-12-05, midday). It gives way to the page step by step and stops at the first change
+  /// "Kept"). It gives way to the page step by step and stops at the first change
   /// the student makes.
   warmUpLater() {
     // The browser optimises the module's code, shared by every view of the page: once is enough.
