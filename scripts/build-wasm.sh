@@ -31,11 +31,13 @@ cp www/settings.js pkg/settings.js
 cp www/exercise-panel.js pkg/exercise-panel.js
 cp www/first-picture.svg www/first-picture-dark.svg pkg/
 cp LICENSE-MIT LICENSE-APACHE pkg/
-# The package's scripts are minified (the sources, with their comments, are www/ and src/): a page
-# loads a third fewer bytes before its first chart (BENCHMARKS.md).
-# The element is www/element.js bundled with the files it is split into (the view, the scheduler,
-# the engine's loader, the API); the glue, the settings and the modules loaded on demand stay
-# files of their own.
+# The package's README is for lesson authors (install, embed, events, types, toolchains), not the
+# repository's, which is about building and testing the project.
+cp www/package-README.md pkg/README.md
+# The package's scripts are minified (the sources, with their comments, are www/ and src/): the
+# element is about half the bytes gzipped (BENCHMARKS.md, "Kept"). The element is www/element.js
+# bundled with the files it is split into (the view, the scheduler, the engine's loader, the API);
+# the glue, the settings and the modules loaded on demand stay files of their own.
 esbuild --log-level=warning --bundle --minify --format=esm www/element.js --outfile=pkg/checkpoint-lab.js \
   --external:./checkpoint_lab.js --external:./settings.js --external:./checkpoint_lab_first.js \
   --external:./checkpoint_lab_exercises.js --external:./exercise-panel.js

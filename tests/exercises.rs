@@ -1,6 +1,6 @@
 //! The exercises: every built-in one is answered by the engine (its reference passes, a wrong
 //! answer fails), malformed exercises are rejected naming the exercise and the field, and the
-//! README's example for authors loads and works.
+//! example for authors in docs/exercises.md loads and works.
 
 use checkpoint_lab::lesson::exercise::{expr, Exercise, Kind, Response, MAX_JSON_DEPTH};
 use serde_json::{json, Map, Value};
@@ -113,9 +113,9 @@ fn malformed_exercises_are_rejected_naming_the_exercise_and_the_field() {
 }
 
 #[test]
-fn the_readme_example_for_authors_loads_and_works() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let section = readme.split("## Writing exercises").nth(1).expect("the README has the section");
+fn the_documented_example_for_authors_loads_and_works() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/exercises.md")).unwrap();
+    let section = doc.split("# Writing exercises").nth(1).expect("docs/exercises.md has the section");
     let json = section.split("```json\n").nth(1).and_then(|s| s.split("```").next()).expect("a json block");
     let list = Exercise::list_from_json(json).unwrap();
     assert_eq!(list.len(), 1);

@@ -1,6 +1,7 @@
 //! Generated files: from the settings table, the page's settings module (`www/settings.js`) and
 //! the `Config` and attribute declarations; from the report's Rust types, the report's
-//! TypeScript declarations. A change to either fails here until
+//! TypeScript declarations; from the settings table, the settings reference (`docs/settings.md`).
+//! A change to any of them fails here until
 //! `UPDATE_GENERATED=1 cargo test --test generated` writes the files again.
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -9,6 +10,7 @@ use checkpoint_lab::lesson::{self, controls};
 const DECLARATIONS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/www/checkpoint-lab.d.ts");
 const MODULE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/www/settings.js");
 const SETTINGS_BLOCK: (&str, &str) = ("// <generated from src/engine/settings/table.rs>\n", "// </generated>\n");
+const REFERENCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/settings.md");
 const REPORT_BLOCK: (&str, &str) =
     ("// <generated from the report's Rust types>\n", "// </generated from the report's Rust types>\n");
 
@@ -24,6 +26,16 @@ fn the_settings_module_is_current() {
     }
     let found = std::fs::read_to_string(MODULE).unwrap_or_default();
     assert!(found == expected, "www/settings.js is stale: run UPDATE_GENERATED=1 cargo test --test generated");
+}
+
+#[test]
+fn the_settings_reference_is_current() {
+    let expected = controls::markdown_reference();
+    if update() {
+        std::fs::write(REFERENCE, &expected).unwrap();
+    }
+    let found = std::fs::read_to_string(REFERENCE).unwrap_or_default();
+    assert!(found == expected, "docs/settings.md is stale: run UPDATE_GENERATED=1 cargo test --test generated");
 }
 
 /// Checks (or with UPDATE_GENERATED rewrites) one generated block of the declarations.

@@ -493,7 +493,7 @@ export declare function toAttributes(config: Partial<Config>): Promise<Record<st
 export declare function mount(element: Element, options?: MountOptions): Promise<LabHandle>;
 export declare function wasmMemoryBytes(): Promise<number>;
 
-/** An exercise, as authors write it (README: "Writing exercises"). */
+/** An exercise, as authors write it (docs/exercises.md). */
 export interface Exercise {
   id: string;
   title: string;

@@ -1,4 +1,4 @@
-// The README's embedding example: a lesson page's own module, listening to the component.
+// docs/embedding.md's embedding example: a lesson page's own module, listening to the component.
 document.addEventListener("checkpointlab-change", (event) => {
   const { interval_replay_events } = event.detail;
   document.getElementById("progress").textContent =

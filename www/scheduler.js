@@ -412,7 +412,7 @@ export class Scheduler {
   /// than in the default run, and two across its range), each in a lab of its own, freed once
   /// its charts are drawn on canvases never shown. The browser has then compiled and optimised
   /// that code, and measured those labels, before the student first drags there (BENCHMARKS.md,
-  /// 2026-12-05, midday). It gives way to the page step by step and stops at the first change
+  /// "Kept"). It gives way to the page step by step and stops at the first change
   /// the student makes.
   warmUpLater() {
     // The browser optimises the module's code, shared by every view of the page: once is enough.

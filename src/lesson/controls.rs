@@ -1,14 +1,15 @@
 //! The page's controls and the TypeScript `Config` declaration, written from the engine's table of
 //! settings: `www/settings.js` (the page builds its sliders and selects from it and the element
 //! observes its attributes; it also lists the built-in exercises' ids) and a block of
-//! `checkpoint-lab.d.ts`. Both are generated;
-//! `tests/generated.rs` keeps the files current.
+//! `checkpoint-lab.d.ts`; and the settings reference for people (`docs/settings.md`). All are
+//! generated; `tests/generated.rs` keeps the files current.
 
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::engine::settings::config::Config;
-use crate::engine::settings::{Setting, Unit, SETTINGS};
+use crate::engine::settings::units::format_count;
+use crate::engine::settings::{Control, Setting, Unit, SETTINGS};
 
 /// The settings as the page reads them: the table with each default filled in, and the default as
 /// the control's readout shows it (none for a choice or an optional setting left out), so the
@@ -105,5 +106,79 @@ pub fn typescript_config() -> String {
          /** What the `charts` option may name: a chart, the headline figures or the crash table. */\n\
          export type ViewName = {views};\n"
     ));
+    out
+}
+
+/// The settings reference (`docs/settings.md`): one row per setting with its config key, element
+/// attribute, command-line flag, unit, allowed range, default and description, from the table.
+pub fn markdown_reference() -> String {
+    let defaults = Config::default();
+    let mut out = String::from(
+        "# Settings\n\n\
+         <!-- Generated from src/engine/settings/table.rs by `UPDATE_GENERATED=1 cargo test --test generated`.\n\
+         Do not edit: change the table instead. -->\n\n\
+         Every setting of a scenario, written once in the table in `src/engine/settings/table.rs`. The same\n\
+         setting is a key of `simulate(config)`, `mount(element, options)` and the report's `config`,\n\
+         an attribute of `<checkpoint-lab>` and a flag of `checkpoint-lab simulate`. Attributes and\n\
+         flags read values as people write them (`30s`, `2GB`, `200MB/s`, `10:00:45`, `1%`,\n\
+         `micro-batch`; `none` where a setting may be left out); config keys take numbers in the\n\
+         unit's base (milliseconds, bytes, bytes per second, milliseconds since midnight) or the\n\
+         choice's value (`\"micro_batch\"`). Sizes are decimal: 1 GB = 10^9 bytes. A value out of\n\
+         range is an error naming the key (or attribute, or flag) and the range; a valid value runs\n\
+         as given, never rounded to a slider step. One run may use at most 512 MB of simulated state;\n\
+         a larger scenario is refused up front. The defaults are the lesson's worked example, written\n\
+         as an attribute or a flag reads them; \"on the page\" says where the lesson page shows a\n\
+         control for the setting.\n\n\
+         | key | attribute | flag | unit | range | default | on the page | description |\n\
+         |---|---|---|---|---|---|---|---|\n",
+    );
+    for s in &SETTINGS {
+        let unit = match s.unit {
+            Unit::Count => "count",
+            Unit::EventsPerS => "events/s",
+            Unit::Seed => "seed",
+            Unit::DurationMs => "duration (ms)",
+            Unit::Bytes => "bytes",
+            Unit::BytesPerS => "bytes/s",
+            Unit::ClockMs => "clock time (ms since midnight)",
+            Unit::Share => "share (0 to 1)",
+            Unit::Factor => "multiplier",
+            Unit::Choice(_) => "choice",
+        };
+        let mut range = match s.unit {
+            // A choice's values as attributes and flags spell them, with the page's name where it
+            // says more than the value.
+            Unit::Choice(choices) => choices
+                .iter()
+                .map(|c| match c.label {
+                    label if label == c.value || label == c.flag_value => format!("`{}`", c.flag_value),
+                    label => format!("`{}` ({label})", c.flag_value),
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+            Unit::Count | Unit::EventsPerS => {
+                format!("{} to {}", format_count(s.min as u64), format_count(s.max as u64))
+            }
+            _ => format!("{} to {}", s.format_plain(s.min), s.format_plain(s.max)),
+        };
+        if s.optional {
+            range.push_str(", or `none`");
+        }
+        let default = defaults.get(s.key).unwrap_or(Value::Null);
+        let control = match s.control {
+            Control::None => "",
+            Control::Main => "main controls",
+            Control::Advanced => "more settings",
+        };
+        out.push_str(&format!(
+            "| `{}` | `{}` | `--{}` | {unit} | {} | `{}` | {control} | {}. |\n",
+            s.key,
+            s.attribute,
+            s.flag,
+            range.replace('|', "\\|"),
+            s.text(&default),
+            s.help.replace('|', "\\|"),
+        ));
+    }
     out
 }

@@ -224,7 +224,7 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
 mod tests {
     use crate::engine::{Config, Mode};
 
-    /// The lesson's worked example, line for line as the README prints it.
+    /// The lesson's worked example, line for line as docs/model.md prints it.
     #[test]
     fn the_default_crash_table_reads_as_the_lesson_tells_it() {
         let report = crate::lesson::simulate(&Config::default()).unwrap();
@@ -254,6 +254,13 @@ mod tests {
             ]
         );
         assert!(report.warnings.is_empty() && report.caught_up_reason.is_none());
+        let doc = include_str!("../../docs/model.md");
+        for (at, what) in &lines {
+            assert!(
+                doc.lines().any(|line| line.starts_with(at) && line.ends_with(what)),
+                "docs/model.md prints the crash table's line {at} {what}"
+            );
+        }
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! The report: one serde structure with everything the command line prints, the page draws and
 //! the exercises check, built from the engine's figures. Every instant is a `Stamp`: clock text
 //! ("10:00:32.100"), milliseconds since midnight and seconds since the scenario start. Field by
-//! field documentation is in the README. The fields marked `serde(skip)` are not part of the JSON:
-//! they are what the charts read beyond it.
+//! field documentation is in docs/report.md. The fields marked `serde(skip)` are not part of the
+//! JSON: they are what the charts read beyond it.
 
 use serde::Serialize;
 

@@ -1,22 +1,26 @@
 // Embedding: two independent instances on a lesson page with a hostile stylesheet and a strict
 // Content-Security-Policy; attributes, events, the mount() handle and its typed errors; and the
-// README's copy-paste example, loaded exactly as written.
+// copy-paste examples of docs/embedding.md and the README, loaded exactly as written.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { serve, launch, open, settled, shotPath, ROOT, fullScreenshot } from "./harness.mjs";
 
-/// The first ```html block of the README section "Embed it in a lesson page".
-function readmeExample() {
-  const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
-  const section = readme.split("## Embed it in a lesson page")[1];
+/// The first ```html block of a document's section (from its heading to the next).
+function example(file, heading) {
+  const text = fs.readFileSync(path.join(ROOT, file), "utf8");
+  const section = text.split(heading)[1];
+  assert.ok(section, `${file} has the section ${JSON.stringify(heading)}`);
   return section.match(/```html\n([\s\S]*?)```/)[1];
 }
 
 let server, base, browser;
 before(async () => {
-  ({ server, base } = await serve({ "/readme-example.html": readmeExample() }));
+  ({ server, base } = await serve({
+    "/embedding-example.html": example("docs/embedding.md", "## Embed it in a lesson page"),
+    "/readme-example.html": example("README.md", "## Embed it"),
+  }));
   browser = await launch();
 });
 after(async () => {
@@ -338,13 +342,24 @@ test("destroy() removes the instance and leaves the other working", async () => 
   assert.deepEqual(errors, []);
 });
 
-test("the README's embedding example works as written", async () => {
-  const { page, errors } = await open(browser, `${base}/readme-example.html`, { ready: "checkpoint-lab[data-ready=true]" });
+test("docs/embedding.md's embedding example works as written", async () => {
+  const { page, errors } = await open(browser, `${base}/embedding-example.html`, { ready: "checkpoint-lab[data-ready=true]" });
   const [lab] = await state(page);
   assert.ok(lab.ink > 1000);
   assert.equal(lab.figures.interval_replay_events, "20,000");
   await page.focus("[data-control=interval]");
   await page.keyboard.press("ArrowRight");
   await page.waitForFunction(() => document.querySelector("#progress").textContent.includes("30,000"));
+  assert.deepEqual(errors, []);
+});
+
+test("the README's ten-line embedding works as written", async () => {
+  const { page, errors } = await open(browser, `${base}/readme-example.html`, { ready: "checkpoint-lab[data-ready=true]" });
+  const [lab] = await state(page);
+  assert.ok(lab.ink > 1000);
+  assert.equal(lab.figures.interval_replay_events, "20,000");
+  const shown = await page.evaluate(() => [...document.querySelector("checkpoint-lab").shadowRoot.querySelectorAll("[data-control]")]
+    .filter((e) => e.getClientRects().length).map((e) => e.dataset.control));
+  assert.ok(shown.includes("interval") && shown.includes("crash-at"), `the two controls show: ${shown}`);
   assert.deepEqual(errors, []);
 });

@@ -7,10 +7,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { serve, launch, open, settled, ROOT, BROWSER } from "./harness.mjs";
 
-/// The README's complete example for authors, served as the lesson page's exercise file.
-function readmeExercises() {
-  const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
-  return readme.split("## Writing exercises")[1].split("```json\n")[1].split("```")[0];
+/// The complete example for authors in docs/exercises.md, served as the lesson page's exercise file.
+function documentedExercises() {
+  const doc = fs.readFileSync(path.join(ROOT, "docs", "exercises.md"), "utf8");
+  return doc.split("# Writing exercises")[1].split("```json\n")[1].split("```")[0];
 }
 
 const page = (body, script = "") => `<!doctype html><html lang="en"><head><meta charset="utf-8">
@@ -24,7 +24,7 @@ before(async () => {
     "/predict.html": page(`<checkpoint-lab exercise="replay-15s-after-barrier"></checkpoint-lab>`),
     "/set.html": page(`<checkpoint-lab exercises="largest-interval-10k sla-rule"></checkpoint-lab>`),
     "/author.html": page(`<checkpoint-lab exercises-src="/author-exercises.json" exercise="replay-at-10-02-10"></checkpoint-lab>`),
-    "/author-exercises.json": readmeExercises(),
+    "/author-exercises.json": documentedExercises(),
   }));
   browser = await launch();
 });
@@ -129,7 +129,7 @@ test("set the slider: the engine checks the student's settings", async () => {
   assert.deepEqual(errors, []);
 });
 
-test("the README's exercise for authors, loaded with exercises-src", async () => {
+test("docs/exercises.md's exercise for authors, loaded with exercises-src", async () => {
   const { page: p, errors } = await open(browser, `${base}/author.html`, ready);
   assert.match(await p.textContent(".exercise h3"), /A later crash/);
   await p.fill("[data-exercise=answer]", "20000");

@@ -50,6 +50,11 @@ test("npm pack ships the element, the engine, the first chart's and the exercise
   assert.equal(pkg.exports["./first-chart"].default, "./checkpoint_lab_first.js");
   assert.ok(pkg.sideEffects.includes("./checkpoint-lab.js"), "bundlers keep the element's definition");
   assert.equal(pkg.license, "MIT OR Apache-2.0");
+  // The README npm shows is the one for lesson authors, not the repository's.
+  const readme = fs.readFileSync(path.join(PKG, "README.md"), "utf8");
+  assert.equal(readme, fs.readFileSync(path.join(ROOT, "www", "package-README.md"), "utf8"));
+  assert.match(readme, /<checkpoint-lab /, "the package's README shows the element");
+  assert.doesNotMatch(readme, /scripts\/serve\.sh|scripts\/test\.sh|cargo /, "the package's README is not the repository's");
 });
 
 test("a page bundled with esbuild from the packed tarball shows the element with charts", async () => {
@@ -62,7 +67,8 @@ test("a page bundled with esbuild from the packed tarball shows the element with
   assert.match(bundle, /customElements\.define\("checkpoint-lab"/, "the element survives tree shaking");
   const bytes = result.metafile.outputs[Object.keys(result.metafile.outputs)[0]].bytes;
   console.log(`# bundle of import "checkpoint-lab": ${bytes} bytes of JS`);
-  // What the bundle loads relative to itself, as the README tells Vite and esbuild users to copy.
+  // What the bundle loads relative to itself, as docs/embedding.md and the package's README tell
+  // esbuild users to copy.
   for (const file of ["checkpoint_lab_bg.wasm", "checkpoint_lab_first_bg.wasm", "checkpoint_lab_exercises_bg.wasm", "checkpoint-lab.css"]) {
     fs.copyFileSync(path.join(work, "node_modules", "checkpoint-lab", file), path.join(site, file));
   }

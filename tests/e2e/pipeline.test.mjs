@@ -25,15 +25,16 @@ const INLINE = `<!doctype html>
 <checkpoint-lab id="lag" charts="replay latency" controls=""></checkpoint-lab>
 </main></body></html>`;
 
-/// The README's lesson page with two inline figures and one full component (section "Inline figures").
-function readmeInlinePage() {
-  const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
-  return readme.split("### Inline figures")[1].match(/```html\n([\s\S]*?)```/)[1];
+/// The lesson page with two inline figures and one full component in docs/embedding.md (section
+/// "Inline figures").
+function documentedInlinePage() {
+  const doc = fs.readFileSync(path.join(ROOT, "docs", "embedding.md"), "utf8");
+  return doc.split("## Inline figures")[1].match(/```html\n([\s\S]*?)```/)[1];
 }
 
 let server, base, browser;
 before(async () => {
-  ({ server, base } = await serve({ "/inline.html": INLINE, "/readme-inline.html": readmeInlinePage() }));
+  ({ server, base } = await serve({ "/inline.html": INLINE, "/documented-inline.html": documentedInlinePage() }));
   browser = await launch();
 });
 after(async () => {
@@ -350,8 +351,8 @@ test("inline figures: charts and controls choose the views; a pipeline figure is
   assert.deepEqual(errors, []);
 });
 
-test("the README's lesson page: two inline figures and one full component", async () => {
-  const { page, errors } = await open(browser, `${base}/readme-inline.html`, { ready: "checkpoint-lab" });
+test("docs/embedding.md's lesson page: two inline figures and one full component", async () => {
+  const { page, errors } = await open(browser, `${base}/documented-inline.html`, { ready: "checkpoint-lab" });
   await page.waitForFunction(() => [...document.querySelectorAll("checkpoint-lab")].every((l) => l.dataset.ready));
   await settled(page);
   const views = await page.evaluate(() => [...document.querySelectorAll("checkpoint-lab")].map((lab) => {
@@ -371,7 +372,7 @@ test("the README's lesson page: two inline figures and one full component", asyn
   assert.deepEqual(views[1].controls, ["interval"]);
   for (const inline of views.slice(0, 2)) assert.ok(inline.height < 600, `an inline figure is ${inline.height} px tall`);
   assert.equal(views[2].charts.length, 6, "the full component shows every chart");
-  await fullScreenshot(page, { path: shotPath("readme-inline-page.png") });
+  await fullScreenshot(page, { path: shotPath("documented-inline-page.png") });
   assert.deepEqual(errors, []);
 });
 

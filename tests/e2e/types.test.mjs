@@ -1,5 +1,6 @@
-// The TypeScript declarations under `tsc --strict`: the README's TypeScript and a usage file that
-// touches every exported function, every event, the JSX element and every report field.
+// The TypeScript declarations under `tsc --strict`: the documented TypeScript (docs/embedding.md and
+// the npm package's README) and a usage file that touches every exported function, every event,
+// the JSX element and every report field.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -85,13 +86,16 @@ export const element = <checkpoint-lab interval="7s" crash-at="10:00:45" control
 console.log(shown);
 `;
 
-test("the declarations type the README's TypeScript, every export and every report field under tsc --strict", async () => {
+test("the declarations type the documented TypeScript, every export and every report field under tsc --strict", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "checkpoint-lab-types-"));
   try {
-    const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
-    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
-    assert.ok(blocks.length >= 1, "the README has TypeScript to check");
-    blocks.forEach((code, i) => fs.writeFileSync(path.join(dir, `readme-${i}.ts`), `${code}\nexport {};\n`));
+    // The TypeScript a reader copies: docs/embedding.md's and the npm package's README's.
+    for (const [name, file] of [["embedding", "docs/embedding.md"], ["package-readme", "www/package-README.md"]]) {
+      const text = fs.readFileSync(path.join(ROOT, file), "utf8");
+      const blocks = [...text.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+      assert.ok(blocks.length >= 1, `${file} has TypeScript to check`);
+      blocks.forEach((code, i) => fs.writeFileSync(path.join(dir, `${name}-${i}.ts`), `${code}\nexport {};\n`));
+    }
     fs.writeFileSync(path.join(dir, "usage.tsx"), USAGE);
     fs.writeFileSync(path.join(dir, "fields.ts"), await everyReportField());
     fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({
