@@ -368,7 +368,7 @@ export interface MountOptions extends Partial<Config> {
   controls?: string | string[];
   /** Which views show: "pipeline", "replay latency" or ["pipeline", "figures"]; all when absent. */
   charts?: ViewName | string | ViewName[];
-  /** The scenario time the pipeline view shows: "10:00:58" or ms since the scenario start. */
+  /** The scenario time the pipeline view shows: "10:00:58", "crash+1s" (follows the crash) or ms since the scenario start. */
   cursor?: string | number;
   theme?: "light" | "dark" | "auto";
   scenario?: ScenarioName;
@@ -451,11 +451,11 @@ export interface CheckpointLabAttributes extends SettingAttributes {
   sink?: "append-only" | "upsert" | "transactional" | "dedupe-view";
   theme?: "light" | "dark" | "auto";
   scenario?: ScenarioName;
-  /** Which controls show, e.g. "interval state-size crash-at". */
+  /** Which controls show, e.g. "interval state-size crash-at"; the pipeline view's parts are "cursor", "play" and "description". */
   controls?: string;
   /** Which views show, e.g. "pipeline" or "replay latency". */
   charts?: string;
-  /** The scenario time the pipeline view shows, e.g. "10:00:58". */
+  /** The scenario time the pipeline view shows, e.g. "10:00:58", or "crash+1s", which follows the crash. */
   cursor?: string;
   exercise?: string;
   exercises?: string;

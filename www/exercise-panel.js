@@ -152,7 +152,7 @@ export function exercisePanel({ el, listOption, controls, catalogue, check, reve
       const ex = this.exercise;
       const view = this.view;
       view.applySettings(ex.start || {});
-      view.showControls(ex.kind === "set" ? listOption("controls", ex.controls || "interval state-size crash-at advanced", controls) : []);
+      view.showControls([...(ex.kind === "set" ? listOption("controls", ex.controls || "interval state-size crash-at advanced", controls) : []), "cursor", "play", "description"]);
       view.update();
       this.show();
     }

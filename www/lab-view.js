@@ -1,15 +1,13 @@
 // One lab inside a shadow root: its controls, figures, charts and crash table, built from the
 // generated settings module and filled from what the engine computes for each change
 // (src/lesson/view.rs): this file only puts those strings and pictures where they go. When to run
-// and draw is the scheduler's (scheduler.js).
-import { SCENARIOS, SINKS, CHARTS, TIME_CHARTS, FIGURES, COMPARE_HINT, FIRST_CURSOR, FIRST_CLOCK, CRASH_SETTING } from "./settings.js";
+// and draw is the scheduler's (scheduler.js); the scenario time it shows is the cursor's (cursor.js).
+import { SCENARIOS, SINKS, CHARTS, TIME_CHARTS, FIGURES, COMPARE_HINT, FIRST_CURSOR, FIRST_CLOCK } from "./settings.js";
 import { CONTROLLED, MAIN_SETTINGS, ADVANCED_SETTINGS, ALL_CONTROLS, ALL_VIEWS, DEFAULT_CONFIG, el, setText, nearest } from "./shared.js";
-import { viewLab, views, formatValue, viewOf, Player } from "./engine.js";
-import { Scheduler, PREPARE_SLICE_MS, OUT_OF_VIEW_MARGIN } from "./scheduler.js";
+import { viewLab, views, viewOf } from "./engine.js";
+import { PREPARE_SLICE_MS, OUT_OF_VIEW_MARGIN } from "./scheduler.js";
+import { Cursor } from "./cursor.js";
 
-const clock = (ms) => formatValue("clock_ms", ms);
-/// How long the spoken description of the pipeline waits between two updates while the cursor moves.
-const DESCRIBE_EVERY_MS = 600;
 /// The values a slider stops at, from the engine's steps (a list, or a range with its step).
 export function stepValues(steps) {
   if (steps.kind === "values") return steps.values;
@@ -20,7 +18,7 @@ export function stepValues(steps) {
 }
 let instances = 0;
 
-export class LabView extends Scheduler {
+export class LabView extends Cursor {
   constructor(host, shadow) {
     super();
     this.host = host;
@@ -267,195 +265,6 @@ export class LabView extends Scheduler {
     this.root.classList.toggle("dark", this.theme());
   }
 
-  // ----- the cursor: a time in the scenario the pipeline view shows and the time charts mark -----
-  /// The "Scenario time" control, the event and play buttons, the speed, and the spoken description.
-  buildCursorBar() {
-    const id = `${this.id}-cursor`;
-    this.cursorInput = el("input", { id, type: "range", min: "0", max: "600000", step: "100", value: "0", "data-control": "cursor" });
-    this.cursorOut = el("output", { for: id, class: "readout", "data-cursor": "clock" });
-    this.previousEvent = el("button", { type: "button", "data-action": "previous-event", title: "Previous event" }, "◀ Event");
-    this.nextEvent = el("button", { type: "button", "data-action": "next-event", title: "Next event" }, "Event ▶");
-    this.previousEvent.setAttribute("aria-label", "Previous event");
-    this.nextEvent.setAttribute("aria-label", "Next event");
-    this.description = el("p", { class: "pipeline-description", "data-pipeline-description": "", "aria-live": "polite" });
-    // Not a ".control": the `controls` option chooses settings; the cursor belongs to the pipeline view.
-    const time = el("div", { class: "cursor-control" }, el("label", { for: id }, "Scenario time"), this.cursorInput, this.cursorOut);
-    this.speed.row.className = "cursor-speed";
-    const buttons = el("div", { class: "cursor-buttons" }, this.previousEvent, this.play, this.nextEvent, this.speed.row);
-    this.cursorInput.addEventListener("input", () => this.setCursor(Number(this.cursorInput.value)));
-    this.previousEvent.addEventListener("click", () => this.stepEvent(-1));
-    this.nextEvent.addEventListener("click", () => this.stepEvent(1));
-    this.cursorBar = el("div", { class: "cursor-bar", role: "group", "aria-label": "Scenario time" }, time, buttons);
-    return el("div", {}, this.cursorBar, this.description);
-  }
-
-  /// Milliseconds since the scenario start where the cursor stands (before the student moves it:
-  /// the crash, or the first barrier and a second).
-  cursorMs() {
-    if (this.cursorS !== undefined) return Math.round(this.cursorS * 1000);
-    return this.summary ? this.lab.default_cursor() : 0;
-  }
-
-  /// Moves the cursor to `ms` since the scenario start: the pipeline view, the time charts' marks,
-  /// the control and (throttled) the description follow.
-  setCursor(ms) {
-    if (!this.summary || !Number.isFinite(ms)) return;
-    const clamped = Math.min(Math.max(0, ms), this.horizonMs);
-    this.cursorS = clamped / 1000;
-    this.showCursor();
-    this.requestDraw(["pipeline", ...TIME_CHARTS]);
-    this.host.dispatchEvent(new CustomEvent("checkpointlab-cursor", {
-      bubbles: true, composed: true, detail: { ms: clamped, at: clock(this.startMs + clamped) },
-    }));
-  }
-
-  /// Reads a time ("10:00:58" or ms since the scenario start) and moves the cursor there; throws an
-  /// Error naming `cursor` when it is not a time of this run.
-  seek(time) {
-    if (!this.summary) throw new Error("cursor: the lab has not run yet");
-    this.setCursor(this.lab.cursor(time));
-    this.flushDraw();
-  }
-
-  /// The control, its readout and the description at the cursor.
-  showCursor() {
-    const ms = this.cursorMs();
-    this.cursorInput.max = String(this.horizonMs);
-    this.cursorInput.value = String(ms);
-    const text = clock(this.startMs + ms);
-    this.cursorOut.textContent = text;
-    this.cursorInput.setAttribute("aria-valuetext", text);
-    this.describe();
-  }
-
-  /// Updates the spoken description at most every DESCRIBE_EVERY_MS while the cursor moves, and
-  /// once more when it stops, so a screen reader is not flooded.
-  describe() {
-    if (this.describeTimer) {
-      this.describePending = true;
-      return;
-    }
-    this.writeDescription();
-    this.describeTimer = setTimeout(() => {
-      this.describeTimer = undefined;
-      if (this.describePending) {
-        this.describePending = false;
-        this.describe();
-      }
-    }, DESCRIBE_EVERY_MS);
-  }
-
-  writeDescription() {
-    if (!this.lab || !this.summary) return;
-    const ms = this.cursorMs();
-    const world = this.lab.world(ms);
-    this.description.textContent = world.description;
-    this.description.dataset.cursorMs = String(ms);
-    this.description.dataset.status = world.status;
-  }
-
-  /// Jumps to the previous (-1) or next (+1) event: barrier, completed checkpoint, crash, detection, restore, caught up.
-  stepEvent(direction) {
-    if (!this.summary) return;
-    const now = this.cursorMs();
-    const instants = this.instants ??= this.lab.key_instants();
-    const target = direction > 0 ? instants.find((t) => t > now + 0.5) : instants.findLast((t) => t < now - 0.5);
-    if (target !== undefined) this.setCursor(target);
-  }
-
-  /// A chart over the scenario clock: clicking, dragging or hovering moves the cursor there (with
-  /// a small readout of the values at that time); the keyboard moves it too.
-  scrubbable(name, canvas) {
-    canvas.setAttribute("tabindex", "0");
-    const timeAt = (event) => {
-      const axis = this.axes[name];
-      if (!axis) return undefined;
-      const rect = canvas.getBoundingClientRect();
-      const x = (event.clientX - rect.left) * (canvas.width / Math.max(1, rect.width));
-      if (x < axis.x0 - 2 || x > axis.x1 + 2) return undefined;
-      const s = axis.from_s + ((x - axis.x0) / Math.max(1, axis.x1 - axis.x0)) * (axis.to_s - axis.from_s);
-      return Math.round(Math.min(Math.max(s, axis.from_s), axis.to_s) * 1000);
-    };
-    if (name !== "pipeline") {
-      const readout = el("span", { class: "hover-readout", "data-readout": name, hidden: "" });
-      // At the end of the chart's figure, so the canvas stays next to its text alternative.
-      canvas.parentNode.append(readout);
-      const show = (ms, event) => {
-        const world = this.lab.world(ms);
-        readout.textContent = world.readout;
-        readout.removeAttribute("hidden");
-        const rect = canvas.getBoundingClientRect();
-        const x = event ? event.clientX - rect.left : rect.width / 2;
-        readout.style.left = `${Math.min(Math.max(0, x + 8), Math.max(0, rect.width - readout.offsetWidth))}px`;
-      };
-      // On the lag chart the crash marker can be dragged: the crash time follows it, and the
-      // run starts again when it is let go.
-      let draggingCrash = false;
-      const nearCrash = (event) => {
-        const axis = this.axes[name];
-        const crash = this.c[CRASH_SETTING].none ? undefined : this.c[CRASH_SETTING].get();
-        if (name !== "replay" || !axis || crash === undefined) return false;
-        const rect = canvas.getBoundingClientRect();
-        const ratio = canvas.width / Math.max(1, rect.width);
-        const crashX = axis.x0 + (((crash - this.startMs) / 1000 - axis.from_s) / (axis.to_s - axis.from_s)) * (axis.x1 - axis.x0);
-        return Math.abs((event.clientX - rect.left) * ratio - crashX) <= 6 * ratio;
-      };
-      canvas.addEventListener("pointerdown", (event) => {
-        const ms = timeAt(event);
-        if (ms === undefined) return;
-        canvas.setPointerCapture?.(event.pointerId);
-        if (nearCrash(event)) {
-          draggingCrash = true;
-          return;
-        }
-        this.setCursor(ms);
-        show(ms, event);
-      });
-      canvas.addEventListener("pointermove", (event) => {
-        const ms = timeAt(event);
-        if (ms === undefined || !this.summary) return;
-        canvas.style.cursor = draggingCrash || nearCrash(event) ? "ew-resize" : "";
-        if (draggingCrash) {
-          readout.textContent = `crash at ${clock(this.startMs + Math.round(ms / 1000) * 1000)}`;
-          readout.removeAttribute("hidden");
-          return;
-        }
-        this.setCursor(ms);
-        show(ms, event);
-      });
-      canvas.addEventListener("pointerup", (event) => {
-        if (!draggingCrash) return;
-        draggingCrash = false;
-        const ms = timeAt(event);
-        if (ms === undefined) return;
-        const crash = this.c[CRASH_SETTING];
-        const wanted = this.startMs + Math.round(ms / 1000) * 1000;
-        crash.set(Math.min(Math.max(wanted, crash.values[0]), crash.values[crash.values.length - 1]));
-        crash.none = false;
-        this.schedule("input");
-      });
-      canvas.addEventListener("pointerleave", () => readout.setAttribute("hidden", ""));
-      canvas.addEventListener("focus", () => this.summary && show(this.cursorMs()));
-      canvas.addEventListener("blur", () => readout.setAttribute("hidden", ""));
-      this.readouts = { ...(this.readouts || {}), [name]: show };
-    }
-    canvas.addEventListener("keydown", (event) => {
-      if (!this.summary) return;
-      const step = event.shiftKey ? 10000 : 1000;
-      const now = this.cursorMs();
-      const moves = {
-        ArrowLeft: () => this.setCursor(now - step), ArrowRight: () => this.setCursor(now + step),
-        Home: () => this.setCursor(0), End: () => this.setCursor(this.horizonMs),
-        PageUp: () => this.stepEvent(-1), PageDown: () => this.stepEvent(1), "[": () => this.stepEvent(-1), "]": () => this.stepEvent(1),
-      };
-      if (!moves[event.key]) return;
-      event.preventDefault();
-      moves[event.key]();
-      if (this.readouts?.[name]) this.readouts[name](this.cursorMs());
-    });
-  }
-
-  /// Shows only the named views (charts, "figures", "crash-table"); all of them when `list` is undefined.
   showViews(list) {
     const shown = new Set(list == null ? ALL_VIEWS : list);
     const toggle = (node, on) => (on ? node.removeAttribute("hidden") : node.setAttribute("hidden", ""));
@@ -505,6 +314,8 @@ export class LabView extends Scheduler {
     for (const setting of MAIN_SETTINGS) toggle(this.c[setting.key].row, shown.has(setting.attribute));
     toggle(this.advanced, shown.has("advanced"));
     toggle(this.actions, shown.has("actions"));
+    for (const [name, nodes] of Object.entries(this.cursorParts)) for (const node of nodes) toggle(node, shown.has(name));
+    toggle(this.cursorBar, shown.has("cursor") || shown.has("play"));
   }
 
   // ----- drawing -----
@@ -662,39 +473,6 @@ export class LabView extends Scheduler {
       selection.addRange(range);
       status.textContent = "Selected: press Ctrl+C (⌘C) to copy.";
     }
-  }
-
-  /// Play moves the cursor through the run at the chosen speed (a gloo-timers interval on the
-  /// Rust side, Player); with prefers-reduced-motion it jumps from event to event instead.
-  togglePlay() {
-    if (this.player) {
-      this.player.free?.();
-      clearInterval(this.player.jumps);
-      this.player = undefined;
-      this.flushDraw();
-      this.play.textContent = "Play";
-      this.play.setAttribute("aria-pressed", "false");
-      return;
-    }
-    if (!this.summary) return;
-    const end = this.horizonMs / 1000;
-    const now = this.cursorMs() / 1000;
-    const from = now < end - 1 ? now : 0;
-    if (this.reducedMotion.matches) {
-      this.player = { jumps: setInterval(() => {
-        const before = this.cursorMs();
-        this.stepEvent(1);
-        if (this.cursorMs() === before) this.togglePlay();
-      }, 1500) };
-      this.stepEvent(1);
-    } else {
-      this.player = new Player(from, end, Number(this.speed.get()), (t) => {
-        this.setCursor(t * 1000);
-        if (t >= end) this.togglePlay();
-      });
-    }
-    this.play.textContent = "Pause";
-    this.play.setAttribute("aria-pressed", "true");
   }
 
   /// The engine is about to be re-created (a panic): Play stops while the old instance still

@@ -306,9 +306,12 @@ export class Scheduler {
     const view = this.lab.view(this.config());
     this.horizonMs = view.span_ms;
     if (this.cursorS !== undefined && this.cursorS * 1000 > this.horizonMs) this.cursorS = this.horizonMs / 1000;
-    if (this.pendingCursor !== undefined) {
-      const wanted = this.pendingCursor;
-      this.pendingCursor = undefined;
+    // The cursor the page wrote, read again after each run: a time relative to the crash
+    // ("crash+1s") follows the crash the student moves.
+    const wanted = this.pendingCursor ?? this.cursorSource;
+    this.pendingCursor = undefined;
+    if (wanted !== undefined) {
+      this.cursorSource = wanted;
       try {
         this.cursorS = this.lab.cursor(wanted) / 1000;
       } catch (e) {

@@ -8,9 +8,9 @@ use serde::Serialize;
 use crate::engine::fast::world_index::WorldIndex;
 use crate::engine::model::trace::Phase;
 use crate::engine::model::world::{BatchStage, CheckpointStage, World};
-use crate::engine::settings::clock::ClockTime;
+use crate::engine::settings::clock::{parse_clock, ClockTime};
 use crate::engine::settings::config::Config;
-use crate::engine::settings::units::{format_bytes, format_count};
+use crate::engine::settings::units::{format_bytes, format_count, parse_duration_ms};
 use crate::engine::Sim;
 
 use super::report::{CheckpointSummary, LoggedBatch};
@@ -210,6 +210,27 @@ pub fn description(world: &World, config: &Config) -> String {
     out
 }
 
+/// A cursor as a person writes it, on the clock: a clock time ("10:00:58", "10:00:58.500") or a
+/// time relative to the crash ("crash", "crash+1s", "crash-500ms"), which follows the crash when
+/// the student moves it. Errors say what was expected.
+pub fn parse_cursor(config: &Config, text: &str) -> Result<u64, String> {
+    let Some(relative) = text.trim().strip_prefix("crash") else { return parse_clock(text) };
+    let crash_ms = config.crash_at_ms.ok_or("the scenario has no crash to count from")?;
+    let (sign, amount) = match relative.trim_start().chars().next() {
+        None => return Ok(crash_ms),
+        Some(sign @ ('+' | '-')) => (sign, relative.trim_start()[1..].trim()),
+        Some(_) => return Err(format!("expected crash, crash+1s or crash-2s (got {text:?})")),
+    };
+    let offset_ms = parse_duration_ms(amount)?;
+    let at = if sign == '+' { crash_ms.checked_add(offset_ms) } else { crash_ms.checked_sub(offset_ms) };
+    at.ok_or_else(|| format!("{text:?} falls before midnight"))
+}
+
+/// Whether a cursor is written relative to the crash, so that it follows the crash.
+pub fn follows_crash(text: &str) -> bool {
+    text.trim().starts_with("crash")
+}
+
 /// Where the cursor stands before the student moves it: the crash, or without one the first
 /// checkpoint's barrier and a second.
 pub fn default_cursor_ms(config: &Config) -> u64 {
@@ -297,5 +318,25 @@ impl WorldView {
                 dedupe_view: counts(world.sinks.dedupe_view),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cursor_reads_a_clock_time_or_a_time_from_the_crash() {
+        let config = Config::default();
+        assert_eq!(parse_cursor(&config, "10:00:58"), Ok(36_058_000));
+        assert_eq!(parse_cursor(&config, "crash"), Ok(36_045_000));
+        assert_eq!(parse_cursor(&config, "crash+1s"), Ok(36_046_000));
+        assert_eq!(parse_cursor(&config, "crash - 500ms"), Ok(36_044_500));
+        let later = Config { crash_at_ms: Some(36_070_000), ..Config::default() };
+        assert_eq!(parse_cursor(&later, "crash+1s"), Ok(36_071_000), "it follows the crash");
+        assert!(parse_cursor(&later, "crash*2").unwrap_err().contains("crash+1s"));
+        let none = Config { crash_at_ms: None, ..Config::default() };
+        assert!(parse_cursor(&none, "crash+1s").unwrap_err().contains("no crash"));
+        assert!(follows_crash("crash+1s") && !follows_crash("10:00:46"));
     }
 }

@@ -299,8 +299,9 @@ impl Lab {
         }
     }
 
-    /// Reads a cursor time: clock text ("10:00:58", "10:00:58.500") or milliseconds since the
-    /// scenario start. Returns milliseconds since the start, or throws an Error naming `cursor`.
+    /// Reads a cursor time: clock text ("10:00:58", "10:00:58.500"), a time relative to the crash
+    /// ("crash+1s") or milliseconds since the scenario start. Returns milliseconds since the
+    /// start, or throws an Error naming `cursor`.
     pub fn cursor(&self, value: JsValue) -> Result<f64, JsError> {
         let config = &self.current()?.config;
         let (start, horizon) = (config.start_time_ms, config.horizon_ms);
@@ -321,8 +322,8 @@ impl Lab {
             if text.chars().count() > MAX_TEXT_CHARS as usize {
                 return Err(JsError::new("cursor: a clock time is a short text like 10:00:58"));
             }
-            let at = crate::engine::settings::clock::parse_clock(&text)
-                .map_err(|e| JsError::new(&format!("cursor: {e}")))?;
+            let at =
+                lesson::pipeline::parse_cursor(config, &text).map_err(|e| JsError::new(&format!("cursor: {e}")))?;
             if at < start || at > start + horizon {
                 return Err(JsError::new(&format!("cursor: must be {} (got {text:?})", range())));
             }

@@ -372,6 +372,22 @@ test("docs/embedding.md's lesson page: two inline figures and one full component
   assert.deepEqual(views[1].controls, ["interval"]);
   for (const inline of views.slice(0, 2)) assert.ok(inline.height < 600, `an inline figure is ${inline.height} px tall`);
   assert.equal(views[2].charts.length, 6, "the full component shows every chart");
+  // `controls` shows exactly what it names: the first figure names the live description but not
+  // the cursor or Play; the full component shows them all.
+  const parts = await page.evaluate(() => [...document.querySelectorAll("checkpoint-lab")].map((lab) => {
+    const shown = (q) => Boolean(lab.shadowRoot.querySelector(q).getClientRects().length);
+    return { cursor: shown("[data-control=cursor]"), play: shown("[data-action=play]"), description: shown("[data-pipeline-description]") };
+  }));
+  assert.deepEqual(parts[0], { cursor: false, play: false, description: true });
+  assert.deepEqual(parts[1], { cursor: false, play: false, description: false });
+  assert.deepEqual(parts[2], { cursor: true, play: true, description: true });
+  // cursor="crash+1s" follows the crash: five seconds later, the figure shows 10:00:51.
+  const first = "checkpoint-lab:first-of-type";
+  await page.focus(`${first} >> [data-control=crash-at]`);
+  for (let i = 0; i < 5; i++) await page.keyboard.press("ArrowRight");
+  await settled(page);
+  const followed = await page.$eval(first, (lab) => lab.shadowRoot.querySelector("[data-pipeline-description]").textContent);
+  assert.ok(followed.startsWith("10:00:51."), followed);
   await fullScreenshot(page, { path: shotPath("documented-inline-page.png") });
   assert.deepEqual(errors, []);
 });
