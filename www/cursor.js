@@ -38,7 +38,7 @@ export class Cursor extends Scheduler {
   /// the crash, or the first barrier and a second).
   cursorMs() {
     if (this.cursorS !== undefined) return Math.round(this.cursorS * 1000);
-    return this.summary ? this.lab.default_cursor() : 0;
+    return this.summary ? this.defaultCursorMs ?? this.lab.default_cursor() : 0;
   }
 
   /// Moves the cursor to `ms` since the scenario start: the pipeline view, the time charts' marks,

@@ -358,6 +358,8 @@ export class LabView extends Cursor {
     if (!view) return;
     this.startMs = view.start_ms;
     this.horizonMs = view.span_ms;
+    // The last run's (render runs before a run too, with none).
+    if (view.default_cursor_ms != null) this.defaultCursorMs = view.default_cursor_ms;
     for (const shown of view.controls) {
       const control = this.c[shown.key];
       setText(control.labelEl, shown.label);

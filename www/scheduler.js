@@ -305,6 +305,7 @@ export class Scheduler {
     // What the page shows for this run besides its charts, in one call (lesson::view).
     const view = this.lab.view(this.config());
     this.horizonMs = view.span_ms;
+    this.defaultCursorMs = view.default_cursor_ms;
     if (this.cursorS !== undefined && this.cursorS * 1000 > this.horizonMs) this.cursorS = this.horizonMs / 1000;
     // The cursor the page wrote, read again after each run: a time relative to the crash
     // ("crash+1s") follows the crash the student moves.

@@ -99,6 +99,9 @@ pub struct ViewState {
     pub span_ms: u64,
     /// The windows the sink chart can show: every window the horizon touches.
     pub windows: Vec<WindowOption>,
+    /// Where the last run's cursor stands before the student moves it, in ms since the start:
+    /// the crash, or without one the first barrier and a second. None before the first run.
+    pub default_cursor_ms: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -349,6 +352,8 @@ pub fn view(config: &Config, report: Option<&Report>, pinned: Option<Pinned>) ->
         start_ms: config.start_time_ms,
         span_ms: config.horizon_ms,
         windows: windows(config),
+        default_cursor_ms: report
+            .map(|r| crate::lesson::pipeline::default_cursor_ms(&r.config) - r.config.start_time_ms),
     }
 }
 
