@@ -278,6 +278,9 @@ fn the_documented_example_for_authors_loads_and_works() {
     let reference = exercise.reference_number().unwrap();
     assert!(exercise.verdict(&Response::Number(reference)).unwrap().correct);
     assert!(!exercise.verdict(&Response::Number(reference * 2.0)).unwrap().correct);
+    // Its mistakes diagnose counting from the 10:01:30 checkpoint (80,000 events) and seconds.
+    assert_eq!(exercise.verdict(&Response::Number(reference * 4.0)).unwrap().mistake, Some(0));
+    assert_eq!(exercise.verdict(&Response::Number(10.0)).unwrap().mistake, Some(1));
 }
 
 #[test]
