@@ -508,6 +508,8 @@ export interface Exercise {
   controls?: string | null;
   hints?: string[];
   feedback: { right: string; wrong: string };
+  /** Number kind: common wrong answers; a wrong answer matching `check` gets this `feedback`. */
+  mistakes?: { check: string; feedback: string }[];
   explanation: string;
 }
 /** Validates and adds exercises; throws an Error naming the exercise and the field. */

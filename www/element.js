@@ -286,7 +286,8 @@ export class CheckpointLabElement extends ElementBase {
     } else if (view.panelKey !== key) {
       view.panelKey = key;
       view.panel = new exercises.Panel(view, ids);
-      view.panel.go(0);
+      // A sequence opens where the student was on the last visit.
+      view.panel.go(view.panel.rememberedIndex());
     }
   }
 

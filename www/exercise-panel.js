@@ -4,6 +4,8 @@
 
 /// Where a student's progress on one exercise is kept between visits.
 const progressKey = (id) => `checkpoint-lab:exercise:${id}`;
+/// Beside it, the exercise the student was on in a sequence (its id), restored on the next visit.
+const CURRENT_KEY = "checkpoint-lab:exercise-current";
 
 /// localStorage, or nothing where the page may not use it (a sandboxed frame, storage disabled).
 function storage() {
@@ -25,6 +27,30 @@ export function exercisePanel({ el, listOption, controls, catalogue, check, reve
       this.ids = ids;
       this.index = 0;
       this.state = new Map();
+      this.confirmingReset = false;
+    }
+
+    /// The index of the exercise the student was on last time, if this sequence holds it; else 0.
+    rememberedIndex() {
+      if (this.ids.length < 2) return 0;
+      let id = null;
+      try {
+        id = storage()?.getItem(CURRENT_KEY) ?? null;
+      } catch {
+        // Storage refused: start at the first exercise.
+      }
+      const index = this.ids.indexOf(id);
+      return index < 0 ? 0 : index;
+    }
+
+    /// Remembers the exercise the student is on (in a sequence; one exercise alone is not a place).
+    remember() {
+      if (this.ids.length < 2) return;
+      try {
+        storage()?.setItem(CURRENT_KEY, this.exercise.id);
+      } catch {
+        // Storage full or refused: the place lives for this visit only.
+      }
     }
 
     get exercise() {
@@ -57,8 +83,11 @@ export function exercisePanel({ el, listOption, controls, catalogue, check, reve
       }
     }
 
-    /// Forgets the progress of every exercise in this panel, here and in storage.
+    /// Forgets the progress of every exercise in this panel, here and in storage (after the
+    /// student confirmed it in the panel).
     resetProgress() {
+      this.confirmingReset = false;
+      this.focusReset = true;
       for (const id of this.ids) {
         this.state.delete(id);
         try {
@@ -133,22 +162,56 @@ export function exercisePanel({ el, listOption, controls, catalogue, check, reve
         if (this.index === this.ids.length - 1) next.disabled = true;
         buttons.append(previous, next);
       }
-      buttons.append(button("Reset progress", "reset-progress", () => this.resetProgress()));
       children.push(buttons);
       if (p.hints > 0) children.push(el("ul", { class: "hints" }, ...ex.hints.slice(0, p.hints).map((h) => el("li", {}, h))));
-      this.feedback = el("p", { class: `feedback${p.verdict ? (p.verdict.correct ? " right" : " wrong") : ""}`, role: "status", "data-exercise": "feedback" }, p.verdict ? p.verdict.feedback : "");
+      const feedbackAttributes = { class: `feedback${p.verdict ? (p.verdict.correct ? " right" : " wrong") : ""}`, role: "status", "data-exercise": "feedback" };
+      // A wrong answer the exercise lists as a common mistake is diagnosed by that mistake's feedback.
+      if (p.verdict && Number.isInteger(p.verdict.mistake)) feedbackAttributes["data-mistake"] = String(p.verdict.mistake);
+      this.feedback = el("p", feedbackAttributes, p.verdict ? p.verdict.feedback : "");
       children.push(this.feedback);
       if (p.revealText) children.push(el("p", { class: "revealed", "data-exercise": "revealed" }, `Answer: ${p.revealText}`));
       if (p.solved || p.revealed) children.push(el("p", { class: "explanation", "data-exercise": "explanation" }, ex.explanation));
+      // Reset sits apart from the navigation and asks before it forgets anything.
+      let focus;
+      if (this.confirmingReset) {
+        const confirm = button("Yes, reset", "reset-confirm", () => this.resetProgress());
+        const cancel = button("Cancel", "reset-cancel", () => this.cancelReset());
+        const question = el("div", { class: "reset confirming", role: "group", "aria-labelledby": `${view.id}-reset-question`, "data-exercise": "reset-question" },
+          el("p", { id: `${view.id}-reset-question` }, `Forget your progress on ${this.ids.length === 1 ? "this exercise" : `all ${this.ids.length} exercises`}: which you solved and how many attempts each took? This cannot be undone.`),
+          el("div", { class: "buttons" }, confirm, cancel));
+        question.addEventListener("keydown", (event) => {
+          if (event.key === "Escape") this.cancelReset();
+        });
+        children.push(question);
+        focus = cancel;
+      } else {
+        const ask = button("Reset progress…", "reset-progress", () => {
+          this.confirmingReset = true;
+          this.show();
+        });
+        children.push(el("div", { class: "reset" }, ask));
+        if (this.focusReset) focus = ask;
+      }
+      this.focusReset = false;
       panel.replaceChildren(...children);
+      focus?.focus();
       // Until a prediction is made, the figures that give it away stay hidden.
       view.root.classList.toggle("predicting", ex.kind !== "set" && !(p.solved || p.revealed));
+    }
+
+    /// Keeps the progress: the question goes away and focus returns to the reset button.
+    cancelReset() {
+      this.confirmingReset = false;
+      this.focusReset = true;
+      this.show();
     }
 
     /// Loads exercise `index`: its start settings and the controls it uses.
     go(index) {
       if (index < 0 || index >= this.ids.length) return;
       this.index = index;
+      this.confirmingReset = false;
+      this.remember();
       const ex = this.exercise;
       const view = this.view;
       view.applySettings(ex.start || {});

@@ -141,7 +141,7 @@ test("docs/exercises.md's exercise for authors, loaded with exercises-src", asyn
 test("the practice page carries every built-in exercise", async () => {
   const { page: p, errors } = await open(browser, `${base}/exercises.html`);
   const builtIn = await p.evaluate(async () => (await import("/pkg/checkpoint-lab.js")).exerciseIds());
-  assert.equal(builtIn.length, 12);
+  assert.equal(builtIn.length, 15);
   assert.match(await p.textContent(".exercise .progress"), new RegExp(`Exercise 1 of ${builtIn.length}`));
   await p.click("[data-exercise=next]");
   assert.match(await p.textContent(".exercise h3"), /between barrier and completion/);
@@ -159,9 +159,26 @@ test("progress survives a reload, the list jumps between exercises, and reset fo
   await p.waitForSelector("[data-exercise=explanation]");
   assert.match(await p.textContent(".exercise .progress"), /1 solved/, "solved is remembered after a reload");
   assert.equal(await p.isVisible("[data-figure=replayed_events]"), true, "a solved prediction shows the figures");
+  const stored = () => p.evaluate(() => localStorage.getItem("checkpoint-lab:exercise:replay-15s-after-barrier"));
+  // Reset asks first, inside the panel; Cancel keeps everything.
   await p.click("[data-exercise=reset-progress]");
+  assert.match(await p.textContent("[data-exercise=reset-question]"), /Forget your progress.*cannot be undone/);
+  assert.match(await p.textContent(".exercise .progress"), /1 solved/, "asking forgets nothing");
+  assert.notEqual(await stored(), null);
+  await p.click("[data-exercise=reset-cancel]");
+  assert.equal(await p.$("[data-exercise=reset-question]"), null, "Cancel takes the question away");
+  assert.match(await p.textContent(".exercise .progress"), /1 solved/, "Cancel keeps the progress");
+  assert.notEqual(await stored(), null);
+  assert.equal(await p.evaluate(() => document.querySelector("checkpoint-lab").shadowRoot.activeElement?.dataset.exercise), "reset-progress", "focus returns to the reset button");
+  // Escape cancels too; then the confirmed reset forgets.
+  await p.click("[data-exercise=reset-progress]");
+  await p.keyboard.press("Escape");
+  assert.equal(await p.$("[data-exercise=reset-question]"), null);
+  assert.match(await p.textContent(".exercise .progress"), /1 solved/);
+  await p.click("[data-exercise=reset-progress]");
+  await p.click("[data-exercise=reset-confirm]");
   assert.match(await p.textContent(".exercise .progress"), /0 solved/);
-  assert.equal(await p.evaluate(() => localStorage.getItem("checkpoint-lab:exercise:replay-15s-after-barrier")), null);
+  assert.equal(await stored(), null);
 
   const { page: q } = await open(browser, `${base}/set.html`, ready);
   const titles = await q.$$eval("[data-exercise=list] option", (os) => os.map((o) => o.textContent));
@@ -171,4 +188,63 @@ test("progress survives a reload, the list jumps between exercises, and reset fo
   assert.match(await q.textContent(".exercise .progress"), /Exercise 2 of 2/);
   assert.match(await q.textContent(".exercise h3"), new RegExp(titles[1].replace(/^2\. /, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
   assert.deepEqual(errors, []);
+});
+
+test("a common wrong answer gets its own diagnosis: 90,000 counts from checkpoint 41", async () => {
+  const { page: p, errors } = await open(browser, `${base}/predict.html`, ready);
+  await p.fill("[data-exercise=answer]", "90000");
+  await p.click("[data-exercise=check]");
+  const feedback = await p.textContent("[data-exercise=feedback]");
+  assert.match(feedback, /checkpoint 41/);
+  assert.doesNotMatch(feedback, /Not quite/, "the diagnosis replaces the general sentence");
+  assert.equal(await p.getAttribute("[data-exercise=feedback]", "data-mistake"), "0");
+  assert.deepEqual(await events(p), [{ id: "replay-15s-after-barrier", correct: false, attempts: 1 }]);
+  // Another mistake, another diagnosis: one partition's share.
+  await p.fill("[data-exercise=answer]", "2500");
+  await p.click("[data-exercise=check]");
+  assert.match(await p.textContent("[data-exercise=feedback]"), /one partition's share/);
+  // A wrong answer that is no listed mistake gets the general sentence.
+  await p.fill("[data-exercise=answer]", "12345");
+  await p.click("[data-exercise=check]");
+  assert.match(await p.textContent("[data-exercise=feedback]"), /Not quite/);
+  assert.equal(await p.getAttribute("[data-exercise=feedback]", "data-mistake"), null);
+  assert.deepEqual(errors, []);
+});
+
+test("the page remembers the exercise the student was on, and storage that throws is tolerated", async () => {
+  const { page: p, errors } = await open(browser, `${base}/set.html`, ready);
+  assert.match(await p.textContent(".exercise .progress"), /Exercise 1 of 2/);
+  await p.click("[data-exercise=next]");
+  await settled(p);
+  assert.equal(await p.evaluate(() => localStorage.getItem("checkpoint-lab:exercise-current")), "sla-rule");
+  await p.reload();
+  await p.waitForSelector("checkpoint-lab[data-ready=true]", { state: "attached" });
+  await p.waitForSelector(".exercise h3");
+  await settled(p);
+  assert.match(await p.textContent(".exercise .progress"), /Exercise 2 of 2/, "restored after a reload");
+  assert.match(await p.textContent(".exercise h3"), /interval rule/);
+  assert.deepEqual(errors, []);
+  await p.close();
+
+  // Storage that throws on every call: the panel starts at the first exercise and works.
+  const q = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const qErrors = [];
+  q.on("pageerror", (err) => qErrors.push(String(err)));
+  await q.addInitScript(() => {
+    for (const name of ["getItem", "setItem", "removeItem"]) {
+      Storage.prototype[name] = () => { throw new DOMException("refused", "SecurityError"); };
+    }
+  });
+  await q.goto(`${base}/set.html`);
+  await q.waitForSelector("checkpoint-lab[data-ready=true]", { state: "attached" });
+  await q.waitForSelector(".exercise h3");
+  assert.match(await q.textContent(".exercise .progress"), /Exercise 1 of 2/);
+  await q.click("[data-exercise=next]");
+  await settled(q);
+  assert.match(await q.textContent(".exercise .progress"), /Exercise 2 of 2/);
+  await q.click("[data-exercise=reset-progress]");
+  await q.click("[data-exercise=reset-confirm]");
+  assert.match(await q.textContent(".exercise .progress"), /0 solved/);
+  assert.deepEqual(qErrors, []);
+  await q.close();
 });

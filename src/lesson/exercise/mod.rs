@@ -12,7 +12,7 @@ use crate::engine::settings::config::{Config, FieldValue};
 use crate::engine::settings::units::format_count;
 
 /// Every field of an exercise, and those it must have.
-pub const FIELDS: [&str; 14] = [
+pub const FIELDS: [&str; 15] = [
     "id",
     "title",
     "prompt",
@@ -26,6 +26,7 @@ pub const FIELDS: [&str; 14] = [
     "controls",
     "hints",
     "feedback",
+    "mistakes",
     "explanation",
 ];
 const REQUIRED: [&str; 7] = ["id", "title", "prompt", "kind", "check", "feedback", "explanation"];
@@ -49,6 +50,17 @@ pub enum Kind {
 pub struct Choice {
     pub id: String,
     pub label: String,
+}
+
+/// A common wrong answer: when `check` holds for a wrong answer, the student reads this
+/// mistake's `feedback` instead of the generic wrong text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mistake {
+    /// An expression over the report, the settings and `answer` (the number typed): true when
+    /// the answer is this mistake.
+    pub check: String,
+    pub feedback: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -89,6 +101,10 @@ pub struct Exercise {
     #[serde(default)]
     pub hints: Vec<String>,
     pub feedback: Feedback,
+    /// Number kind: common wrong answers, each with its own feedback; the first that matches a
+    /// wrong answer is shown.
+    #[serde(default)]
+    pub mistakes: Vec<Mistake>,
     pub explanation: String,
 }
 
@@ -122,6 +138,8 @@ pub enum Response {
 pub struct Verdict {
     pub correct: bool,
     pub feedback: String,
+    /// The index in `mistakes` of the mistake the wrong answer matched, if any.
+    pub mistake: Option<usize>,
 }
 
 /// What "reveal" shows: the answer in words and, for set exercises, the settings to apply.
@@ -262,6 +280,7 @@ impl Exercise {
                 if let Some(answer) = &e.answer {
                     expr::parse(answer).map_err(|m| e.error("answer", m))?;
                 }
+                e.parse_mistakes()?;
                 Ok(e)
             })
             .collect()
@@ -293,12 +312,33 @@ impl Exercise {
             if let Some(v) = object.get(key) {
                 let shape_ok = match key {
                     "start" | "solution" | "feedback" => v.is_object(),
-                    "choices" | "hints" => v.is_array(),
+                    "choices" | "hints" | "mistakes" => v.is_array(),
                     "answer" | "unit" | "controls" => v.is_string() || v.is_null(),
                     _ => v.is_string(),
                 };
                 if !shape_ok {
                     return Err(fail(key, format!("has the wrong type ({v})")));
+                }
+            }
+        }
+        if let Some(Value::Array(mistakes)) = object.get("mistakes") {
+            for (i, mistake) in mistakes.iter().enumerate() {
+                let field = format!("mistakes[{i}]");
+                let item = mistake.as_object().ok_or_else(|| fail(&field, "must be an object".into()))?;
+                for key in item.keys() {
+                    if key != "check" && key != "feedback" {
+                        return Err(fail(
+                            &format!("{field}.{key}"),
+                            "unknown field; the fields are check, feedback".into(),
+                        ));
+                    }
+                }
+                for key in ["check", "feedback"] {
+                    match item.get(key) {
+                        Some(Value::String(_)) => {}
+                        Some(v) => return Err(fail(&format!("{field}.{key}"), format!("has the wrong type ({v})"))),
+                        None => return Err(fail(&format!("{field}.{key}"), "is required".into())),
+                    }
                 }
             }
         }
@@ -334,6 +374,21 @@ impl Exercise {
         Config::from_fields(&to_fields(&merged)).map_err(|e| self.error(e.field, e.message))
     }
 
+    /// Checks that the mistakes belong to a number exercise, say something and parse.
+    fn parse_mistakes(&self) -> Result<(), ExerciseError> {
+        if !self.mistakes.is_empty() && self.kind != Kind::Number {
+            return Err(self.error("mistakes", "only a number exercise lists mistakes"));
+        }
+        for (i, mistake) in self.mistakes.iter().enumerate() {
+            let field = format!("mistakes[{i}]");
+            if mistake.feedback.trim().is_empty() {
+                return Err(self.error(&format!("{field}.feedback"), "must not be empty"));
+            }
+            expr::parse(&mistake.check).map_err(|e| self.error(&format!("{field}.check"), e))?;
+        }
+        Ok(())
+    }
+
     /// Checks the shape and that the reference answer passes its own check.
     pub fn validate(&self) -> Result<(), ExerciseError> {
         let id_ok =
@@ -347,6 +402,7 @@ impl Exercise {
             }
         }
         expr::parse(&self.check).map_err(|e| self.error("check", e))?;
+        self.parse_mistakes()?;
         self.start_config()?;
         match self.kind {
             Kind::Number => {
@@ -356,6 +412,18 @@ impl Exercise {
                 let reference = self.reference_number()?;
                 if !self.verdict(&Response::Number(reference))?.correct {
                     return Err(self.error("check", format!("the reference answer {reference} does not pass it")));
+                }
+                // Each mistake is a boolean over the report and the answer, and the right answer
+                // is none of them.
+                let mut scope = self.scope(&self.start_config()?)?;
+                scope["answer"] = Value::from(reference);
+                for i in 0..self.mistakes.len() {
+                    if self.mistake_matches(i, &scope)? {
+                        return Err(self.error(
+                            &format!("mistakes[{i}].check"),
+                            format!("matches the reference answer {reference}"),
+                        ));
+                    }
                 }
             }
             Kind::Choice => {
@@ -448,8 +516,24 @@ impl Exercise {
             expr::Val::Bool(b) => b,
             other => return Err(self.error("check", format!("must be true or false, got {other:?}"))),
         };
-        let feedback = if correct { &self.feedback.right } else { &self.feedback.wrong };
-        Ok(Verdict { correct, feedback: feedback.clone() })
+        if correct {
+            return Ok(Verdict { correct, feedback: self.feedback.right.clone(), mistake: None });
+        }
+        for i in 0..self.mistakes.len() {
+            if self.mistake_matches(i, &scope)? {
+                return Ok(Verdict { correct, feedback: self.mistakes[i].feedback.clone(), mistake: Some(i) });
+            }
+        }
+        Ok(Verdict { correct, feedback: self.feedback.wrong.clone(), mistake: None })
+    }
+
+    /// Whether mistake `i`'s check holds in `scope` (the report, the settings and the answer).
+    fn mistake_matches(&self, i: usize, scope: &Value) -> Result<bool, ExerciseError> {
+        let field = format!("mistakes[{i}].check");
+        match self.evaluate(&field, &self.mistakes[i].check, scope)? {
+            expr::Val::Bool(b) => Ok(b),
+            other => Err(self.error(&field, format!("must be true or false, got {other:?}"))),
+        }
     }
 
     /// The answer, for "reveal".
