@@ -444,6 +444,14 @@ impl Lab {
             .collect();
         to_js(&rows)
     }
+
+    /// Every row `sink`'s table holds at the end of the run, every window: rows of
+    /// { product_id, window_start, window_start_ms, order_count, emitted_at, emitted_at_ms,
+    /// orphan } (see `lesson::sink_table`). For the dedupe view, the rows the view returns.
+    pub fn sink_table(&self, sink: &str) -> Result<JsValue, JsError> {
+        let design = super::sink_named(sink)?;
+        to_js(&lesson::sink_table::sink_table(self.current()?, design))
+    }
 }
 
 /// A finished run's report in the making, a step at a time.
