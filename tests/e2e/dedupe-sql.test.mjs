@@ -5,6 +5,8 @@
 // really holds the duplicates the query leaves unread; and the button runs it again.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import { createRequire } from "node:module";
 import { serve, launch, open, settled, shotPath } from "./harness.mjs";
 
 let server, base, browser;
@@ -18,6 +20,7 @@ after(async () => {
 });
 
 const SECTION = "#sink-sees-twice";
+const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 /// Waits until the section has run the query over the lab's current run, then returns the
 /// query's rows and the engine's tables for that run, each in the view's order.
@@ -50,6 +53,14 @@ async function resultForCurrentRun(page) {
       runs: dedupeSql.runs,
     };
   }, SECTION);
+}
+
+/// The section with its result through axe-core: its serious or critical violations. (Run last:
+/// axe adds an inline style of its own, which the page's CSP refuses with a console error.)
+async function seriousViolations(page) {
+  await page.evaluate(AXE);
+  return page.evaluate(async (selector) => (await window.axe.run(document.querySelector(selector))).violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`), SECTION);
 }
 
 function sqlRequests(page) {
@@ -97,6 +108,7 @@ test("SQLite is fetched only when the section is reached, and the query returns 
   assert.match(shown, /FROM stream_sink\n\) AS ranked\nWHERE rn = 1$/);
   await page.locator(SECTION).screenshot({ path: shotPath("dedupe-sql-1280.png") });
   assert.deepEqual(errors, []);
+  assert.deepEqual(await seriousViolations(page), []);
 });
 
 test("after each change in the lab the query runs again and still returns the dedupe view", async () => {
@@ -142,7 +154,7 @@ test("after each change in the lab the query runs again and still returns the de
 });
 
 test("the button loads SQLite and runs the query before the section has scrolled into view", async () => {
-  const { page, errors } = await open(browser, `${base}/index.html`, { width: 390, height: 844 });
+  const { page, errors } = await open(browser, `${base}/index.html`, { width: 390, height: 844, colorScheme: "dark" });
   const requested = sqlRequests(page);
   await settled(page);
   assert.deepEqual(requested, []);
@@ -150,9 +162,11 @@ test("the button loads SQLite and runs the query before the section has scrolled
   const r = await resultForCurrentRun(page);
   assert.deepEqual(r.sql, r.view);
   assert.ok(requested.includes("/pkg/sql/sql-wasm.wasm"));
+  assert.equal(r.compare, "200 rows, the same rows as the dedupe view.");
   await page.$eval(SECTION, (s) => s.scrollIntoView({ block: "start" }));
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
   assert.ok(overflow <= 0, `no horizontal scrolling at 390 px (${overflow})`);
-  await page.locator(SECTION).screenshot({ path: shotPath("dedupe-sql-390.png") });
+  await page.locator(SECTION).screenshot({ path: shotPath("dedupe-sql-390-dark.png") });
   assert.deepEqual(errors, []);
+  assert.deepEqual(await seriousViolations(page), []);
 });
