@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use checkpoint_lab::engine::settings::clock::ClockTime;
 use checkpoint_lab::engine::{self, Config, SinkDesign};
-use checkpoint_lab::lesson::sink_table::{sink_table, StoredRow};
+use checkpoint_lab::lesson::sink_table::{sink_columns, sink_table, StoredRow};
 use checkpoint_lab::lesson::{self, Report};
 
 fn report_for(config: &Config) -> Report {
@@ -100,5 +100,28 @@ fn the_seed_query_over_the_append_only_table_is_the_dedupe_view() {
         assert_eq!(latest_per_key(&table), contents(&view), "{name}");
         // The upsert table holds the same rows (the view's stated equivalence).
         assert_eq!(contents(&sink_table(&report, SinkDesign::Upsert)), contents(&view), "{name}");
+    }
+}
+
+#[test]
+fn the_columns_are_the_rows() {
+    for (name, config) in common::digest_scenarios() {
+        let report = report_for(&config);
+        for design in SinkDesign::ALL {
+            let rows = sink_table(&report, design);
+            let columns = sink_columns(&report, design);
+            let from_columns: Vec<(u32, u32, u32, u32, bool)> = (0..columns.product_id.len())
+                .map(|i| {
+                    let c = &columns;
+                    (c.product_id[i], c.window_start_ms[i], c.order_count[i], c.emitted_at_ms[i], c.orphan[i] == 1)
+                })
+                .collect();
+            let from_rows: Vec<(u32, u32, u32, u32, bool)> = rows
+                .iter()
+                .map(|r| (r.product_id, r.window_start_ms, r.order_count, r.emitted_at_ms, r.orphan))
+                .collect();
+            assert_eq!(from_columns, from_rows, "{name} {design:?}");
+            assert_eq!(columns.window_start_ms.len(), columns.orphan.len(), "{name} {design:?}");
+        }
     }
 }
