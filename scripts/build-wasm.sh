@@ -34,6 +34,13 @@ cp LICENSE-MIT LICENSE-APACHE pkg/
 # The package's README is for lesson authors (install, embed, events, types, toolchains), not the
 # repository's, which is about building and testing the project.
 cp www/package-README.md pkg/README.md
+# The lesson page's "What the sink sees twice" runs its query in SQLite compiled to WebAssembly
+# (sql.js, pinned exactly in package.json), which the page loads only when the student reaches that
+# section (www/dedupe-sql.js): its script and wasm as npm ships them, with their licence. These are
+# the page's files, not the package's (package.json's "files" leaves pkg/sql/ out).
+mkdir -p pkg/sql
+cp node_modules/sql.js/dist/sql-wasm.js node_modules/sql.js/dist/sql-wasm.wasm pkg/sql/
+cp node_modules/sql.js/LICENSE pkg/sql/LICENSE
 # The package's scripts are minified (the sources, with their comments, are www/ and src/): the
 # element is about half the bytes gzipped (BENCHMARKS.md, "Kept"). The element is www/element.js
 # bundled with the files it is split into (the view, the scheduler, the engine's loader, the API);

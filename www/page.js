@@ -2,6 +2,7 @@
 // (#interval=5s&crash-at=10:02:10&cursor=10:00:58); on load they become the element's attributes, and every
 // change the student makes is written back.
 import { SETTINGS } from "../pkg/settings.js";
+import { mountDedupeSql } from "./dedupe-sql.js";
 
 const lab = document.querySelector("checkpoint-lab");
 // Every setting's attribute (from the settings table), and the view's sink and scenario.
@@ -19,6 +20,9 @@ for (const [name, value] of params) if (SHARED.includes(name)) lab.setAttribute(
 // element runs, and its engine, as this module's `element`.
 export const element = await import("../pkg/checkpoint-lab.js");
 const { toAttributes } = element;
+// "What the sink sees twice": the lesson's dedupe query, run by SQLite (loaded only when the
+// section is reached) over the lab's append-only table; its state, for a script on the page.
+export const dedupeSql = mountDedupeSql(document.querySelector("#sink-sees-twice"), lab);
 
 // Every value is written the way the attribute reads it ("7s", "2GB", "10:00:45"), by the same
 // settings table the engine validates with, so a shared link runs exactly what the student saw.

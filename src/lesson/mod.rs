@@ -10,6 +10,7 @@ pub mod narration;
 pub mod pipeline;
 pub mod report;
 pub mod scenarios;
+pub mod sink_table;
 pub mod timeline;
 pub mod view;
 

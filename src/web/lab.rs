@@ -444,6 +444,33 @@ impl Lab {
             .collect();
         to_js(&rows)
     }
+
+    /// Every row `sink`'s table holds at the end of the run, every window: rows of
+    /// { product_id, window_start, window_start_ms, order_count, emitted_at, emitted_at_ms,
+    /// orphan } (see `lesson::sink_table`). For the dedupe view, the rows the view returns.
+    pub fn sink_table(&self, sink: &str) -> Result<JsValue, JsError> {
+        let design = super::sink_named(sink)?;
+        to_js(&lesson::sink_table::sink_table(self.current()?, design))
+    }
+
+    /// The rows of `sink_table`, a typed array per column: { product_id, window_start_ms,
+    /// order_count, emitted_at_ms } as Uint32Array, orphan as Uint8Array (1 for an orphan). A
+    /// table of many rows crosses in one copy per column.
+    pub fn sink_columns(&self, sink: &str) -> Result<JsValue, JsError> {
+        let design = super::sink_named(sink)?;
+        let columns = lesson::sink_table::sink_columns(self.current()?, design);
+        let result = Object::new();
+        let set = |name: &str, value: &JsValue| {
+            Reflect::set(&result, &JsValue::from_str(name), value)
+                .map_err(|_| JsError::new("could not build the columns"))
+        };
+        set("product_id", &js_sys::Uint32Array::from(columns.product_id.as_slice()).into())?;
+        set("window_start_ms", &js_sys::Uint32Array::from(columns.window_start_ms.as_slice()).into())?;
+        set("order_count", &js_sys::Uint32Array::from(columns.order_count.as_slice()).into())?;
+        set("emitted_at_ms", &js_sys::Uint32Array::from(columns.emitted_at_ms.as_slice()).into())?;
+        set("orphan", &js_sys::Uint8Array::from(columns.orphan.as_slice()).into())?;
+        Ok(result.into())
+    }
 }
 
 /// A finished run's report in the making, a step at a time.
