@@ -200,8 +200,8 @@ test("set() checks its options at once, then runs them in slices over frames; a 
 });
 
 test("a change in a new frame runs at once however soon the frame comes: at most one run a frame, at any frame rate", async () => {
-  // Frames as fast as the browser makes them, as on a 120 Hz display or faster: well under
-  // 16 ms apart.
+  // Frames as fast as the browser makes them, as on a 120 Hz display or faster: on an idle
+  // machine well under 16 ms apart.
   const fast = await launch({ args: ["--disable-gpu-vsync", "--disable-frame-rate-limit"] });
   try {
     const { page, errors } = await open(fast, `${base}/index.html`);
@@ -234,9 +234,11 @@ test("a change in a new frame runs at once however soon the frame comes: at most
       while (view.busy || view.pending) await frame();
       return { inputs, secondWaited };
     });
-    const quick = result.inputs.filter((i) => i.gapMs < 16);
-    assert.ok(quick.length >= 10, `frames came under 16 ms apart for at least 10 of 30 changes (${result.inputs.map((i) => i.gapMs.toFixed(1)).join(", ")} ms)`);
-    assert.deepEqual(quick.filter((i) => !i.ranInItsTask), [], "every change in a new frame ran in its own input task");
+    // The rule counts frames, not milliseconds, so it holds whatever the frames' spacing: on an
+    // idle machine most of these frames come well under 16 ms apart, on a busy one later; every
+    // change must run in its own task either way (the gaps are in the message).
+    const gaps = result.inputs.map((i) => i.gapMs.toFixed(1)).join(", ");
+    assert.deepEqual(result.inputs.filter((i) => !i.ranInItsTask), [], `every change in a new frame ran in its own input task (frames ${gaps} ms apart)`);
     assert.equal(result.secondWaited, true, "a second change in the same frame waits for the frame");
     assert.deepEqual(errors, []);
   } finally {
