@@ -56,7 +56,7 @@ function deepQueryAll(selector) {
 }
 
 /// Key names as the Chromium driver spells them, in WebDriver's code points.
-const KEYS = { ArrowLeft: "\uE012", ArrowUp: "\uE013", ArrowRight: "\uE014", ArrowDown: "\uE015", Enter: "\uE007", Tab: "\uE004", Home: "\uE011", End: "\uE010", Space: " " };
+const KEYS = { ArrowLeft: "\uE012", ArrowUp: "\uE013", ArrowRight: "\uE014", ArrowDown: "\uE015", Enter: "\uE007", Escape: "\uE00C", Tab: "\uE004", Home: "\uE011", End: "\uE010", Space: " " };
 
 class BidiPage {
   constructor(browser, context, userContext) {
@@ -85,6 +85,12 @@ class BidiPage {
       const message = { type: () => (entry.level === "warn" ? "warning" : entry.level), text: () => entry.text };
       for (const l of this.listeners.console) l(message);
     }
+  }
+
+  /// Like the Chromium driver's addInitScript: runs `fn` in this page before any of its own
+  /// scripts, at every navigation (a BiDi preload script).
+  async addInitScript(fn) {
+    await this.browser.send("script.addPreloadScript", { functionDeclaration: String(fn), contexts: [this.context] });
   }
 
   async goto(url) {
