@@ -85,8 +85,8 @@ fn command() -> Command {
                     Arg::new("engine")
                         .long("engine")
                         .required(true)
-                        .value_parser(["flink", "spark"])
-                        .help("The engine to write the settings for."),
+                        .value_parser(["flink", "spark", "pyspark"])
+                        .help("The engine to write the settings for: Flink configuration, or Spark code in Scala or Python."),
                 )
                 .arg(
                     Arg::new("sink")
@@ -248,8 +248,8 @@ pub enum Action {
     Simulate(Format),
     /// What a reader of one sink sees at the end of the horizon.
     Rows(SinkDesign, Format),
-    /// The settings as Flink configuration (true) or Spark code (false), for a sink design.
-    Export { flink: bool, sink: SinkDesign },
+    /// The settings as Flink configuration or Spark code ("flink", "spark" or "pyspark"), for a sink design.
+    Export { engine: String, sink: SinkDesign },
     /// One chart as SVG, `width_px` × `height_px` CSS pixels, at a scenario time (clock
     /// milliseconds) or the page's default one.
     Chart { chart: Chart, width_px: u32, height_px: u32, dark: bool, cursor_ms: Option<u64>, sink: SinkDesign },
@@ -320,7 +320,7 @@ where
             Action::Rows(design, format)
         }
         "export" => Action::Export {
-            flink: sub.get_one::<String>("engine").is_some_and(|e| e == "flink"),
+            engine: sub.get_one::<String>("engine").cloned().unwrap_or_default(),
             sink: sub
                 .get_one::<String>("sink")
                 .and_then(|name| SinkDesign::from_name(name))
@@ -362,13 +362,17 @@ where
     Ok(Parsed::Run { config: Box::new(config), action })
 }
 
-/// The export panel's text for one engine.
-fn export_text(config: &Config, flink: bool, sink: SinkDesign) -> String {
+/// The export panel's text for one engine; what the configuration would lose on a real cluster
+/// goes to standard error as well.
+fn export_text(config: &Config, engine: &str, sink: SinkDesign) -> String {
     let export = crate::lesson::export::export(config, sink);
-    if flink {
-        export.flink
-    } else {
-        export.spark
+    for warning in &export.warnings {
+        eprintln!("warning: {warning}");
+    }
+    match engine {
+        "flink" => export.flink,
+        "pyspark" => export.pyspark,
+        _ => export.spark,
     }
 }
 
@@ -387,7 +391,7 @@ fn output(outcome: &engine::Outcome, action: &Action) -> Result<String, String> 
 fn output_text(outcome: &engine::Outcome, action: &Action) -> String {
     match action {
         Action::Chart { .. } => String::new(),
-        Action::Export { flink, sink } => export_text(&outcome.run.config, *flink, *sink),
+        Action::Export { engine, sink } => export_text(&outcome.run.config, engine, *sink),
         Action::Simulate(Format::Table) => table(&outcome.report()),
         Action::Simulate(Format::Json) => {
             serde_json::to_string_pretty(&outcome.report()).expect("the report serialises") + "\n"
@@ -452,8 +456,8 @@ pub fn main() -> ExitCode {
         }
     };
     // An export needs no run.
-    if let Action::Export { flink, sink } = action {
-        return write_out(&export_text(&config, flink, sink));
+    if let Action::Export { engine, sink } = action {
+        return write_out(&export_text(&config, &engine, sink));
     }
     match engine::run(&config) {
         Ok(outcome) => match output(&outcome, &action) {

@@ -444,11 +444,13 @@ export class LabView extends Cursor {
       return { pre, section: el("div", { class: "export-block" }, el("h4", {}, title), pre, el("div", { class: "buttons" }, copy, status)) };
     };
     this.exportFlink = block("flink", "Flink");
-    this.exportSpark = block("spark", "Spark");
+    this.exportSpark = block("spark", "Spark (Scala)");
+    this.exportPySpark = block("pyspark", "Spark (Python)");
+    this.exportWarnings = el("ul", { class: "export-warnings", "data-export-warnings": "" });
     const panel = el("details", { class: "export", "data-panel": "export" },
       el("summary", {}, "Use these settings in Flink or Spark"),
       el("p", {}, "The settings above as a Flink configuration and as a Spark Structured Streaming query."),
-      this.exportFlink.section, this.exportSpark.section);
+      this.exportWarnings, this.exportFlink.section, this.exportSpark.section, this.exportPySpark.section);
     // Written when opened, and after each run while open: a closed panel costs a run nothing.
     panel.addEventListener("toggle", () => panel.open && this.summary && this.lab && this.showExport());
     return panel;
@@ -459,6 +461,8 @@ export class LabView extends Cursor {
     const text = this.lab.export();
     this.exportFlink.pre.textContent = text.flink;
     this.exportSpark.pre.textContent = text.spark;
+    this.exportPySpark.pre.textContent = text.pyspark;
+    this.exportWarnings.replaceChildren(...text.warnings.map((w) => el("li", {}, w)));
   }
 
   async copy(pre, status) {

@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use crate::engine::model::checkpoint::transfer_ms;
 use crate::engine::model::restart::{detection_delay_ms, restart_backoff_ms};
 use crate::engine::model::sinks::SinkDesign;
 use crate::engine::model::steady_state::checkpoint_outlasts_timeout_ms;
@@ -14,11 +15,15 @@ use crate::engine::settings::config::{
 };
 use crate::engine::settings::units::format_duration_ms;
 
-/// Both exports of one configuration.
+/// The exports of one configuration, and what in it would lose data or fail on a real cluster.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Export {
     pub flink: String,
+    /// Spark Structured Streaming in Scala.
     pub spark: String,
+    pub pyspark: String,
+    /// Each names the keys that disagree and what follows; the Flink text opens with them too.
+    pub warnings: Vec<String>,
 }
 
 /// A duration as Flink and Spark write it: "30 s", "2 min", "1500 ms".
@@ -43,7 +48,78 @@ fn spark_interval(ms: u64) -> String {
 }
 
 pub fn export(config: &Config, sink: SinkDesign) -> Export {
-    Export { flink: flink(config, sink), spark: spark(config, sink) }
+    Export {
+        flink: flink(config, sink),
+        spark: spark(config, sink),
+        pyspark: pyspark(config, sink),
+        warnings: warnings(config, sink),
+    }
+}
+
+/// The checkpoint timeout the Flink export sets: Flink's default, or half as long again as a
+/// checkpoint takes (in whole minutes) when that is longer.
+fn checkpoint_timeout_ms(config: &Config) -> u64 {
+    checkpoint_outlasts_timeout_ms(config)
+        .map_or(FLINK_CHECKPOINT_TIMEOUT_MS, |checkpoint_ms| (checkpoint_ms * 3 / 2).div_ceil(60_000) * 60_000)
+}
+
+/// The longest the job is expected to be down after a failure: until it is noticed, the restart
+/// strategy's longest wait, and the restore of the state from the store.
+pub fn expected_downtime_ms(config: &Config) -> u64 {
+    let longest_backoff_ms = match config.restart_strategy {
+        RestartStrategy::FixedDelay => config.restart_delay_ms,
+        RestartStrategy::ExponentialDelay => config.backoff_max_ms,
+    };
+    detection_delay_ms(config) + longest_backoff_ms + transfer_ms(config.state_bytes, config.store_read_bytes_per_s)
+}
+
+/// What in `config` a real cluster would refuse, or would turn into lost data, each naming both
+/// keys. Kafka's broker aborts a transaction open longer than the producer's
+/// `transaction.timeout.ms`; Flink's Kafka sink keeps one open from a checkpoint's barrier until
+/// the checkpoint completes, or, across a failure, until the restarted job commits it. So the
+/// timeout must exceed the checkpoint timeout and the interval plus the expected downtime, and
+/// may not exceed the broker's `transaction.max.timeout.ms`.
+pub fn warnings(config: &Config, sink: SinkDesign) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if config.heartbeat_timeout_ms < config.heartbeat_interval_ms {
+        warnings.push(format!(
+            "heartbeat.timeout ({}) is below heartbeat.interval ({}): Flink refuses to start",
+            flink_duration(config.heartbeat_timeout_ms),
+            flink_duration(config.heartbeat_interval_ms)
+        ));
+    }
+    if sink != SinkDesign::Transactional {
+        return warnings;
+    }
+    let timeout_ms = config.transaction_timeout_ms;
+    let timeout = format!("transaction.timeout.ms ({})", format_duration_ms(timeout_ms));
+    if timeout_ms > BROKER_TRANSACTION_MAX_TIMEOUT_MS {
+        warnings.push(format!(
+            "{timeout} is above the broker's transaction.max.timeout.ms ({} by default): the sink fails at \
+             startup; raise the broker's limit or lower the timeout",
+            format_duration_ms(BROKER_TRANSACTION_MAX_TIMEOUT_MS)
+        ));
+    }
+    let checkpoint_timeout_ms = checkpoint_timeout_ms(config);
+    if timeout_ms <= checkpoint_timeout_ms {
+        warnings.push(format!(
+            "{timeout} is not above execution.checkpointing.timeout ({}): a checkpoint that takes that long \
+             leaves its transaction aborted by the broker before it commits, and its rows are lost",
+            format_duration_ms(checkpoint_timeout_ms)
+        ));
+    }
+    let downtime_ms = expected_downtime_ms(config);
+    let open_ms = config.interval_ms + downtime_ms;
+    if timeout_ms <= open_ms {
+        warnings.push(format!(
+            "{timeout} is not above execution.checkpointing.interval ({}) plus the expected downtime after a \
+             failure ({}: detection, the restart strategy's longest wait, the restore): a transaction open \
+             across a failure is aborted by the broker before the restarted job commits it, and its rows are lost",
+            format_duration_ms(config.interval_ms),
+            format_duration_ms(downtime_ms)
+        ));
+    }
+    warnings
 }
 
 /// Flink config.yaml lines for `config`. Every key exists in Flink 1.20 and 2.x, and every value
@@ -54,8 +130,9 @@ pub fn flink(config: &Config, sink: SinkDesign) -> String {
         CheckpointingMode::ExactlyOnce => "EXACTLY_ONCE",
         CheckpointingMode::AtLeastOnce => "AT_LEAST_ONCE",
     };
-    let mut lines = vec![
-        "# Flink (config.yaml, 1.20 or later)".to_string(),
+    let mut lines = vec!["# Flink (config.yaml, 1.20 or later)".to_string()];
+    lines.extend(warnings(config, sink).iter().map(|w| format!("# WARNING: {w}")));
+    lines.extend([
         format!("execution.checkpointing.interval: {}", flink_duration(config.interval_ms)),
         format!("execution.checkpointing.mode: {mode}"),
         format!("execution.checkpointing.unaligned.enabled: {}", config.alignment == Alignment::Unaligned),
@@ -63,7 +140,7 @@ pub fn flink(config: &Config, sink: SinkDesign) -> String {
         "state.backend.type: rocksdb".to_string(),
         format!("execution.checkpointing.incremental: {}", config.snapshots == Snapshots::Incremental),
         "execution.checkpointing.dir: s3://my-bucket/checkpoints/orders-per-product".to_string(),
-    ];
+    ]);
     // A checkpoint the default timeout would expire (which, tolerating no failed checkpoint, fails
     // the job): half as long again as it takes, in whole minutes.
     if let Some(checkpoint_ms) = checkpoint_outlasts_timeout_ms(config) {
@@ -72,10 +149,7 @@ pub fn flink(config: &Config, sink: SinkDesign) -> String {
             format_duration_ms(checkpoint_ms),
             flink_duration(FLINK_CHECKPOINT_TIMEOUT_MS)
         ));
-        lines.push(format!(
-            "execution.checkpointing.timeout: {}",
-            flink_duration((checkpoint_ms * 3 / 2).div_ceil(60_000) * 60_000)
-        ));
+        lines.push(format!("execution.checkpointing.timeout: {}", flink_duration(checkpoint_timeout_ms(config))));
     }
     match config.restart_strategy {
         RestartStrategy::FixedDelay => lines.extend([
@@ -162,64 +236,281 @@ pub fn flink(config: &Config, sink: SinkDesign) -> String {
     lines.join("\n") + "\n"
 }
 
-/// Spark Structured Streaming (Scala) for `config`.
-pub fn spark(config: &Config, sink: SinkDesign) -> String {
-    let mut lines = vec!["// Spark Structured Streaming (Scala)".to_string()];
-    if config.snapshots == Snapshots::Incremental {
-        lines.push(
-            "spark.conf.set(\"spark.sql.streaming.stateStore.providerClass\",\n  \
-             \"org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider\")"
-                .to_string(),
-        );
-        lines.push(
-            "spark.conf.set(\"spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled\", \"true\")"
-                .to_string(),
-        );
-    }
-    lines.push("val query = counts.writeStream".to_string());
-    lines.push("  .outputMode(\"update\")".to_string());
-    match sink {
-        SinkDesign::Transactional => {
-            lines
-                .push("  // idempotent by batch id: a re-run batch finds its batchId written and skips it".to_string());
-            lines.push("  .foreachBatch(writeOnceByBatchId _)".to_string());
-        }
-        SinkDesign::Upsert => {
-            lines.push("  // MERGE each batch on (product_id, window_start)".to_string());
-            lines.push("  .foreachBatch(mergeOnKey _)".to_string());
-        }
-        SinkDesign::AppendOnly | SinkDesign::DedupeView => {
-            lines.push("  // append each batch; a re-run batch is appended again".to_string());
-            lines.push("  .foreachBatch(appendRows _)".to_string());
+/// The language a Spark export is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Language {
+    Scala,
+    Python,
+}
+
+impl Language {
+    fn comment(self) -> &'static str {
+        match self {
+            Language::Scala => "//",
+            Language::Python => "#",
         }
     }
-    lines.push("  .option(\"checkpointLocation\", \"s3a://my-bucket/checkpoints/orders-per-product\")".to_string());
-    lines.push(format!("  .trigger(Trigger.ProcessingTime(\"{}\"))", spark_interval(config.interval_ms)));
-    lines.push("  .start()".to_string());
+}
+
+/// Where the exported job reads and writes: one name per place, the same in every export.
+const CHECKPOINT_LOCATION: &str = "s3a://my-bucket/checkpoints/orders-per-product";
+const SINK_TABLE: &str = "stream_sink";
+const DEDUPED_VIEW: &str = "orders_per_product";
+
+/// The lesson's dedupe query as a view over the append-only table: the newest emission per key.
+fn dedupe_view_sql() -> String {
+    format!(
+        "CREATE OR REPLACE VIEW {DEDUPED_VIEW} AS
+SELECT product_id, window_start, order_count
+FROM (
+  SELECT product_id, window_start, order_count,
+    row_number() OVER (PARTITION BY product_id, window_start ORDER BY emitted_at DESC, order_count DESC) AS rn
+  FROM {SINK_TABLE}
+) AS ranked
+WHERE rn = 1"
+    )
+}
+
+/// The upsert sink's statement: each batch merged on (product_id, window_start).
+fn merge_sql() -> String {
+    format!(
+        "MERGE INTO {DEDUPED_VIEW} AS t
+USING updates AS u
+ON t.product_id = u.product_id AND t.window_start = u.window_start
+WHEN MATCHED THEN UPDATE SET t.order_count = u.order_count
+WHEN NOT MATCHED THEN INSERT *"
+    )
+}
+
+/// The comments both Spark exports end with: what does not carry over from the page's settings,
+/// and what the model's supervisor does.
+fn spark_notes(config: &Config, language: Language) -> Vec<String> {
+    let c = language.comment();
+    let mut lines = Vec::new();
     if config.alignment == Alignment::Unaligned {
-        lines.push("// Spark has no barriers: aligned or unaligned does not apply".to_string());
+        lines.push(format!("{c} Spark has no barriers: aligned or unaligned does not apply"));
     }
     if config.snapshots == Snapshots::Full {
-        lines.push(
-            "// Spark's state stores write what changed in each batch (delta files, and a snapshot every \
+        lines.push(format!(
+            "{c} Spark's state stores write what changed in each batch (delta files, and a snapshot every \
              spark.sql.streaming.stateStore.minDeltasForSnapshot versions); no batch writes the whole state"
-                .to_string(),
-        );
+        ));
     }
-    lines.push(
-        "// a failed query is restarted by whatever runs it (cluster manager, job scheduler): Spark has no \
+    lines.push(format!(
+        "{c} a failed query is restarted by whatever runs it (cluster manager, job scheduler): Spark has no \
          restart strategy, heartbeat timeout or sink transaction timeout to set here"
-            .to_string(),
-    );
+    ));
     // What the model's supervisor does, as in micro-batch mode whichever mode the page is in.
     let query = Config { mode: Mode::MicroBatch, ..config.clone() };
     lines.push(format!(
-        "// modelled: its supervisor notices the stopped query after {} and restarts it {}",
+        "{c} modelled: its supervisor notices the stopped query after {} and restarts it {}",
         format_duration_ms(detection_delay_ms(&query)),
         match restart_backoff_ms(&query, 1) {
             0 => "at once".to_string(),
             ms => format!("{} later", format_duration_ms(ms)),
         }
     ));
+    lines
+}
+
+/// The function each sink design writes a batch with, and what it does on a re-run batch.
+fn sink_function(sink: SinkDesign, language: Language) -> (&'static str, &'static str) {
+    let (scala, python, what) = match sink {
+        SinkDesign::Transactional => (
+            "writeOnceByBatchId",
+            "write_once_by_batch_id",
+            "idempotent by batch id: a re-run batch finds its batch id written (Delta's txnAppId and \
+             txnVersion) and is skipped",
+        ),
+        SinkDesign::Upsert => {
+            ("mergeOnKey", "merge_on_key", "MERGE each batch on (product_id, window_start): a re-run batch overwrites")
+        }
+        SinkDesign::AppendOnly | SinkDesign::DedupeView => {
+            ("appendRows", "append_rows", "append each batch; a re-run batch is appended again")
+        }
+    };
+    match language {
+        Language::Scala => (scala, what),
+        Language::Python => (python, what),
+    }
+}
+
+/// Spark Structured Streaming (Scala, for spark-shell or a `main`) for `config`: the whole query,
+/// from the Kafka source to the sink's batch function, every name it uses defined or imported.
+pub fn spark(config: &Config, sink: SinkDesign) -> String {
+    let window = spark_interval(config.window_ms);
+    let (function, what) = sink_function(sink, Language::Scala);
+    let mut lines = vec![
+        "// Spark Structured Streaming (Scala, Spark 3.5 or later)".to_string(),
+        "import org.apache.spark.sql.{DataFrame, SparkSession}".to_string(),
+        "import org.apache.spark.sql.functions.{col, count, current_timestamp, window}".to_string(),
+        "import org.apache.spark.sql.streaming.Trigger".to_string(),
+        String::new(),
+        "val spark = SparkSession.builder.appName(\"orders-per-product\").getOrCreate()".to_string(),
+    ];
+    if config.snapshots == Snapshots::Incremental {
+        lines.extend([
+            "spark.conf.set(\"spark.sql.streaming.stateStore.providerClass\",".to_string(),
+            "  \"org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider\")".to_string(),
+            "spark.conf.set(\"spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled\", \"true\")"
+                .to_string(),
+        ]);
+    }
+    lines.extend([
+        String::new(),
+        "// failOnDataLoss (true, the default) stops the query when the log no longer holds the offsets a restart needs"
+            .to_string(),
+        "val orders = spark.readStream".to_string(),
+        "  .format(\"kafka\")".to_string(),
+        "  .option(\"kafka.bootstrap.servers\", \"localhost:9092\")".to_string(),
+        "  .option(\"subscribe\", \"orders\")".to_string(),
+        "  .option(\"failOnDataLoss\", \"true\")".to_string(),
+        "  .load()".to_string(),
+        "  .selectExpr(\"CAST(key AS STRING) AS order_id\", \"CAST(value AS STRING) AS product_id\", \
+         \"timestamp AS event_time\")"
+            .to_string(),
+        String::new(),
+        format!("// dedupe by order id, then count orders per product in tumbling windows of {window}"),
+        "val counts = orders".to_string(),
+        format!("  .withWatermark(\"event_time\", \"{window}\")"),
+        "  .dropDuplicatesWithinWatermark(\"order_id\")".to_string(),
+        format!("  .groupBy(window(col(\"event_time\"), \"{window}\").as(\"window\"), col(\"product_id\"))"),
+        "  .agg(count(\"*\").as(\"order_count\"))".to_string(),
+        "  .select(col(\"product_id\"), col(\"window.start\").as(\"window_start\"), col(\"order_count\"))".to_string(),
+        String::new(),
+        format!("// {what}"),
+    ]);
+    match sink {
+        SinkDesign::Transactional => lines.extend([
+            format!("val {function}: (DataFrame, Long) => Unit = (batch, batchId) =>"),
+            "  batch.withColumn(\"emitted_at\", current_timestamp())".to_string(),
+            "    .write.format(\"delta\")".to_string(),
+            "    .option(\"txnAppId\", \"orders-per-product\")".to_string(),
+            "    .option(\"txnVersion\", batchId)".to_string(),
+            format!("    .mode(\"append\").saveAsTable(\"{SINK_TABLE}\")"),
+        ]),
+        SinkDesign::Upsert => lines.extend([
+            format!("val {function}: (DataFrame, Long) => Unit = (batch, batchId) => {{"),
+            "  batch.createOrReplaceTempView(\"updates\")".to_string(),
+            format!("  batch.sparkSession.sql(\"\"\"{}\"\"\")", merge_sql().replace('\n', "\n    ")),
+            "  ()".to_string(),
+            "}".to_string(),
+        ]),
+        SinkDesign::AppendOnly | SinkDesign::DedupeView => lines.extend([
+            format!("val {function}: (DataFrame, Long) => Unit = (batch, batchId) =>"),
+            format!(
+                "  batch.withColumn(\"emitted_at\", current_timestamp()).write.mode(\"append\").saveAsTable(\"{SINK_TABLE}\")"
+            ),
+        ]),
+    }
+    if sink == SinkDesign::DedupeView {
+        lines.extend([
+            String::new(),
+            "// readers query the view: the newest emission of each (product_id, window_start)".to_string(),
+            format!("spark.sql(\"\"\"{}\"\"\")", dedupe_view_sql().replace('\n', "\n  ")),
+        ]);
+    }
+    lines.extend([
+        String::new(),
+        "val query = counts.writeStream".to_string(),
+        "  .outputMode(\"update\")".to_string(),
+        format!("  .foreachBatch({function})"),
+        format!("  .option(\"checkpointLocation\", \"{CHECKPOINT_LOCATION}\")"),
+        format!("  .trigger(Trigger.ProcessingTime(\"{}\"))", spark_interval(config.interval_ms)),
+        "  .start()".to_string(),
+        "query.awaitTermination()".to_string(),
+    ]);
+    lines.extend(spark_notes(config, Language::Scala));
+    lines.join("\n") + "\n"
+}
+
+/// The same query in PySpark.
+pub fn pyspark(config: &Config, sink: SinkDesign) -> String {
+    let window = spark_interval(config.window_ms);
+    let (function, what) = sink_function(sink, Language::Python);
+    let mut lines = vec![
+        "# Spark Structured Streaming (PySpark, Spark 3.5 or later)".to_string(),
+        "from pyspark.sql import DataFrame, SparkSession".to_string(),
+        "from pyspark.sql.functions import col, count, current_timestamp, window".to_string(),
+        String::new(),
+        "spark = SparkSession.builder.appName(\"orders-per-product\").getOrCreate()".to_string(),
+    ];
+    if config.snapshots == Snapshots::Incremental {
+        lines.extend([
+            "spark.conf.set(".to_string(),
+            "    \"spark.sql.streaming.stateStore.providerClass\",".to_string(),
+            "    \"org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider\",".to_string(),
+            ")".to_string(),
+            "spark.conf.set(\"spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled\", \"true\")"
+                .to_string(),
+        ]);
+    }
+    lines.extend([
+        String::new(),
+        "# failOnDataLoss (true, the default) stops the query when the log no longer holds the offsets a restart needs"
+            .to_string(),
+        "orders = (".to_string(),
+        "    spark.readStream.format(\"kafka\")".to_string(),
+        "    .option(\"kafka.bootstrap.servers\", \"localhost:9092\")".to_string(),
+        "    .option(\"subscribe\", \"orders\")".to_string(),
+        "    .option(\"failOnDataLoss\", \"true\")".to_string(),
+        "    .load()".to_string(),
+        "    .selectExpr(\"CAST(key AS STRING) AS order_id\", \"CAST(value AS STRING) AS product_id\", \
+         \"timestamp AS event_time\")"
+            .to_string(),
+        ")".to_string(),
+        String::new(),
+        format!("# dedupe by order id, then count orders per product in tumbling windows of {window}"),
+        "counts = (".to_string(),
+        format!("    orders.withWatermark(\"event_time\", \"{window}\")"),
+        "    .dropDuplicatesWithinWatermark([\"order_id\"])".to_string(),
+        format!("    .groupBy(window(col(\"event_time\"), \"{window}\").alias(\"window\"), col(\"product_id\"))"),
+        "    .agg(count(\"*\").alias(\"order_count\"))".to_string(),
+        "    .select(col(\"product_id\"), col(\"window.start\").alias(\"window_start\"), col(\"order_count\"))"
+            .to_string(),
+        ")".to_string(),
+        String::new(),
+        String::new(),
+        format!("# {what}"),
+        format!("def {function}(batch: DataFrame, batch_id: int) -> None:"),
+    ]);
+    match sink {
+        SinkDesign::Transactional => lines.extend([
+            "    (".to_string(),
+            "        batch.withColumn(\"emitted_at\", current_timestamp())".to_string(),
+            "        .write.format(\"delta\")".to_string(),
+            "        .option(\"txnAppId\", \"orders-per-product\")".to_string(),
+            "        .option(\"txnVersion\", batch_id)".to_string(),
+            format!("        .mode(\"append\").saveAsTable(\"{SINK_TABLE}\")"),
+            "    )".to_string(),
+        ]),
+        SinkDesign::Upsert => lines.extend([
+            "    batch.createOrReplaceTempView(\"updates\")".to_string(),
+            format!("    batch.sparkSession.sql(\"\"\"{}\"\"\")", merge_sql().replace('\n', "\n        ")),
+        ]),
+        SinkDesign::AppendOnly | SinkDesign::DedupeView => lines.push(format!(
+            "    batch.withColumn(\"emitted_at\", current_timestamp()).write.mode(\"append\").saveAsTable(\"{SINK_TABLE}\")"
+        )),
+    }
+    if sink == SinkDesign::DedupeView {
+        lines.extend([
+            String::new(),
+            String::new(),
+            "# readers query the view: the newest emission of each (product_id, window_start)".to_string(),
+            format!("spark.sql(\"\"\"{}\"\"\")", dedupe_view_sql().replace('\n', "\n    ")),
+        ]);
+    }
+    lines.extend([
+        String::new(),
+        "query = (".to_string(),
+        "    counts.writeStream.outputMode(\"update\")".to_string(),
+        format!("    .foreachBatch({function})"),
+        format!("    .option(\"checkpointLocation\", \"{CHECKPOINT_LOCATION}\")"),
+        format!("    .trigger(processingTime=\"{}\")", spark_interval(config.interval_ms)),
+        "    .start()".to_string(),
+        ")".to_string(),
+        "query.awaitTermination()".to_string(),
+    ]);
+    lines.extend(spark_notes(config, Language::Python));
     lines.join("\n") + "\n"
 }

@@ -410,7 +410,7 @@ impl Lab {
         to_js(&lesson::view::view(&config, self.report.as_ref(), pinned))
     }
 
-    /// The last run's settings as Flink configuration and Spark code: { flink, spark }.
+    /// The last run's settings as Flink configuration and Spark code: { flink, spark, pyspark, warnings }.
     pub fn export(&self) -> Result<JsValue, JsError> {
         to_js(&crate::lesson::export::export(&self.current()?.config, self.focus.sink))
     }

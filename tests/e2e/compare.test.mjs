@@ -130,6 +130,9 @@ test("the export panel follows the settings and copies them", async () => {
   const spark = await page.textContent("[data-export=spark]");
   assert.match(spark, /Trigger\.ProcessingTime\("1 minute"\)/);
   assert.match(spark, /RocksDBStateStoreProvider/);
+  assert.match(await page.textContent("[data-export=pyspark]"), /trigger\(processingTime="1 minute"\)/);
+  // The lesson's settings lose nothing on a real cluster: no warning above the exports.
+  assert.equal(await page.locator("[data-export-warnings] li").count(), 0);
   assert.match(await page.textContent("[data-export=flink]"), /^execution\.checkpointing\.incremental: true$/m);
   await page.click("[data-copy=spark]");
   await page.waitForFunction(() => document.querySelector("checkpoint-lab").shadowRoot.querySelector("[data-copy=spark] + .copy-status").textContent === "Copied.");
