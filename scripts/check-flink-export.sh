@@ -44,6 +44,12 @@ print(json.dumps({"name": name, "accept": accept, "pairs": pairs}))
   case_json "unaligned every 5 s, a 5 s fixed delay" true --alignment unaligned --interval 5s --restart-delay 5s; echo ","
   case_json "a slow backoff" true --restart-strategy exponential-delay --backoff-initial 10s --backoff-multiplier 3 --backoff-max 1h --backoff-jitter 0
   echo ","
+  # An export that opens with warnings (an hourly interval past the transaction timeout): its
+  # warnings are comments, and the keys still load.
+  case_json "an hourly interval with the transactional sink, warned" true --interval 1h --sink transactional 2>/dev/null
+  echo ","
+  case_json "a 1 MB/s store: a raised checkpoint timeout" true --store-write 1MB/s --sink transactional 2>/dev/null
+  echo ","
   # The control: the lesson's export with the timeout below the interval, which Flink must refuse.
   case_json "control: heartbeat timeout below its interval" false | sed 's/"heartbeat.timeout", "10000"/"heartbeat.timeout", "5000"/'
   echo ","

@@ -205,7 +205,7 @@ fn table(report: &Report) -> String {
     say!("replay per interval        {}", format_count(report.interval_replay_events));
     say!("worst-case replay          {}", format_count(report.worst_case_replay_events));
     match report.recovery_s {
-        Some(s) => say!("crash to caught up         {s} s"),
+        Some(s) => say!("crash to caught up         {}", format_duration_ms((s * 1000.0).round() as u64)),
         None if report.crash.is_some() => say!(
             "crash to caught up         never ({})",
             report.caught_up_reason.as_deref().unwrap_or("not within the horizon")

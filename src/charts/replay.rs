@@ -140,7 +140,7 @@ pub fn text_alternative(report: &Report) -> TextAlternative {
             let recovery = match report.recovery_s {
                 Some(s) => format!(
                     "The job is back on its trigger schedule {} after the crash.",
-                    format_duration_ms((s * 1000.0) as u64)
+                    format_duration_ms((s * 1000.0).round() as u64)
                 ),
                 None => "The job does not get back on its trigger schedule within the horizon.".to_string(),
             };
@@ -158,7 +158,10 @@ pub fn text_alternative(report: &Report) -> TextAlternative {
         (Some(crash), Some(restored)) => {
             let recovery = match report.recovery_s {
                 Some(s) => {
-                    format!("The lag is back to zero {} after the crash.", format_duration_ms((s * 1000.0) as u64))
+                    format!(
+                        "The lag is back to zero {} after the crash.",
+                        format_duration_ms((s * 1000.0).round() as u64)
+                    )
                 }
                 None => "The job does not catch up within the horizon.".to_string(),
             };

@@ -2,7 +2,7 @@
 //! never caught up and each sink's delivery guarantee, each made from one of the engine's typed
 //! facts. Nothing here computes a figure; it only says what the figures mean.
 
-use crate::engine::model::report::{CaughtUpReason, CrashFactKind, InFlight, Warning};
+use crate::engine::model::report::{BarrierWait, Bottleneck, CaughtUpReason, CrashFactKind, InFlight, Warning};
 use crate::engine::model::sinks::SinkDesign;
 use crate::engine::settings::config::{
     CheckpointingMode, Config, Failure, IsolationLevel, Mode, RestartStrategy, FLINK_HEARTBEAT_TIMEOUT_MS,
@@ -60,12 +60,29 @@ pub fn warning(warning: &Warning) -> String {
             format_bytes(state_store_write_bytes as f64),
             format_duration_ms(every_ms)
         ),
-        Warning::StoreCannotKeepUp { checkpoint_bytes, interval_ms, every_ms } => format!(
-            "The store cannot absorb a {} checkpoint every {}: checkpoints run back to back, every {}.",
-            format_bytes(checkpoint_bytes as f64),
-            format_duration_ms(interval_ms),
-            format_duration_ms(every_ms)
-        ),
+        Warning::StoreCannotKeepUp { checkpoint_bytes, interval_ms, every_ms, bottleneck } => {
+            let (size, interval, every) =
+                (format_bytes(checkpoint_bytes as f64), format_duration_ms(interval_ms), format_duration_ms(every_ms));
+            match bottleneck {
+                Bottleneck::Upload { .. } => format!(
+                    "The store cannot absorb a {size} checkpoint every {interval}: checkpoints run back to back, \
+                     every {every}."
+                ),
+                Bottleneck::SyncPause { sync_pause_ms, upload_ms } => format!(
+                    "Each checkpoint pauses processing for {} (the synchronous part of the snapshot), which leaves \
+                     no room in a {interval} interval: checkpoints run back to back, every {every}. The store is \
+                     not the limit: it writes the {size} checkpoint in {}.",
+                    format_duration_ms(sync_pause_ms),
+                    format_duration_ms(upload_ms)
+                ),
+                Bottleneck::Alignment { alignment_ms } => format!(
+                    "Each checkpoint waits {} for its last barrier, which travels behind the backpressured \
+                     channel's records, longer than the {interval} interval: checkpoints run back to back, every \
+                     {every}.",
+                    format_duration_ms(alignment_ms)
+                ),
+            }
+        }
         Warning::NeverCatchesUp(reason) => format!("The job never catches up: {}.", caught_up_reason(reason)),
         Warning::BackpressureInMicroBatch => "Backpressure and barrier alignment do not apply in micro-batch mode: \
                                               a batch reads all its input before it writes its output."
@@ -117,11 +134,28 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
         CrashFactKind::StartingCheckpoint { checkpoint } => {
             format!("{unit} {checkpoint} is the {completed} {unit} the scenario starts from")
         }
-        CrashFactKind::Completed { checkpoint, pause_ms, upload_ms } => format!(
-            "checkpoint {checkpoint} completed ({} pause + {} upload); then the transactional sink commits",
-            format_duration_ms(pause_ms),
-            format_duration_ms(upload_ms)
-        ),
+        CrashFactKind::Completed { checkpoint, barrier_wait, barrier_wait_ms, sync_ms, upload_ms } => {
+            let (sync, upload) = (format_duration_ms(sync_ms), format_duration_ms(upload_ms));
+            let wait = format_duration_ms(barrier_wait_ms);
+            match barrier_wait {
+                // Held inputs pause as the sync does: one pause, as before.
+                BarrierWait::Aligning | BarrierWait::Unaligned => format!(
+                    "checkpoint {checkpoint} completed ({} pause + {upload} upload); then the transactional sink commits",
+                    format_duration_ms(barrier_wait_ms + sync_ms)
+                ),
+                _ if barrier_wait_ms == 0 => format!(
+                    "checkpoint {checkpoint} completed ({sync} pause + {upload} upload); then the transactional sink commits"
+                ),
+                BarrierWait::Tracking => format!(
+                    "checkpoint {checkpoint} completed ({wait} tracking barriers, no input held + {sync} pause + \
+                     {upload} upload); then the transactional sink commits"
+                ),
+                BarrierWait::OneChannel => format!(
+                    "checkpoint {checkpoint} completed ({wait} until the barrier arrived on the one input, nothing \
+                     to align + {sync} pause + {upload} upload); then the transactional sink commits"
+                ),
+            }
+        }
         CrashFactKind::BatchCommitted { batch, offset_log_ms, processing_ms, state_store_ms } => format!(
             "batch {batch} committed ({} offset log + {} processing + {} state store write)",
             format_duration_ms(offset_log_ms),

@@ -273,10 +273,11 @@ fn figure_value(key: &str, s: &Summary) -> Option<f64> {
     })
 }
 
-/// A figure's value written for people ("55 s", "4 GB/min", "0.33%").
+/// A figure's value written for people ("55.2 s", "4 GB/min", "0.33%"); durations as every
+/// output writes them (`units::format_duration_ms`: three significant digits).
 fn write_figure(key: &str, value: f64) -> String {
     match key {
-        "recovery_s" => format_unit(Unit::DurationMs, value.round() * 1_000.0),
+        "recovery_s" => format_unit(Unit::DurationMs, (value * 1_000.0).round()),
         "store_write_bytes_per_min" => format!("{}/min", format_unit(Unit::Bytes, value)),
         "pause_overhead" => format!("{:.2}%", value * 100.0),
         _ => format_unit(Unit::Count, value.round()),
@@ -475,7 +476,7 @@ mod tests {
         let shown = figures(&report.summary(), Mode::Barrier, None);
         let value = |key: &str| shown.iter().find(|f| f.key == key).unwrap().value.clone();
         assert_eq!(value("replayed_events"), "30,000");
-        assert_eq!(value("recovery_s"), "55 s");
+        assert_eq!(value("recovery_s"), "55.2 s");
         assert_eq!(value("store_write_bytes_per_min"), "4 GB/min");
         let faster = crate::lesson::simulate(&Config { interval_ms: 10_000, ..Config::default() }).unwrap();
         let compared = figures(&faster.summary(), Mode::Barrier, Some(&report.summary()));

@@ -99,7 +99,7 @@ test("the default scenario's figures are on the page", async () => {
   assert.equal(f.replayed_events, "30,000");
   assert.equal(f.interval_replay_events, "60,000");
   assert.equal(f.worst_case_replay_events, "64,200");
-  assert.equal(f.recovery_s, "55 s");
+  assert.equal(f.recovery_s, "55.2 s");
   assert.equal(f.store_write_bytes_per_min, "4 GB/min");
   assert.equal(f["append_only.duplicate_rows"], "1,500");
   assert.equal(f["upsert.duplicate_rows"], "0");

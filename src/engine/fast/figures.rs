@@ -500,7 +500,8 @@ impl FiguresBuilder {
                 },
                 silent_ms: fresh.0,
                 staleness_max_ms: fresh.1,
-                matches_failure_free: matches,
+                // A read_uncommitted reader that saw aborted rows saw more than a failure-free run shows.
+                matches_failure_free: matches && !(transactional && read_uncommitted && duplicate_rows > 0),
             }
         };
         let appended = run.sinks().append_only.rows();
@@ -513,10 +514,12 @@ impl FiguresBuilder {
             ),
             upsert: figures(SinkDesign::Upsert, self.upsert_rows.len(), self.upsert_counts, self.immediate),
             // A read_uncommitted reader sees rows as they are written, as fresh as the append-only table.
+            // It also sees every row later aborted, and the replay writes those again: its
+            // duplicates are the append-only table's.
             transactional: figures(
                 SinkDesign::Transactional,
                 committed.len(),
-                self.committed_counts,
+                if read_uncommitted { (appended_duplicates, self.committed_counts.1) } else { self.committed_counts },
                 if read_uncommitted { self.immediate } else { self.delayed },
             ),
             dedupe_view: figures(SinkDesign::DedupeView, view_rows.len(), self.view_counts, self.immediate),

@@ -26,7 +26,7 @@ use crate::engine::model::world::{
     BatchInFlight, BatchStage, CheckpointInFlight, CheckpointStage, CrashSoFar, RestoreInProgress, SinkSoFar,
     SinksSoFar, World,
 };
-use crate::engine::settings::config::Config;
+use crate::engine::settings::config::{CheckpointingMode, Config};
 
 /// A fast hasher for packed row contents (integers only; nothing here is iterated in hash order).
 #[derive(Clone, Copy, Default)]
@@ -754,7 +754,13 @@ impl WorldIndex {
         } else {
             match checkpoint.map(|c| (c.stage, c.aligning)) {
                 Some((CheckpointStage::SyncPause, _)) => Phase::SyncPause,
-                Some((CheckpointStage::BarrierInFlight, _)) => Phase::Aligning,
+                // As the operator holds inputs (the barrier protocol's phase): exactly once, several inputs.
+                Some((CheckpointStage::BarrierInFlight, _))
+                    if self.config.checkpointing_mode == CheckpointingMode::ExactlyOnce
+                        && self.config.partitions > 1 =>
+                {
+                    Phase::Aligning
+                }
                 _ => Phase::Running,
             }
         }

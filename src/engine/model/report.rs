@@ -14,7 +14,9 @@ use super::sinks::keys::KeyIndex;
 use super::sinks::{CommittedRows, Row, SinkDesign};
 use super::steady_state::{checkpoint_outlasts_timeout_ms, steady_state, tradeoff, SteadyState, Tradeoff};
 use super::trace::Trace;
-use crate::engine::settings::config::{Config, Failure, RestartStrategy, FLINK_CHECKPOINT_TIMEOUT_MS};
+use crate::engine::settings::config::{
+    Alignment, CheckpointingMode, Config, Failure, RestartStrategy, FLINK_CHECKPOINT_TIMEOUT_MS,
+};
 
 /// The crash: when, where the readers were, and the checkpoint it discarded.
 #[derive(Clone, Debug, PartialEq)]
@@ -106,8 +108,8 @@ pub enum CrashFactKind {
     RestoredBarrier { checkpoint: u64, offset: u64 },
     /// The restored checkpoint is the completed one the scenario starts from.
     StartingCheckpoint { checkpoint: u64 },
-    /// The restored checkpoint completed: its pause (sync and alignment) and upload.
-    Completed { checkpoint: u64, pause_ms: u64, upload_ms: u64 },
+    /// The restored checkpoint completed: the wait for its barriers, its sync pause and upload.
+    Completed { checkpoint: u64, barrier_wait: BarrierWait, barrier_wait_ms: u64, sync_ms: u64, upload_ms: u64 },
     /// The restored batch committed: offset log, processing and state store write.
     BatchCommitted { batch: u64, offset_log_ms: u64, processing_ms: u64, state_store_ms: u64 },
     /// The crashing window's running total in the last emission before the crash.
@@ -158,13 +160,51 @@ pub enum CaughtUpReason {
     BacklogRemains,
 }
 
+/// What the operator does between a checkpoint's barrier and its snapshot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarrierWait {
+    /// Exactly once, aligned, several inputs: the inputs whose barrier arrived are held until the
+    /// last one arrives, so processing of them pauses.
+    Aligning,
+    /// At least once: barriers are tracked, not aligned; no input is held.
+    Tracking,
+    /// One input channel: nothing to align; the snapshot waits only for the barrier to arrive.
+    OneChannel,
+    /// Unaligned: the barrier overtakes what is buffered; the snapshot is taken at once.
+    Unaligned,
+}
+
+impl BarrierWait {
+    pub fn of(config: &Config) -> BarrierWait {
+        match (config.alignment, config.checkpointing_mode) {
+            (Alignment::Unaligned, _) => BarrierWait::Unaligned,
+            (_, CheckpointingMode::AtLeastOnce) => BarrierWait::Tracking,
+            _ if config.partitions == 1 => BarrierWait::OneChannel,
+            _ => BarrierWait::Aligning,
+        }
+    }
+}
+
+/// What bounds a checkpoint cycle that cannot keep to its interval: the part of the checkpoint
+/// that takes longest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bottleneck {
+    /// Waiting for the last barrier, which travels behind the backpressured channel's records.
+    Alignment { alignment_ms: u64 },
+    /// The synchronous part of the snapshot, which pauses processing; the upload takes `upload_ms`.
+    SyncPause { sync_pause_ms: u64, upload_ms: u64 },
+    /// Writing the checkpoint to the store at its write bandwidth.
+    Upload { upload_ms: u64 },
+}
+
 /// A pathological setting, with its numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Warning {
     /// Micro-batch: a batch outlasts the trigger interval; batches run back to back.
     BatchesBackToBack { interval_ms: u64, state_store_write_bytes: u64, every_ms: u64 },
-    /// The store cannot absorb a checkpoint per interval; checkpoints run back to back.
-    StoreCannotKeepUp { checkpoint_bytes: u64, interval_ms: u64, every_ms: u64 },
+    /// A checkpoint takes longer than the interval; checkpoints run back to back, bounded by
+    /// `bottleneck`.
+    StoreCannotKeepUp { checkpoint_bytes: u64, interval_ms: u64, every_ms: u64, bottleneck: Bottleneck },
     /// The job never catches up.
     NeverCatchesUp(CaughtUpReason),
     /// Backpressure was set in micro-batch mode, where it does not apply.
@@ -503,7 +543,9 @@ fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<
                 },
                 RestorePoint::Checkpoint(c) => CrashFactKind::Completed {
                     checkpoint: c.id,
-                    pause_ms: c.sync_ms + c.alignment_ms,
+                    barrier_wait: BarrierWait::of(config),
+                    barrier_wait_ms: c.alignment_ms,
+                    sync_ms: c.sync_ms,
                     upload_ms: c.upload_ms,
                 },
             },
@@ -637,10 +679,24 @@ impl Figures {
                 every_ms: model.effective_interval_ms,
             });
         } else if model.store_limited {
+            // On a tie the later part wins: the upload, then the pause.
+            let bottleneck = [
+                Bottleneck::Alignment { alignment_ms: model.duration_ms - config.sync_pause_ms - model.upload_ms },
+                Bottleneck::SyncPause { sync_pause_ms: config.sync_pause_ms, upload_ms: model.upload_ms },
+                Bottleneck::Upload { upload_ms: model.upload_ms },
+            ]
+            .into_iter()
+            .max_by_key(|b| match *b {
+                Bottleneck::Upload { upload_ms } => upload_ms,
+                Bottleneck::SyncPause { sync_pause_ms, .. } => sync_pause_ms,
+                Bottleneck::Alignment { alignment_ms } => alignment_ms,
+            })
+            .expect("three parts");
             warnings.push(Warning::StoreCannotKeepUp {
                 checkpoint_bytes: model.size_bytes,
                 interval_ms: config.interval_ms,
                 every_ms: model.effective_interval_ms,
+                bottleneck,
             });
         }
         if let Some(duration_ms) = checkpoint_outlasts_timeout_ms(config) {

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::checkpoint::transfer_ms;
 use super::restart::{detection_delay_ms, restart_backoff_ms};
-use crate::engine::settings::config::{Alignment, Config, Snapshots, FLINK_CHECKPOINT_TIMEOUT_MS};
+use crate::engine::settings::config::{Alignment, CheckpointingMode, Config, Snapshots, FLINK_CHECKPOINT_TIMEOUT_MS};
 
 /// The steady state of one checkpoint interval.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -48,7 +48,14 @@ pub fn steady_state(config: &Config, interval_ms: u64) -> SteadyState {
     }
     let rate = config.rate_per_s as f64;
     let write_bw = config.store_write_bytes_per_s as f64;
-    let alignment_ms = match config.alignment {
+    // Only an exactly-once operator with more than one input holds inputs while it waits for
+    // the backpressured channel's barrier (at least once tracks barriers without holding).
+    let holds_inputs = config.alignment == Alignment::Aligned
+        && config.checkpointing_mode == CheckpointingMode::ExactlyOnce
+        && config.partitions > 1;
+    let alignment_ms = if holds_inputs { config.backpressure_ms } else { 0 };
+    // Whether held or not, the snapshot waits for the last barrier, unless it overtakes.
+    let barrier_wait_ms = match config.alignment {
         Alignment::Aligned => config.backpressure_ms,
         Alignment::Unaligned => 0,
     };
@@ -59,7 +66,7 @@ pub fn steady_state(config: &Config, interval_ms: u64) -> SteadyState {
             (per_partition * config.backpressure_ms as f64 / 1000.0).floor() as u64 * config.record_bytes
         }
     };
-    let fixed_ms = (alignment_ms + config.sync_pause_ms) as f64;
+    let fixed_ms = (barrier_wait_ms + config.sync_pause_ms) as f64;
     let state = config.state_bytes as f64;
     let (effective_ms, size) = match config.snapshots {
         Snapshots::Full => {
@@ -88,7 +95,7 @@ pub fn steady_state(config: &Config, interval_ms: u64) -> SteadyState {
     };
     let effective_interval_ms = effective_ms.round() as u64;
     let upload_ms = transfer_ms(size, config.store_write_bytes_per_s);
-    let duration_ms = alignment_ms + config.sync_pause_ms + upload_ms;
+    let duration_ms = barrier_wait_ms + config.sync_pause_ms + upload_ms;
     let interval_replay_events = (rate * effective_ms / 1000.0).round() as u64;
     // A crash just before the next completion replays what the readers consumed since the previous
     // barrier. The sync pause leaves them behind the log end; they catch up at capacity - rate.
@@ -114,7 +121,7 @@ pub fn steady_state(config: &Config, interval_ms: u64) -> SteadyState {
         upload_ms,
         duration_ms,
         store_write_bytes_per_min: (size as f64 * 60_000.0 / effective_ms).round() as u64,
-        pause_overhead: fixed_ms / effective_ms,
+        pause_overhead: (alignment_ms + config.sync_pause_ms) as f64 / effective_ms,
         interval_replay_events,
         worst_case_replay_events,
         worst_case_recovery_ms,

@@ -240,7 +240,8 @@ impl Barrier {
         // Exactly once holds the inputs whose barrier arrived; at least once keeps reading them,
         // so their records after the barrier enter the snapshot's state.
         let hold = if config.checkpointing_mode == CheckpointingMode::ExactlyOnce { self.aligning_on() } else { None };
-        if hold.is_some() {
+        // With one input there is nothing to hold: the snapshot only waits for the barrier.
+        if hold.is_some() && config.partitions > 1 {
             job.aligning_ms += 1;
         }
         if config.backpressure_ms == 0 && !aligning && job.reads_in_log_order() {
@@ -275,7 +276,10 @@ impl Barrier {
     pub fn phase(&self, now_ms: u64, config: &Config) -> Phase {
         if self.paused(now_ms) {
             Phase::SyncPause
-        } else if self.aligning_on().is_some() && config.checkpointing_mode == CheckpointingMode::ExactlyOnce {
+        } else if self.aligning_on().is_some()
+            && config.checkpointing_mode == CheckpointingMode::ExactlyOnce
+            && config.partitions > 1
+        {
             Phase::Aligning
         } else {
             Phase::Running
