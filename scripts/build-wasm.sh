@@ -31,6 +31,9 @@ cp www/settings.js pkg/settings.js
 cp www/exercise-panel.js pkg/exercise-panel.js
 cp www/first-picture.svg www/first-picture-dark.svg pkg/
 cp LICENSE-MIT LICENSE-APACHE pkg/
+# The component manifest and VS Code's HTML custom data, from the declarations' generated block
+# (the settings table) and the element's lists.
+node scripts/custom-elements.mjs pkg
 # The package's README is for lesson authors (install, embed, events, types, toolchains), not the
 # repository's, which is about building and testing the project.
 cp www/package-README.md pkg/README.md
@@ -70,7 +73,17 @@ node -e '
   pkg.main = "checkpoint-lab.js";
   pkg.module = "checkpoint-lab.js";
   pkg.types = "checkpoint-lab.d.ts";
-  pkg.sideEffects = ["./checkpoint-lab.js", "./snippets/*"];
+  // Only the element module has an effect on import (it defines <checkpoint-lab>).
+  pkg.sideEffects = ["./checkpoint-lab.js"];
+  // The main entry reads its wasm from a file in Node with process.getBuiltinModule (20.16).
+  pkg.engines = { node: ">=20.16" };
+  // The component manifest (custom-elements.json), read by IDEs and documentation tools.
+  pkg.customElements = "custom-elements.json";
+  // The entry points for TypeScript projects that resolve modules the Node 10 way, which
+  // ignores "exports".
+  pkg.typesVersions = { "*": {
+    engine: ["./checkpoint_lab.d.ts"], exercises: ["./checkpoint_lab_exercises.d.ts"], "first-chart": ["./checkpoint_lab_first.d.ts"],
+  } };
   pkg.exports = {
     ".": { types: "./checkpoint-lab.d.ts", default: "./checkpoint-lab.js" },
     "./engine": { types: "./checkpoint_lab.d.ts", default: "./checkpoint_lab.js" },
@@ -83,6 +96,8 @@ node -e '
     "./checkpoint_lab_first_bg.wasm": "./checkpoint_lab_first_bg.wasm",
     "./first-picture.svg": "./first-picture.svg",
     "./first-picture-dark.svg": "./first-picture-dark.svg",
+    "./custom-elements.json": "./custom-elements.json",
+    "./vscode.html-custom-data.json": "./vscode.html-custom-data.json",
     "./package.json": "./package.json",
   };
   pkg.files = [
@@ -91,7 +106,7 @@ node -e '
     "checkpoint_lab_exercises.js", "checkpoint_lab_exercises.d.ts", "checkpoint_lab_exercises_bg.wasm",
     "checkpoint_lab_exercises_bg.wasm.d.ts", "checkpoint_lab_first.js", "checkpoint_lab_first.d.ts",
     "checkpoint_lab_first_bg.wasm", "checkpoint_lab_first_bg.wasm.d.ts", "first-picture.svg", "first-picture-dark.svg",
-    "LICENSE-MIT", "LICENSE-APACHE", "README.md",
+    "custom-elements.json", "vscode.html-custom-data.json", "LICENSE-MIT", "LICENSE-APACHE", "README.md",
   ];
   fs.writeFileSync("pkg/package.json", JSON.stringify(pkg, null, 2) + "\n");
 '

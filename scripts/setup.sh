@@ -46,7 +46,7 @@ fi
 # never be installed), playwright-core drives the system Chromium, esbuild minifies the package's
 # scripts and bundles the package the way a course site would.
 if [[ ! -x node_modules/.bin/wasm-opt || ! -d node_modules/playwright-core || ! -x node_modules/.bin/esbuild || ! -d node_modules/axe-core || ! -d node_modules/ws ]]; then
-  say "installing npm tools (binaryen, playwright-core, esbuild, axe-core, ws)"
+  say "installing npm tools (binaryen, playwright-core, esbuild, axe-core, ws, and the bundlers, frameworks and types the package's toolchain tests build with)"
   npm ci --no-audit --no-fund --loglevel=error
 fi
 

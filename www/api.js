@@ -1,13 +1,11 @@
 // The package's public API besides the element: run a scenario without a page (simulate), the
 // defaults, settings as attributes, the exercise catalogue, and mount() for pages that build the
 // element from script. Events are the element's (see element.js).
-import { glue, guarded, load, restarts, restartedError, wasmDefaults, settingsText, yieldToPage, loadExercises, exercises, catalogue } from "./engine.js";
+import { glue, load, restarts, restartedError, wasmDefaults, settingsText, yieldToPage, loadExercises, exercises, catalogue } from "./engine.js";
 
 export { load };
 /// Named scenarios: the settings each changes from the lesson's default (src/lesson/scenarios.rs).
 export { SCENARIOS } from "./settings.js";
-/// For the tests only: panics inside the engine, to prove that a panic does not poison the module.
-export const __panicForTests = guarded(glue.__panicForTests);
 /// Engine time per slice of simulate(), which has no frame to share: well inside a 50 ms task.
 const SIMULATE_SLICE_MS = 10;
 

@@ -81,83 +81,84 @@ export interface Config {
   latency_sla_ms: number;
 }
 
-/** The element's attribute for every setting, written as a person writes it. */
+/** The element's attribute for every setting, written as a person writes it ("30s", "2GB",
+ * "10:00:45"); a choice takes its attribute value or its config value. */
 export interface SettingAttributes {
-  /** Seed. */
+  /** Root seed; every component derives its own sub-seed from it (0 to 18446744073709551615); default `42`. */
   "seed"?: string;
-  /** Partitions. */
+  /** Source partitions (1 to 256); default `12`. */
   "partitions"?: string;
-  /** Input rate. */
+  /** Input rate over all partitions (1 to 1000000); default `2000`. */
   "rate"?: string;
-  /** Products. */
+  /** Distinct products the orders are skewed over (1 to 100000); default `100`. */
   "products"?: string;
-  /** Producer retries. */
+  /** Share of events that are producer retries of an earlier order id, e.g. 0.01 or 1% (0 to 0.5); default `0`. */
   "retry-rate"?: string;
-  /** Log retention. */
+  /** How long the log keeps an event, or none (1s to 168h); default `none`. */
   "retention"?: string;
-  /** Window. */
+  /** Tumbling event-time window length (1s to 24h); default `5m`. */
   "window"?: string;
-  /** Emit period. */
+  /** Emit running totals each time event time passes a multiple of this; divides the window (10ms to 1h); default `1s`. */
   "emit-every"?: string;
-  /** Restart design. */
-  "mode"?: string;
-  /** Checkpoint interval. */
+  /** Barrier checkpoints (Flink) or micro-batches with an offset log and a commit log (Spark); default `barrier`. */
+  "mode"?: "barrier" | "micro-batch" | "micro_batch";
+  /** Checkpoint interval, or the trigger interval in micro-batch mode (100ms to 1h); default `30s`. */
   "interval"?: string;
-  /** Barrier alignment. */
-  "alignment"?: string;
-  /** Snapshots. */
-  "snapshots"?: string;
-  /** Backpressure (slow input). */
+  /** How operators line up barriers that arrive on several inputs; default `aligned`. */
+  "alignment"?: "aligned" | "unaligned";
+  /** What a checkpoint uploads: the whole state or the bytes changed since the previous one (micro-batch mode: the state store provider, HDFS-backed or RocksDB; both write what changed); default `full`. */
+  "snapshots"?: "full" | "incremental";
+  /** Extra delay on one input channel (partition 0): the backpressure under which alignment matters (0ms to 10m); default `0ms`. */
   "backpressure"?: string;
-  /** Record size. */
+  /** Bytes one in-flight record adds to an unaligned checkpoint (1B to 100MB); default `1KB`. */
   "record-size"?: string;
-  /** State size. */
+  /** Modelled operator state size, driving upload, restore and store write load (1KB to 10TB); default `2GB`. */
   "state-size"?: string;
-  /** Store write bandwidth. */
+  /** Checkpoint store write bandwidth (1KB/s to 1TB/s); default `1GB/s`. */
   "store-write"?: string;
-  /** Restore bandwidth. */
+  /** Restore bandwidth (download and rebuild) (1KB/s to 1TB/s); default `200MB/s`. */
   "store-read"?: string;
-  /** Sync pause. */
+  /** Processing pause at each checkpoint's synchronous phase (micro-batch mode: the offset-log write) (0ms to 10m); default `100ms`. */
   "sync-pause"?: string;
-  /** Failure. */
-  "failure"?: string;
-  /** Heartbeat interval. */
+  /** What fails: a task throws (the JobManager hears at once) or a TaskManager process is lost (noticed when its heartbeat times out); default `taskmanager-lost`. */
+  "failure"?: "task" | "taskmanager-lost" | "taskmanager_lost";
+  /** How often the JobManager asks each TaskManager for a heartbeat (Flink's heartbeat.interval, 10 s) (100ms to 1h); default `10s`. */
   "heartbeat-interval"?: string;
-  /** Heartbeat timeout. */
+  /** Silence after which a TaskManager is declared lost; at least the heartbeat interval (Flink's heartbeat.timeout, 50 s by default; micro-batch mode: how long the query's supervisor takes to notice it stopped) (100ms to 1h); default `10s`. */
   "heartbeat-timeout"?: string;
-  /** Failure detection. */
+  /** Time from the crash until the failure is detected, overriding the failure kind, or none (0ms to 1h); default `none`. */
   "detection"?: string;
-  /** Restart strategy. */
-  "restart-strategy"?: string;
-  /** Restart delay. */
+  /** How long a failed job waits before it restarts: a fixed delay, or a backoff that grows with each failure (Flink's default since 1.19); default `fixed-delay`. */
+  "restart-strategy"?: "fixed-delay" | "fixed_delay" | "exponential-delay" | "exponential_delay";
+  /** Fixed-delay strategy: time from detection until the restore starts (micro-batch mode: the supervisor's wait before it restarts the query) (0ms to 1h); default `0ms`. */
   "restart-delay"?: string;
-  /** Initial backoff. */
+  /** Exponential-delay strategy: the first backoff (1ms to 1h); default `1s`. */
   "backoff-initial"?: string;
-  /** Backoff multiplier. */
+  /** Exponential-delay strategy: what each further failure multiplies the backoff by; above 1, as Flink requires (1.01 to 10); default `1.5`. */
   "backoff-multiplier"?: string;
-  /** Maximum backoff. */
+  /** Exponential-delay strategy: the longest backoff (1ms to 1h); default `1m`. */
   "backoff-max"?: string;
-  /** Backoff jitter. */
+  /** Exponential-delay strategy: the share of the backoff added or taken off at random (0 to 1); default `0.1`. */
   "backoff-jitter"?: string;
-  /** Checkpointing mode. */
-  "checkpointing-mode"?: string;
-  /** Reader isolation. */
-  "isolation-level"?: string;
-  /** Transaction timeout. */
+  /** Exactly once aligns barriers; at least once lets records pass a barrier before the snapshot, so a restore reads them again; default `exactly-once`. */
+  "checkpointing-mode"?: "exactly-once" | "exactly_once" | "at-least-once" | "at_least_once";
+  /** What readers of the transactional sink see: committed rows only, or every row as written; default `read-committed`. */
+  "isolation-level"?: "read-committed" | "read_committed" | "read-uncommitted" | "read_uncommitted";
+  /** The sink producer's transaction.timeout.ms: the broker aborts a transaction not committed this long after it began; at most the broker's transaction.max.timeout.ms (15 min) (1s to 15m); default `15m`. */
   "transaction-timeout"?: string;
-  /** Capacity. */
+  /** Events per second the job can process at most (1 to 10000000); default `4000`. */
   "capacity"?: string;
-  /** Start time. */
+  /** Scenario start on the clock (00:00:00 to 23:59:59.999); default `10:00:00`. */
   "start-time"?: string;
-  /** Start offset. */
+  /** Sum of the partition offsets at the start, where the start checkpoint is complete (0 to 1125899906842624); default `1000000`. */
   "start-offset"?: string;
-  /** Start checkpoint. */
+  /** The completed checkpoint the scenario starts from (0 to 1125899906842624); default `41`. */
   "start-checkpoint"?: string;
-  /** Crash time. */
+  /** Crash time on the clock (HH:MM:SS or HH:MM:SS.mmm), inside the horizon, or none (00:00:00 to 23:59:59.999); default `10:00:45`. */
   "crash-at"?: string;
-  /** Horizon. */
+  /** How long the scenario runs (1s to 24h); default `10m`. */
   "horizon"?: string;
-  /** Latency SLA. */
+  /** End-to-end latency SLA, for the interval rule (an interval of about a tenth of it) (100ms to 24h); default `5m`. */
   "sla"?: string;
 }
 
@@ -446,10 +447,12 @@ export declare class CheckpointLabElement extends HTMLElement {
 }
 
 /** The element's attributes, for JSX and for typed markup: every setting's attribute (read as a
- * person writes it: "30s", "2GB", "10:00:45") and the view's own. */
+ * person writes it: "30s", "2GB", "10:00:45"; a choice typed as its values) and the view's own. */
 export interface CheckpointLabAttributes extends SettingAttributes {
+  /** The sink design the sink chart highlights. */
   sink?: "append-only" | "upsert" | "transactional" | "dedupe-view";
   theme?: "light" | "dark" | "auto";
+  /** A named scenario the settings start from. */
   scenario?: ScenarioName;
   /** Which controls show, e.g. "interval state-size crash-at"; the pipeline view's parts are "cursor", "play" and "description". */
   controls?: string;
@@ -457,18 +460,45 @@ export interface CheckpointLabAttributes extends SettingAttributes {
   charts?: string;
   /** The scenario time the pipeline view shows, e.g. "10:00:58", or "crash+1s", which follows the crash. */
   cursor?: string;
+  /** One exercise's id. */
   exercise?: string;
+  /** Exercise ids, space-separated, or "all". */
   exercises?: string;
+  /** The URL of a JSON file of exercises. */
   "exercises-src"?: string;
   id?: string;
   class?: string;
-  className?: string;
-  style?: unknown;
+  slot?: string;
+  title?: string;
+  lang?: string;
   hidden?: boolean;
   "aria-label"?: string;
+  "aria-labelledby"?: string;
+  "aria-describedby"?: string;
+}
+
+/** A ref as React 19 and Preact take it: an object whose `current` gets the element, or a
+ * callback (React 19's may return a cleanup). */
+export type CheckpointLabRef =
+  | { current: CheckpointLabElement | null }
+  | ((element: CheckpointLabElement | null) => void | (() => void))
+  | null;
+
+/** `<checkpoint-lab>` in React 19 and Preact JSX: the attributes plus what those frameworks add. */
+export interface CheckpointLabJSXProps extends CheckpointLabAttributes {
+  className?: string;
+  style?: string | { [property: string]: string | number | undefined };
+  ref?: CheckpointLabRef;
+  key?: string | number | bigint | null;
   children?: unknown;
-  ref?: unknown;
-  key?: string | number;
+}
+
+/** `<checkpoint-lab>` in Solid JSX: the attributes, a ref (a variable Solid assigns, or a
+ * callback) and children. */
+export interface CheckpointLabSolidProps extends CheckpointLabAttributes {
+  style?: string | { [property: string]: string | number | undefined };
+  ref?: CheckpointLabElement | ((element: CheckpointLabElement) => void);
+  children?: unknown;
 }
 
 export declare const SCENARIOS: Record<ScenarioName, { label: string; settings: Partial<Config> }>;
@@ -523,7 +553,33 @@ declare global {
   interface HTMLElementEventMap extends CheckpointLabEventMap {}
   interface DocumentEventMap extends CheckpointLabEventMap {}
   interface WindowEventMap extends CheckpointLabEventMap {}
+  // Frameworks that still read the global JSX namespace.
   namespace JSX {
-    interface IntrinsicElements { "checkpoint-lab": CheckpointLabAttributes }
+    interface IntrinsicElements { "checkpoint-lab": CheckpointLabJSXProps }
+  }
+}
+
+// React 19's types read only the JSX namespace inside "react" (and its jsx-runtime, which follows
+// it); Preact's and Solid's likewise read their own. Where a framework is not installed its block
+// declares nothing another package sees.
+declare module "react" {
+  namespace JSX {
+    interface IntrinsicElements { "checkpoint-lab": CheckpointLabJSXProps }
+  }
+}
+declare module "preact" {
+  namespace JSX {
+    interface IntrinsicElements { "checkpoint-lab": CheckpointLabJSXProps }
+  }
+}
+// Solid 1 keeps its JSX namespace in "solid-js"; Solid 2 in its renderer, "@solidjs/web".
+declare module "solid-js" {
+  namespace JSX {
+    interface IntrinsicElements { "checkpoint-lab": CheckpointLabSolidProps }
+  }
+}
+declare module "@solidjs/web/jsx-runtime" {
+  namespace JSX {
+    interface IntrinsicElements { "checkpoint-lab": CheckpointLabSolidProps }
   }
 }

@@ -72,6 +72,20 @@ export function viewLab() {
   });
 }
 
+/// Where a module's bytes come from: its URL, which the glue fetches (compiling while it streams
+/// in), or where that URL is a file, as in Node, whose fetch() cannot read file: URLs, the file's
+/// bytes.
+function wasmSource(url) {
+  if (url.protocol !== "file:") return url;
+  const fs = globalThis.process?.getBuiltinModule?.("node:fs");
+  if (!fs) {
+    return Promise.reject(new Error(`checkpoint-lab: cannot load ${url.href}: fetch() cannot read a file: URL and this runtime `
+      + "has no process.getBuiltinModule (Node 20.16 or later has). Use \"checkpoint-lab/engine\" with the wasm's bytes instead "
+      + "(the package's README, \"Node\")."));
+  }
+  return fs.promises.readFile(url);
+}
+
 let ready;
 /// Forgets a load that failed: the next call tries again.
 export function forgetLoad() {
@@ -80,7 +94,7 @@ export function forgetLoad() {
 
 /// Loads the WebAssembly module once per page: compiled while it streams in.
 export function load() {
-  ready ??= init({ module_or_path: new URL("./checkpoint_lab_bg.wasm", import.meta.url) }).then((module) => {
+  ready ??= init({ module_or_path: wasmSource(new URL("./checkpoint_lab_bg.wasm", import.meta.url)) }).then((module) => {
     labLoaded = true;
     return module;
   });
@@ -125,7 +139,7 @@ export function firstChartNow() {
 /// Loads the first chart's module once per page; resolves to its glue, instantiated.
 export function loadFirstChart() {
   firstChartReady ??= import("./checkpoint_lab_first.js").then(async (module) => {
-    const url = new URL("./checkpoint_lab_first_bg.wasm", import.meta.url);
+    const url = wasmSource(new URL("./checkpoint_lab_first_bg.wasm", import.meta.url));
     // A compilation the page started is awaited rather than repeated; one that fails, or gives
     // another module, is not used.
     const early = globalThis[FIRST_CHART_MODULE]?.compiled;
@@ -156,7 +170,7 @@ export const catalogue = new Map();
 /// built-in exercises into the catalogue.
 export function loadExercises() {
   exercisesReady ??= Promise.all([import("./checkpoint_lab_exercises.js"), import("./exercise-panel.js")]).then(async ([module, panel]) => {
-    await module.default({ module_or_path: new URL("./checkpoint_lab_exercises_bg.wasm", import.meta.url) });
+    await module.default({ module_or_path: wasmSource(new URL("./checkpoint_lab_exercises_bg.wasm", import.meta.url)) });
     const [validate, check, reveal] = [module.validateExercises, module.checkExercise, module.revealExercise].map(guarded);
     const Panel = panel.exercisePanel({ el, listOption, controls: ALL_CONTROLS, catalogue, check, reveal });
     for (const exercise of guarded(module.builtinExercises)()) catalogue.set(exercise.id, exercise);

@@ -93,9 +93,20 @@ pub fn typescript_config() -> String {
             s.typescript()
         ));
     }
-    out.push_str("}\n\n/** The element's attribute for every setting, written as a person writes it. */\nexport interface SettingAttributes {\n");
+    out.push_str(
+        "}\n\n/** The element's attribute for every setting, written as a person writes it (\"30s\", \"2GB\",\n \
+         * \"10:00:45\"); a choice takes its attribute value or its config value. */\nexport interface SettingAttributes {\n",
+    );
+    let defaults = Config::default();
     for s in &SETTINGS {
-        out.push_str(&format!("  /** {}. */\n  {:?}?: string;\n", s.label, s.attribute));
+        out.push_str(&format!(
+            "  /** {}{}; default `{}`. */\n  {:?}?: {};\n",
+            s.help,
+            attribute_range(s),
+            s.text(&defaults.get(s.key).unwrap_or(Value::Null)),
+            s.attribute,
+            attribute_type(s)
+        ));
     }
     out.push_str("}\n");
     let names = |list: &mut dyn Iterator<Item = &str>| list.map(|n| format!("{n:?}")).collect::<Vec<_>>().join(" | ");
@@ -107,6 +118,38 @@ pub fn typescript_config() -> String {
          export type ViewName = {views};\n"
     ));
     out
+}
+
+/// What an attribute of `<checkpoint-lab>` accepts for a setting, as a TypeScript type: a choice's
+/// attribute and config values (the element reads both), any other text otherwise (a duration, a
+/// size, a clock time, a count; "none" where the setting may be left out).
+pub fn attribute_type(s: &Setting) -> String {
+    match s.unit {
+        Unit::Choice(choices) => {
+            let mut names: Vec<&str> = Vec::new();
+            for c in choices {
+                for name in [c.flag_value, c.value] {
+                    if !names.contains(&name) {
+                        names.push(name);
+                    }
+                }
+            }
+            if s.optional {
+                names.push("none");
+            }
+            names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(" | ")
+        }
+        _ => "string".into(),
+    }
+}
+
+/// A setting's range as its attribute reads it (" (100ms to 1h)"), empty for a choice. (A setting
+/// that may be left out says so in its help: "or none".)
+fn attribute_range(s: &Setting) -> String {
+    match s.unit {
+        Unit::Choice(_) => String::new(),
+        _ => format!(" ({} to {})", s.text(&Value::from(s.min)), s.text(&Value::from(s.max))),
+    }
 }
 
 /// The settings reference (`docs/settings.md`): one row per setting with its config key, element

@@ -16,9 +16,14 @@ use crate::engine::settings::clock::ClockTime;
 use crate::engine::{self, Config, Outcome};
 use crate::lesson::{self, Report};
 
+// The engine's functions are declared with the element's types of the settings and the report
+// (checkpoint-lab.d.ts, generated from the same Rust types).
+#[wasm_bindgen(typescript_custom_section)]
+const REPORT_TYPES: &str = r#"import type { Config, Report } from "./checkpoint-lab.js";"#;
+
 /// Runs a scenario and returns the whole report as a plain object.
-#[wasm_bindgen]
-pub fn simulate(config: JsValue) -> Result<JsValue, JsError> {
+#[wasm_bindgen(unchecked_return_type = "Report")]
+pub fn simulate(#[wasm_bindgen(unchecked_param_type = "Partial<Config>")] config: JsValue) -> Result<JsValue, JsError> {
     let config = config_from_js(&config)?;
     let report = lesson::simulate(&config).map_err(|e| JsError::new(&e.to_string()))?;
     to_js(&report)
@@ -26,8 +31,10 @@ pub fn simulate(config: JsValue) -> Result<JsValue, JsError> {
 
 /// The given settings written as attributes read them: `{ interval_ms: 7000 }` gives
 /// `{ interval: "7s" }`. Throws an Error naming a bad field.
-#[wasm_bindgen(js_name = settingsText)]
-pub fn settings_text(config: JsValue) -> Result<JsValue, JsError> {
+#[wasm_bindgen(js_name = settingsText, unchecked_return_type = "Record<string, string>")]
+pub fn settings_text(
+    #[wasm_bindgen(unchecked_param_type = "Partial<Config>")] config: JsValue,
+) -> Result<JsValue, JsError> {
     let checked = config_from_js(&config)?;
     if config.is_undefined() || config.is_null() {
         return Ok(Object::new().into());
@@ -43,7 +50,7 @@ pub fn settings_text(config: JsValue) -> Result<JsValue, JsError> {
 }
 
 /// The default scenario's settings (the lesson's worked example).
-#[wasm_bindgen]
+#[wasm_bindgen(unchecked_return_type = "Config")]
 pub fn defaults() -> Result<JsValue, JsError> {
     to_js(&Config::default())
 }

@@ -36,6 +36,12 @@ pub use format::*;
 #[cfg(feature = "lab")]
 pub use lab::*;
 
+// The declarations wasm-bindgen writes give each exported class a `[Symbol.dispose]()`; declaring
+// the symbol lets them compile where the project's `lib` predates it (ES2022) and no @types/node
+// declares it, and merges with the declaration where one does.
+#[wasm_bindgen(typescript_custom_section)]
+const SYMBOL_DISPOSE: &str = "declare global { interface SymbolConstructor { readonly dispose: unique symbol } }";
+
 /// The event dispatched on `window` when a panic is about to discard the lab's instance.
 #[cfg(feature = "lab")]
 const RESTART_EVENT: &str = "checkpointlab-engine-restart";
@@ -59,9 +65,9 @@ pub fn start() {
 }
 
 /// Panics on purpose, for the tests that prove a panic does not poison the module. Nothing in
-/// the lesson calls it.
+/// the lesson calls it, the package's entry does not export it and the declarations leave it out.
 #[doc(hidden)]
-#[wasm_bindgen(js_name = __panicForTests)]
+#[wasm_bindgen(js_name = __panicForTests, skip_typescript)]
 pub fn panic_for_tests() {
     panic!("a panic forced by a test");
 }

@@ -28,8 +28,9 @@ const TYPES = {
 };
 
 /// Serves the repository (or `root`); `routes` maps extra paths to HTML text (a page made by a test).
-/// With `gzip`, files go out gzipped to a browser that accepts it, as a static host serves them.
-export function serve(routes = {}, root = ROOT, { gzip = false } = {}) {
+/// With `gzip`, files go out gzipped to a browser that accepts it, as a static host serves them;
+/// `headers` go out with every file (a CDN's CORS header).
+export function serve(routes = {}, root = ROOT, { gzip = false, headers = {} } = {}) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, "http://127.0.0.1");
     if (routes[url.pathname]) {
@@ -45,11 +46,11 @@ export function serve(routes = {}, root = ROOT, { gzip = false } = {}) {
     }
     const type = TYPES[path.extname(file)] || "application/octet-stream";
     if (gzip && /\bgzip\b/.test(req.headers["accept-encoding"] || "")) {
-      res.writeHead(200, { "content-type": type, "content-encoding": "gzip" });
+      res.writeHead(200, { ...headers, "content-type": type, "content-encoding": "gzip" });
       fs.createReadStream(file).pipe(zlib.createGzip({ level: 9 })).pipe(res);
       return;
     }
-    res.writeHead(200, { "content-type": type });
+    res.writeHead(200, { ...headers, "content-type": type });
     fs.createReadStream(file).pipe(res);
   });
   return new Promise((resolve) => {

@@ -37,7 +37,7 @@ test("npm pack ships the element, the engine, the first chart's and the exercise
   const files = dry.files.map((f) => f.path).sort();
   for (const name of ["checkpoint-lab.js", "checkpoint-lab.css", "checkpoint-lab.d.ts", "settings.js", "exercise-panel.js", "checkpoint_lab.js",
     "checkpoint_lab.d.ts", "checkpoint_lab_bg.wasm", "checkpoint_lab_exercises.js", "checkpoint_lab_exercises.d.ts",
-    "checkpoint_lab_exercises_bg.wasm", "checkpoint_lab_first.js", "checkpoint_lab_first.d.ts", "checkpoint_lab_first_bg.wasm", "first-picture.svg", "first-picture-dark.svg", "LICENSE-MIT", "LICENSE-APACHE", "package.json", "README.md"]) {
+    "checkpoint_lab_exercises_bg.wasm", "checkpoint_lab_first.js", "checkpoint_lab_first.d.ts", "checkpoint_lab_first_bg.wasm", "first-picture.svg", "first-picture-dark.svg", "custom-elements.json", "vscode.html-custom-data.json", "LICENSE-MIT", "LICENSE-APACHE", "package.json", "README.md"]) {
     assert.ok(files.includes(name), `${name} is in the package: ${files.join(", ")}`);
   }
   const pkg = JSON.parse(fs.readFileSync(path.join(PKG, "package.json"), "utf8"));
@@ -49,6 +49,12 @@ test("npm pack ships the element, the engine, the first chart's and the exercise
   assert.equal(pkg.exports["./exercises"].default, "./checkpoint_lab_exercises.js");
   assert.equal(pkg.exports["./first-chart"].default, "./checkpoint_lab_first.js");
   assert.ok(pkg.sideEffects.includes("./checkpoint-lab.js"), "bundlers keep the element's definition");
+  for (const entry of pkg.sideEffects) assert.ok(files.includes(entry.replace(/^\.\//, "")), `sideEffects names a file the package ships: ${entry}`);
+  assert.match(pkg.engines.node, /^>=\d/, "the package says which Node it needs");
+  assert.equal(pkg.customElements, "custom-elements.json");
+  for (const [entry, target] of Object.entries(pkg.typesVersions["*"])) {
+    assert.equal(`./${entry}` in pkg.exports && pkg.exports[`./${entry}`].types, target[0], `typesVersions maps ${entry} as exports does`);
+  }
   assert.equal(pkg.license, "MIT OR Apache-2.0");
   // The README npm shows is the one for lesson authors, not the repository's.
   const readme = fs.readFileSync(path.join(PKG, "README.md"), "utf8");
@@ -103,11 +109,16 @@ test("a page bundled with esbuild from the packed tarball shows the element with
   }
 });
 
-test("in Node the package imports without defining anything, and the engine simulates", async () => {
+test("in Node the package imports without defining anything, its simulate() runs, and the engine simulates", async () => {
   const installed = path.join(work, "node_modules", "checkpoint-lab");
   const element = await import(pathToFileURL(path.join(installed, "checkpoint-lab.js")).href);
   assert.equal(typeof element.mount, "function");
   assert.equal(globalThis.customElements, undefined, "no element is defined outside a browser");
+  assert.deepEqual(Object.keys(element).filter((name) => name.startsWith("_")), [], "no test-only export");
+  // The main entry reads its wasm from the file beside it (fetch() cannot load a file: URL).
+  const simulated = await element.simulate({ interval_ms: 5000 });
+  assert.equal(simulated.interval_replay_events, 10000);
+  assert.deepEqual(await element.registerExercises([]), []);
   const engine = await import(pathToFileURL(path.join(installed, "checkpoint_lab.js")).href);
   await engine.default({ module_or_path: fs.readFileSync(path.join(installed, "checkpoint_lab_bg.wasm")) });
   const report = engine.simulate({ interval_ms: 5000 });
@@ -118,4 +129,39 @@ test("in Node the package imports without defining anything, and the engine simu
   const first = exercises.builtinExercises().find((e) => e.id === "replay-15s-after-barrier");
   assert.equal(exercises.checkExercise(first, 30000).correct, true);
   assert.equal(exercises.checkExercise(first, 12345).correct, false);
+});
+
+test("custom-elements.json is current, lists every attribute the element reads, and VS Code's custom data is made from it", async () => {
+  const { manifest, customData } = await import(pathToFileURL(path.join(ROOT, "scripts", "custom-elements.mjs")).href);
+  const { cem, vscode } = await manifest();
+  const shipped = JSON.parse(fs.readFileSync(path.join(PKG, "custom-elements.json"), "utf8"));
+  assert.deepEqual(shipped, cem, "pkg/custom-elements.json is what scripts/custom-elements.mjs writes now (run scripts/build-wasm.sh)");
+  assert.deepEqual(JSON.parse(fs.readFileSync(path.join(PKG, "vscode.html-custom-data.json"), "utf8")), customData(shipped));
+  assert.deepEqual(vscode, customData(cem));
+  const [element] = shipped.modules[0].declarations;
+  assert.equal(element.tagName, "checkpoint-lab");
+  const listed = element.attributes.map((a) => a.name);
+  for (const attribute of element.attributes) {
+    assert.ok(attribute.description && attribute.type.text, `${attribute.name} has a type and a description`);
+  }
+  // The attributes the element observes, and any it reads by name.
+  const { CheckpointLabElement } = await import(pathToFileURL(path.join(PKG, "checkpoint-lab.js")).href);
+  assert.deepEqual([...listed].sort(), [...CheckpointLabElement.observedAttributes].sort());
+  for (const file of fs.readdirSync(path.join(ROOT, "www")).filter((f) => f.endsWith(".js"))) {
+    const text = fs.readFileSync(path.join(ROOT, "www", file), "utf8");
+    for (const [, name] of text.matchAll(/\b(?:this|host)\.getAttribute\("([a-z-]+)"\)/g)) {
+      assert.ok(listed.includes(name), `www/${file} reads the attribute ${name}, which custom-elements.json lists`);
+    }
+  }
+  // A choice's attribute lists its values, as the declarations type them.
+  assert.equal(element.attributes.find((a) => a.name === "mode").type.text, '"barrier" | "micro-batch" | "micro_batch"');
+  assert.equal(element.attributes.find((a) => a.name === "interval").default, '"30s"');
+  assert.deepEqual(vscode.tags[0].attributes.find((a) => a.name === "mode").values.map((v) => v.name), ["barrier", "micro-batch", "micro_batch"]);
+  // Every event the element's scripts dispatch to the page.
+  const dispatched = new Set();
+  for (const file of fs.readdirSync(path.join(ROOT, "www")).filter((f) => f.endsWith(".js"))) {
+    const text = fs.readFileSync(path.join(ROOT, "www", file), "utf8");
+    for (const [, name] of text.matchAll(/new CustomEvent\("(checkpointlab-[a-z-]+)"/g)) dispatched.add(name);
+  }
+  assert.deepEqual(element.events.map((e) => e.name).sort(), [...dispatched].sort());
 });

@@ -115,3 +115,113 @@ test("the declarations type the documented TypeScript, every export and every re
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// A component in each framework a course site may write its pages in, using <checkpoint-lab> with
+// attributes, a ref and a typed event listener, against the packed package and the frameworks' real
+// types (devDependencies in package-lock.json): React 19, whose types read only the JSX namespace
+// inside "react"; Preact; Solid 2, whose JSX lives in "@solidjs/web". Plus the raw engine's entry,
+// typed with the report. A wrong choice value and an unknown attribute must fail to compile.
+const COMPONENT = (framework) => {
+  const hooks = { react: "react", preact: "preact/hooks" }[framework];
+  const className = framework === "react" ? "className" : "class";
+  const use = hooks
+    ? `import { useEffect, useRef } from "${hooks}";
+export function Lesson({ onChange }: { onChange: (detail: ChangeDetail) => void }) {
+  const lab = useRef<CheckpointLabElement>(null);
+  useEffect(() => {
+    const element = lab.current;
+    if (!element) return;
+    const heard = (event: CustomEvent<ChangeDetail>) => onChange(event.detail);
+    element.addEventListener("checkpointlab-change", heard);
+    element.addEventListener("checkpointlab-cursor", (event) => console.log(event.detail.at, element.report()?.replayed_events));
+    return () => element.removeEventListener("checkpointlab-change", heard);
+  }, [onChange]);
+  const ref = lab;`
+    : `export function Lesson(props: { onChange: (detail: ChangeDetail) => void }) {
+  const ref = (element: CheckpointLabElement) => {
+    element.addEventListener("checkpointlab-change", (event) => props.onChange(event.detail));
+    element.addEventListener("checkpointlab-cursor", (event) => console.log(event.detail.at, element.report()?.replayed_events));
+  };`;
+  return `import "checkpoint-lab";
+import type { ChangeDetail, CheckpointLabElement } from "checkpoint-lab";
+${use}
+  return (
+    <figure>
+      <checkpoint-lab ref={ref} interval="10s" state-size="2GB" crash-at="10:00:45" mode="micro-batch" failure="taskmanager_lost"
+        sink="upsert" scenario="slow-store" theme="dark" controls="interval crash-at" charts="pipeline replay" ${className}="figure" id="lab" />
+      {/* @ts-expect-error: a mode the settings table does not have */}
+      <checkpoint-lab mode="sideways" />
+      {/* @ts-expect-error: an attribute the element does not read */}
+      <checkpoint-lab intervall="10s" />
+    </figure>
+  );
+}
+`;
+};
+
+const ENGINE = `import init, { simulate, defaults } from "checkpoint-lab/engine";
+import type { Config, Report } from "checkpoint-lab";
+export async function run(bytes: ArrayBuffer): Promise<number> {
+  await init({ module_or_path: bytes });
+  const config: Config = defaults();
+  const report: Report = simulate({ ...config, interval_ms: 5000 });
+  // @ts-expect-error: the report has no such field (simulate() is typed, not any)
+  console.log(report.no_such_field);
+  // @ts-expect-error: a key the settings table does not have
+  simulate({ intervall_ms: 5000 });
+  return report.interval_replay_events;
+}
+`;
+
+const FRAMEWORKS = {
+  react: { jsx: "react-jsx", jsxImportSource: "react", packages: ["@types/react", "csstype"] },
+  preact: { jsx: "react-jsx", jsxImportSource: "preact", packages: ["preact"] },
+  solid: { jsx: "preserve", jsxImportSource: "@solidjs/web", packages: ["solid-js", "@solidjs/web"] },
+};
+const RESOLUTIONS = {
+  bundler: { module: "esnext", moduleResolution: "bundler" },
+  nodenext: { module: "nodenext", moduleResolution: "nodenext" },
+  node10: { module: "esnext", moduleResolution: "node10" },
+};
+
+test("a React 19, a Preact and a Solid component type <checkpoint-lab> against the packed package, under bundler, nodenext and node10 resolution", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "checkpoint-lab-frameworks-"));
+  try {
+    const [packed] = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", dir], { cwd: path.join(ROOT, "pkg"), encoding: "utf8" }));
+    execFileSync("tar", ["-xzf", path.join(dir, packed.filename), "-C", dir]);
+    fs.mkdirSync(path.join(dir, "node_modules", "@types"), { recursive: true });
+    fs.mkdirSync(path.join(dir, "node_modules", "@solidjs"), { recursive: true });
+    fs.renameSync(path.join(dir, "package"), path.join(dir, "node_modules", "checkpoint-lab"));
+    for (const name of Object.values(FRAMEWORKS).flatMap((f) => f.packages)) {
+      fs.symlinkSync(path.join(ROOT, "node_modules", name), path.join(dir, "node_modules", name), "dir");
+    }
+    fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "course-site", private: true, type: "module" }));
+    fs.writeFileSync(path.join(dir, "engine.ts"), ENGINE);
+    const failures = [];
+    for (const [framework, { jsx, jsxImportSource }] of Object.entries(FRAMEWORKS)) {
+      fs.writeFileSync(path.join(dir, `${framework}.tsx`), COMPONENT(framework));
+      for (const [resolution, options] of Object.entries(RESOLUTIONS)) {
+        // Solid 2's JSX runtime is declared only through its package's "exports", which Node 10
+        // resolution does not read: no Solid 2 project compiles JSX under it, with or without
+        // this package.
+        if (framework === "solid" && resolution === "node10") continue;
+        const config = path.join(dir, `tsconfig.${framework}.${resolution}.json`);
+        fs.writeFileSync(config, JSON.stringify({
+          compilerOptions: {
+            strict: true, noEmit: true, target: "es2022", lib: ["dom", "es2022"], types: [], skipLibCheck: false,
+            jsx, jsxImportSource, ...options,
+          },
+          files: [`${framework}.tsx`, ...(framework === "react" ? ["engine.ts"] : [])],
+        }));
+        try {
+          execFileSync(path.join(ROOT, "node_modules", ".bin", "tsc"), ["-p", config], { encoding: "utf8", cwd: dir });
+        } catch (e) {
+          failures.push(`${framework}, moduleResolution ${resolution}:\n${e.stdout}${e.stderr}`);
+        }
+      }
+    }
+    assert.deepEqual(failures, []);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
