@@ -49,6 +49,7 @@ pub fn caught_up_reason(reason: CaughtUpReason) -> &'static str {
         }
         CaughtUpReason::CapacityNotAboveRate => "capacity is not above the input rate, so the backlog never shrinks",
         CaughtUpReason::BacklogRemains => "the backlog was not worked off by the end of the horizon",
+        CaughtUpReason::JobFailed => "the job is FAILED",
     }
 }
 

@@ -168,6 +168,8 @@ pub enum CaughtUpReason {
     CapacityNotAboveRate,
     /// The backlog was not worked off by the end of the horizon.
     BacklogRemains,
+    /// The job is FAILED: nothing restarts it.
+    JobFailed,
 }
 
 /// A pathological setting, with its numbers.
@@ -758,6 +760,8 @@ impl Figures {
         let caught_up_reason = recovery.and_then(|r| {
             if r.caught_up_at_ms.is_some() {
                 None
+            } else if failed_at_ms.is_some() && run.recoveries.len() == 1 {
+                Some(CaughtUpReason::JobFailed)
             } else if r.interrupted {
                 Some(CaughtUpReason::Interrupted)
             } else if r.restored_at_ms.is_none() {
@@ -770,7 +774,7 @@ impl Figures {
                 Some(CaughtUpReason::BacklogRemains)
             }
         });
-        if let Some(reason) = caught_up_reason {
+        if let Some(reason) = caught_up_reason.filter(|_| failed_at_ms.is_none()) {
             warnings.push(Warning::NeverCatchesUp(reason));
         }
         let lost_events: u64 = run.recoveries.iter().map(|r| r.lost_events).sum();
