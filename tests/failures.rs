@@ -248,7 +248,8 @@ proptest! {
         prop_assert_eq!(figures.sinks.append_only.lost_events, lost);
         prop_assert_eq!(figures.sinks.transactional.lost_events, lost);
         if lost > 0 {
-            prop_assert!(figures.warnings.contains(&Warning::EventsLost { events: lost }));
+            let warned = figures.warnings.contains(&Warning::EventsLost { events: lost });
+            prop_assert!(warned, "no warning of {} lost events", lost);
         }
     }
 }

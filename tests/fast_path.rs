@@ -217,7 +217,9 @@ fn an_interval_or_state_size_change_borrows_the_failure_free_rows() {
         );
         for config in moves {
             let outcome = same_both_ways(&config, Some(&previous));
-            assert!(outcome.truth_rows_borrowed, "{config:?}");
+            // A transaction that may outlive its timeout (fencing) steps aside from reuse.
+            let steps_aside = checkpoint_lab::engine::fast::runner::may_fail_more_than_once(&config);
+            assert_eq!(outcome.truth_rows_borrowed, !steps_aside, "{config:?}");
             let whole = |o: &Outcome| o.truth().sinks().append_only.whole().len();
             grew += usize::from(whole(&outcome) > whole(&previous));
             previous = outcome;
