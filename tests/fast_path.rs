@@ -227,7 +227,8 @@ fn an_interval_or_state_size_change_borrows_the_failure_free_rows() {
         // Only the crash moved next: a failure-free run of its own again, with keyframes.
         let config = Config { crash_at_ms: Some(at("10:02:00")), ..previous.run.config.clone() };
         let outcome = same_both_ways(&config, Some(&previous));
-        assert!(!outcome.truth_rows_borrowed && !outcome.keyframes.is_empty(), "{config:?}");
+        let steps_aside = checkpoint_lab::engine::fast::runner::may_fail_more_than_once(&config);
+        assert!(!outcome.truth_rows_borrowed && outcome.keyframes.is_empty() == steps_aside, "{config:?}");
     }
     assert!(grew > 0, "no run wrote rows past those it borrowed");
 }
