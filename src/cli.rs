@@ -24,6 +24,7 @@ fn value_name(unit: Unit) -> &'static str {
         Unit::Bytes => "SIZE",
         Unit::BytesPerS => "BANDWIDTH",
         Unit::ClockMs => "HH:MM:SS",
+        Unit::ClockList => "HH:MM:SS,...",
         Unit::Share => "SHARE",
         Unit::Factor => "FACTOR",
         Unit::Choice(_) => "CHOICE",

@@ -184,6 +184,7 @@ pub fn markdown_reference() -> String {
             Unit::Bytes => "bytes",
             Unit::BytesPerS => "bytes/s",
             Unit::ClockMs => "clock time (ms since midnight)",
+            Unit::ClockList => "clock times (ms since midnight), comma-separated",
             Unit::Share => "share (0 to 1)",
             Unit::Factor => "multiplier",
             Unit::Choice(_) => "choice",

@@ -11,7 +11,7 @@ use crate::engine::model::sinks::SinkDesign;
 use crate::engine::model::steady_state::checkpoint_outlasts_timeout_ms;
 use crate::engine::settings::config::{
     Alignment, CheckpointingMode, Config, Failure, IsolationLevel, Mode, RestartStrategy, Snapshots,
-    BACKOFF_RESET_THRESHOLD_MS, BROKER_TRANSACTION_MAX_TIMEOUT_MS, FLINK_CHECKPOINT_TIMEOUT_MS,
+    BROKER_TRANSACTION_MAX_TIMEOUT_MS, FLINK_CHECKPOINT_TIMEOUT_MS,
 };
 use crate::engine::settings::units::format_duration_ms;
 
@@ -67,10 +67,11 @@ fn checkpoint_timeout_ms(config: &Config) -> u64 {
 /// strategy's longest wait, and the restore of the state from the store.
 pub fn expected_downtime_ms(config: &Config) -> u64 {
     let longest_backoff_ms = match config.restart_strategy {
-        RestartStrategy::FixedDelay => config.restart_delay_ms,
+        RestartStrategy::FixedDelay | RestartStrategy::FailureRate => config.restart_delay_ms,
         RestartStrategy::ExponentialDelay => config.backoff_max_ms,
+        RestartStrategy::None => 0,
     };
-    detection_delay_ms(config) + longest_backoff_ms + transfer_ms(config.state_bytes, config.store_read_bytes_per_s)
+    detection_delay_ms(config, 1) + longest_backoff_ms + transfer_ms(config.state_bytes, config.store_read_bytes_per_s)
 }
 
 /// What in `config` a real cluster would refuse, or would turn into lost data, each naming both
@@ -154,8 +155,7 @@ pub fn flink(config: &Config, sink: SinkDesign) -> String {
     match config.restart_strategy {
         RestartStrategy::FixedDelay => lines.extend([
             "restart-strategy.type: fixed-delay".to_string(),
-            // The model restarts after every failure.
-            "restart-strategy.fixed-delay.attempts: 2147483647".to_string(),
+            format!("restart-strategy.fixed-delay.attempts: {}", config.restart_attempts),
             format!("restart-strategy.fixed-delay.delay: {}", flink_duration(config.restart_delay_ms)),
         ]),
         RestartStrategy::ExponentialDelay => lines.extend([
@@ -169,9 +169,19 @@ pub fn flink(config: &Config, sink: SinkDesign) -> String {
             format!("restart-strategy.exponential-delay.jitter-factor: {}", config.backoff_jitter),
             format!(
                 "restart-strategy.exponential-delay.reset-backoff-threshold: {}",
-                flink_duration(BACKOFF_RESET_THRESHOLD_MS)
+                flink_duration(config.backoff_reset_ms)
             ),
         ]),
+        RestartStrategy::FailureRate => lines.extend([
+            "restart-strategy.type: failure-rate".to_string(),
+            format!("restart-strategy.failure-rate.max-failures-per-interval: {}", config.failure_rate_max),
+            format!(
+                "restart-strategy.failure-rate.failure-rate-interval: {}",
+                flink_duration(config.failure_rate_interval_ms)
+            ),
+            format!("restart-strategy.failure-rate.delay: {}", flink_duration(config.restart_delay_ms)),
+        ]),
+        RestartStrategy::None => lines.push("restart-strategy.type: none".to_string()),
     }
     lines.push(format!("heartbeat.interval: {}", config.heartbeat_interval_ms));
     lines.push(format!("heartbeat.timeout: {}", config.heartbeat_timeout_ms));
@@ -304,7 +314,7 @@ fn spark_notes(config: &Config, language: Language) -> Vec<String> {
     let query = Config { mode: Mode::MicroBatch, ..config.clone() };
     lines.push(format!(
         "{c} modelled: its supervisor notices the stopped query after {} and restarts it {}",
-        format_duration_ms(detection_delay_ms(&query)),
+        format_duration_ms(detection_delay_ms(&query, 1)),
         match restart_backoff_ms(&query, 1) {
             0 => "at once".to_string(),
             ms => format!("{} later", format_duration_ms(ms)),

@@ -4,6 +4,8 @@
 
 use crate::engine::model::report::{BarrierWait, Bottleneck, CaughtUpReason, CrashFactKind, InFlight, Warning};
 use crate::engine::model::sinks::SinkDesign;
+use crate::engine::model::trace::FailedBecause;
+use crate::engine::settings::clock::ClockTime;
 use crate::engine::settings::config::{
     CheckpointingMode, Config, Failure, IsolationLevel, Mode, RestartStrategy, FLINK_HEARTBEAT_TIMEOUT_MS,
 };
@@ -47,6 +49,7 @@ pub fn caught_up_reason(reason: CaughtUpReason) -> &'static str {
         }
         CaughtUpReason::CapacityNotAboveRate => "capacity is not above the input rate, so the backlog never shrinks",
         CaughtUpReason::BacklogRemains => "the backlog was not worked off by the end of the horizon",
+        CaughtUpReason::JobFailed => "the job is FAILED",
     }
 }
 
@@ -113,11 +116,24 @@ pub fn warning(warning: &Warning) -> String {
             format_duration_ms(timeout_ms)
         ),
         Warning::ProducerFenced { transactions, timeout_ms } => format!(
-            "{} sink transactions stayed open longer than the {} transaction timeout before their barrier: the \
-             broker aborted them and fenced the producer. A real job fails on its next write and restarts, \
-             again every interval; the simulation carries on as if it had not.",
+            "{} sink transactions stayed open longer than the {} transaction timeout: each time the broker \
+             aborted the transaction and fenced the producer, and its next write failed the job, which \
+             restarted from its last completed checkpoint. Set the transaction timeout well above the \
+             checkpoint interval plus the longest outage.",
             format_count(transactions),
             format_duration_ms(timeout_ms)
+        ),
+        Warning::JobFailed { at_ms, because, failures } => format!(
+            "The job is FAILED at {} after {} {}: {}. Nothing after that is processed.",
+            ClockTime(at_ms),
+            format_count(u64::from(failures)),
+            if failures == 1 { "failure" } else { "failures" },
+            match because {
+                FailedBecause::RestartStrategy => "its restart strategy allowed no further restart",
+                FailedBecause::DataLoss => {
+                    "offsets it had to read again were gone from the log, and failOnDataLoss is true (Spark's default)"
+                }
+            }
         ),
     }
 }
@@ -128,6 +144,48 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
     let words = mode.words();
     let (unit, planned, completed) = (words.restore_point, words.started, words.done);
     match *fact {
+        CrashFactKind::ProducerFenced { began_at_ms, timeout_ms } => format!(
+            "the sink transaction begun at {} outlived its {} timeout: the broker aborted it and fenced the \
+             producer, whose next write fails the job",
+            ClockTime(began_at_ms),
+            format_duration_ms(timeout_ms)
+        ),
+        CrashFactKind::OffsetsReset { from, to, lost_events, micro_batch: false, .. } => format!(
+            "the log no longer holds offsets {} to {}: the Kafka source resets to the oldest offset kept \
+             (auto.offset.reset earliest, the KafkaSource's default); {} events lost",
+            format_count(from),
+            format_count(to),
+            format_count(lost_events)
+        ),
+        CrashFactKind::OffsetsReset { from, to, lost_events, micro_batch: true, fails } => format!(
+            "the log no longer holds offsets {} to {} ({} events): {}",
+            format_count(from),
+            format_count(to),
+            format_count(lost_events),
+            if fails {
+                "the query fails (failOnDataLoss is true, Spark's default)"
+            } else {
+                "the query skips to the oldest offset kept (failOnDataLoss is false)"
+            }
+        ),
+        CrashFactKind::JobFailed { because: FailedBecause::DataLoss, .. } => {
+            "query FAILED: restarting it fails the same way until its checkpoint is dealt with".to_string()
+        }
+        CrashFactKind::JobFailed { strategy, failure_number, .. } => format!(
+            "job FAILED: {}",
+            match strategy {
+                RestartStrategy::None => "the restart strategy is none".to_string(),
+                RestartStrategy::FixedDelay => format!(
+                    "failure {failure_number} exceeds the fixed-delay strategy's attempts \
+                     (restart-strategy.fixed-delay.attempts)"
+                ),
+                RestartStrategy::FailureRate => format!(
+                    "{failure_number} failures within the failure-rate interval exceed \
+                     restart-strategy.failure-rate.max-failures-per-interval"
+                ),
+                RestartStrategy::ExponentialDelay => "the restart strategy gave up".to_string(),
+            }
+        ),
         CrashFactKind::RestoredBarrier { checkpoint, offset } => {
             format!("{unit} {checkpoint} {planned}: offsets total {}", format_count(offset))
         }
@@ -225,6 +283,11 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
                  last reset)",
                 format_duration_ms(backoff_ms)
             ),
+            RestartStrategy::FailureRate => format!(
+                "restart after the failure-rate strategy's delay of {} (failure {failure_number} within its interval)",
+                format_duration_ms(backoff_ms)
+            ),
+            RestartStrategy::None => "no restart".to_string(),
         },
         CrashFactKind::Restored { checkpoint, state_bytes, offset, backlog_events } => format!(
             "{} {checkpoint} restored ({} of state); rewound to {}, backlog {} events{}",

@@ -156,6 +156,8 @@ pub struct SinkFigures {
     pub staleness_max_ms: u64,
     /// Whether a reader at the end of the run sees what a failure-free run shows.
     pub matches_failure_free: bool,
+    /// Events the log no longer held when a restore needed them: missing from this sink.
+    pub lost_events: u64,
 }
 
 impl SinkFigures {
@@ -173,6 +175,7 @@ impl SinkFigures {
             silent_ms: f.silent_ms,
             staleness_max_ms: f.staleness_max_ms,
             matches_failure_free: f.matches_failure_free,
+            lost_events: f.lost_events,
         }
     }
 }
@@ -234,6 +237,10 @@ pub struct Report {
     pub backlog_at_restore_events: Option<u64>,
     /// Events lost because recovery rewound past the log's retention.
     pub lost_events: u64,
+    /// Every failure of the run: crashes of the failure schedule and fencing at the transaction timeout.
+    pub failures: u32,
+    /// When the job became FAILED (its restart strategy gave up, or the query failed on data loss).
+    pub failed_at: Option<Stamp>,
     /// At-least-once checkpointing: events the restored state already held and the replay counted
     /// again.
     pub counted_twice_events: u64,
@@ -305,6 +312,8 @@ pub fn report(mut figures: Figures) -> Report {
         }),
         backlog_at_restore_events: figures.backlog_at_restore_events,
         lost_events: figures.lost_events,
+        failures: figures.failures,
+        failed_at: figures.failed_at_ms.map(stamp),
         counted_twice_events: figures.counted_twice_events,
         effective_interval_ms: figures.effective_interval_ms,
         store_limited: figures.store_limited,

@@ -64,6 +64,11 @@ pub enum TimelineKind {
     RetentionExceeded,
     /// The broker had aborted the completed checkpoint's sink transaction at its timeout.
     TransactionTimedOut,
+    /// The broker aborted the sink's open transaction at its timeout and fenced the producer,
+    /// whose next write failed the job.
+    ProducerFenced,
+    /// The job is FAILED: the restart strategy gave up, or the query failed on data loss.
+    JobFailed,
     /// Micro-batch mode: the batch's end offsets are written to the offset log.
     BatchPlanned,
     /// Micro-batch mode: a batch without a commit entry runs again with its logged offsets.
@@ -155,6 +160,8 @@ pub fn timeline(trace: &Trace, start_ms: u64) -> Vec<TimelineEntry> {
             Event::TransactionTimedOut { checkpoint_id, .. } => {
                 out.push(entry(at, TimelineKind::TransactionTimedOut, Some(checkpoint_id), None))
             }
+            Event::ProducerFenced { .. } => out.push(entry(at, TimelineKind::ProducerFenced, None, None)),
+            Event::JobFailed { .. } => out.push(entry(at, TimelineKind::JobFailed, None, None)),
             Event::ReplayDone { offset } => out.push(entry(at, TimelineKind::ReplayDone, None, Some(offset))),
             Event::CaughtUp { offset } => out.push(entry(at, TimelineKind::CaughtUp, None, Some(offset))),
             // Listed with the crash that fixed them, or not listed on the timeline.

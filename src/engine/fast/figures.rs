@@ -493,6 +493,8 @@ impl FiguresBuilder {
                 regressions: if design == SinkDesign::Upsert { self.upsert_regressions } else { 0 },
                 aborted_rows: if transactional { run.sinks().transactional.aborted_rows() } else { 0 },
                 timed_out_rows: if transactional { run.sinks().transactional.timed_out_rows() } else { 0 },
+                // Set with the run's other figures (Figures::of_run).
+                lost_events: 0,
                 aborted_rows_seen: if transactional && read_uncommitted {
                     run.sinks().transactional.aborted_rows() + run.sinks().transactional.timed_out_rows()
                 } else {

@@ -12,10 +12,20 @@ use super::data_plane::{self, DataPlane};
 use super::figures::{FiguresBuilder, PrefixTables, TruthTables};
 use super::resume::Keyframe;
 use crate::engine::model::report::Figures;
-use crate::engine::model::sim::{Execution, Sim};
+use crate::engine::model::sim::{crash_schedule, Execution, Sim};
 use crate::engine::model::sinks::Row;
 use crate::engine::model::trace::Event;
 use crate::engine::settings::config::{Config, ConfigError};
+
+/// Whether a run may fail more than once, or first at another instant than `crash_at_ms`: a
+/// failure schedule beyond the one crash, or a sink transaction that may outlive its timeout
+/// (fencing fails the job). The reuse tricks (forking the failure-free run at the crash,
+/// keyframes, borrowed rows) assume one crash at `crash_at_ms`, so such a run steps aside from
+/// them and is simulated whole, with its companion simulated separately.
+pub fn may_fail_more_than_once(config: &Config) -> bool {
+    crash_schedule(config) != config.crash_at_ms.into_iter().collect::<Vec<_>>()
+        || (config.mode.sink_has_transactions() && config.transaction_timeout_ms < config.horizon_ms)
+}
 
 /// A finished simulation and its failure-free companion (the same run without the crash).
 #[derive(Clone, Debug)]
@@ -216,6 +226,9 @@ impl Runner {
 
     fn start(config: &Config, previous: Option<&Outcome>, execution: Execution) -> Result<Runner, ConfigError> {
         config.validate()?;
+        if may_fail_more_than_once(config) {
+            return Runner::start_separately(config, execution);
+        }
         let previous = previous.filter(|p| p.run.execution() == execution);
         let crash_moved = |p: &&Outcome| {
             config.crash_at_ms.is_some()
@@ -296,6 +309,42 @@ impl Runner {
         Ok(runner)
     }
 
+    /// A run that may fail more than once (see [`may_fail_more_than_once`]): no reuse trick
+    /// applies. The run is simulated from the start with its whole failure schedule, and its
+    /// failure-free companion separately from the start, with no crash and no fencing.
+    fn start_separately(config: &Config, execution: Execution) -> Result<Runner, ConfigError> {
+        let run = Sim::of(config, execution)?;
+        let mut truth = Sim::of(
+            &Config { crash_at_ms: None, more_crashes_ms: Vec::new(), mtbf_ms: None, ..config.clone() },
+            execution,
+        )?;
+        truth.cancel_failures();
+        truth.set_keyframes_to_come(false);
+        let mut run = run;
+        run.set_keyframes_to_come(false);
+        let mut runner = Runner {
+            truth_tables: Arc::default(),
+            prefix_tables: Arc::default(),
+            shared_rows: (0, 0),
+            resumed_at_ms: None,
+            run,
+            failure_free: Some(Arc::new(truth)),
+            stage: Stage::FailureFree,
+            counting: None,
+            plane_share: 0.0,
+            keyframes: Keyframes::Reused(Arc::default()),
+            known_rows: None,
+        };
+        if execution == Execution::Fast {
+            if let Some(plane) = DataPlane::new(config) {
+                runner.counting = Some((plane, runner.stage));
+                runner.stage = Stage::DataPlane;
+                runner.plane_share = DATA_PLANE_SHARE;
+            }
+        }
+        Ok(runner)
+    }
+
     /// Advances by up to `slice_ms` of virtual time; returns true once the run is complete.
     pub fn advance(&mut self, slice_ms: u64) -> bool {
         let end = self.run.config.end_ms();
@@ -305,7 +354,14 @@ impl Runner {
                 let log = self.run.log();
                 if self.counting.as_mut().is_none_or(|(plane, _)| plane.build(log, events.max(1))) {
                     if let Some((plane, next)) = self.counting.take() {
-                        self.run.attach_data_plane(Arc::new(plane));
+                        let plane = Arc::new(plane);
+                        // A companion simulated separately counts from the same plane.
+                        if let Some(truth) = self.failure_free.as_mut().and_then(Arc::get_mut) {
+                            if truth.now_ms() == truth.config.start_time_ms {
+                                truth.attach_data_plane(Arc::clone(&plane));
+                            }
+                        }
+                        self.run.attach_data_plane(plane);
                         self.stage = next;
                     }
                 }

@@ -376,6 +376,21 @@ impl Job {
         self.caught_up = false;
     }
 
+    /// The oldest offset of each partition the log still holds at `now_ms`, under a retention.
+    fn first_kept_offsets(&self, config: &Config, now_ms: u64) -> Option<Vec<u64>> {
+        let retention = config.retention_ms?;
+        let oldest_kept = self.log.log_end_at(now_ms.saturating_sub(retention));
+        Some((0..self.read_offsets.len()).map(|p| self.log.partition_end(oldest_kept, p as u64)).collect())
+    }
+
+    /// Events between `snapshot`'s offsets and the oldest ones the log still holds at `now_ms`:
+    /// what a restart from it then could no longer read.
+    pub fn events_gone_at_restore(&self, snapshot: &Snapshot, config: &Config, now_ms: u64) -> u64 {
+        self.first_kept_offsets(config, now_ms).map_or(0, |first_kept| {
+            snapshot.offsets.iter().zip(first_kept).map(|(&from, kept)| kept.saturating_sub(from)).sum()
+        })
+    }
+
     /// A restart at `now_ms` from `snapshot`: the state is loaded, the readers rewind to its
     /// offsets (never before the log's retention) and a new attempt starts. Returns the events
     /// lost to retention.
@@ -392,10 +407,8 @@ impl Job {
         self.credit.iter_mut().for_each(|c| *c = 0);
         self.log_order_credit = 0;
         let mut lost_events = 0;
-        if let Some(retention) = config.retention_ms {
-            let oldest_kept = self.log.log_end_at(now_ms.saturating_sub(retention));
-            for p in 0..self.read_offsets.len() {
-                let first_kept = self.log.partition_end(oldest_kept, p as u64);
+        if let Some(first_kept) = self.first_kept_offsets(config, now_ms) {
+            for (p, first_kept) in first_kept.into_iter().enumerate() {
                 if self.read_offsets[p] < first_kept {
                     lost_events += first_kept - self.read_offsets[p];
                     self.read_offsets[p] = first_kept;

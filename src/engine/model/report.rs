@@ -9,11 +9,11 @@
 use std::sync::Arc;
 
 use super::protocol::{OffsetLogEntry, RestorePoint};
-use super::sim::{Recovery, Sim};
+use super::sim::{FailureCause, Recovery, Sim};
 use super::sinks::keys::KeyIndex;
 use super::sinks::{CommittedRows, Row, SinkDesign};
 use super::steady_state::{checkpoint_outlasts_timeout_ms, steady_state, tradeoff, SteadyState, Tradeoff};
-use super::trace::Trace;
+use super::trace::{Event, FailedBecause, Trace};
 use crate::engine::settings::config::{
     Alignment, CheckpointingMode, Config, Failure, RestartStrategy, FLINK_CHECKPOINT_TIMEOUT_MS,
 };
@@ -74,6 +74,8 @@ pub struct SinkFigures {
     pub staleness_max_ms: u64,
     /// Whether a reader at the end of the run sees what a failure-free run shows.
     pub matches_failure_free: bool,
+    /// Events the log no longer held when a restore needed them: missing from this sink's counts.
+    pub lost_events: u64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -130,6 +132,16 @@ pub enum CrashFactKind {
     BatchCommittedAgain { batch: u64, from: u64, to: u64 },
     /// The job caught up `after_ms` after the crash (micro-batch: back on the trigger schedule).
     CaughtUp { after_ms: u64 },
+    /// The broker aborted the sink's open transaction, begun at `began_at_ms`, at its
+    /// `timeout_ms` and fenced the producer: its next write failed the job.
+    ProducerFenced { began_at_ms: u64, timeout_ms: u64 },
+    /// The log no longer held the restored offsets: the readers start at `to` instead of `from`
+    /// (Flink's Kafka source resets to the oldest offset kept; a Spark query with failOnDataLoss
+    /// false skips ahead the same way, and with it true fails: `fails`), and `lost_events` are gone.
+    OffsetsReset { from: u64, to: u64, lost_events: u64, micro_batch: bool, fails: bool },
+    /// The job is FAILED: `because` says why; `failure_number` is the failure the restart strategy
+    /// refused to restart after.
+    JobFailed { because: FailedBecause, strategy: RestartStrategy, failure_number: u32 },
 }
 
 /// What the crash found in flight.
@@ -158,6 +170,8 @@ pub enum CaughtUpReason {
     CapacityNotAboveRate,
     /// The backlog was not worked off by the end of the horizon.
     BacklogRemains,
+    /// The job is FAILED: nothing restarts it.
+    JobFailed,
 }
 
 /// What the operator does between a checkpoint's barrier and its snapshot.
@@ -214,8 +228,10 @@ pub enum Warning {
     /// At-least-once checkpointing: the restore read `events` again that its state already held.
     CountedTwice { events: u64 },
     /// Sink transactions outlived their timeout while still open: the broker aborted them and
-    /// fenced the producer, so a real job fails on its next write (the model carries on).
+    /// fenced the producer, and each time its next write failed the job.
     ProducerFenced { transactions: u64, timeout_ms: u64 },
+    /// The job is FAILED at `at_ms` after `failures` failures: nothing restarts it.
+    JobFailed { at_ms: u64, because: FailedBecause, failures: u32 },
     /// The broker aborted pre-committed sink transactions at their timeout: their rows are lost.
     TransactionsTimedOut { rows: u64, timeout_ms: u64 },
     /// A checkpoint takes longer than Flink's default checkpoint timeout: Flink would expire each
@@ -439,6 +455,10 @@ pub struct Figures {
     pub backlog_at_restore_events: Option<u64>,
     /// Events lost because recovery rewound past the log's retention.
     pub lost_events: u64,
+    /// Every failure of the run (crashes of the schedule and fencing), in order.
+    pub failures: u32,
+    /// When the job became FAILED, if it did.
+    pub failed_at_ms: Option<u64>,
     /// At-least-once checkpointing: events after a barrier that were in the restored checkpoint's
     /// state and were read again after the restore, so window totals exceed the failure-free
     /// totals by their count (fewer with producer retries, which the dedupe drops again).
@@ -519,7 +539,35 @@ fn measured_cycle(truth: &Sim) -> Option<(u64, u64)> {
     Some((spacing_ms.round() as u64, (mean_size * 60_000.0 / spacing_ms).round() as u64))
 }
 
-fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<WindowTotal>) -> Vec<CrashFact> {
+/// The crash table of every failure: the first's as [`crash_table_of`] gives it, then each later
+/// one's (with its restored checkpoint's rows when it restores another), in time order.
+fn crash_table(config: &Config, run: &Sim, before: &Option<WindowTotal>) -> Vec<CrashFact> {
+    let mut rows = Vec::new();
+    let mut previous: Option<u64> = None;
+    for recovery in &run.recoveries {
+        let new_checkpoint = previous != Some(recovery.restored.id());
+        let mut part = crash_table_of(config, run, recovery, if previous.is_none() { before } else { &None });
+        if !new_checkpoint {
+            part.retain(|r| {
+                !matches!(
+                    r.kind,
+                    CrashFactKind::RestoredBarrier { .. }
+                        | CrashFactKind::StartingCheckpoint { .. }
+                        | CrashFactKind::Completed { .. }
+                        | CrashFactKind::BatchCommitted { .. }
+                )
+            });
+        }
+        previous = Some(recovery.restored.id());
+        rows.extend(part);
+    }
+    rows.dedup();
+    // Stable: rows at the same instant keep the order they were added in.
+    rows.sort_by_key(|r| r.at_ms);
+    rows
+}
+
+fn crash_table_of(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<WindowTotal>) -> Vec<CrashFact> {
     let restored = &recovery.restored;
     let rerun_in_flight = config.mode.reruns_in_flight();
     let mut rows = vec![
@@ -561,6 +609,22 @@ fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<
             },
         });
     }
+    if recovery.cause == FailureCause::Fenced {
+        let began_at_ms = run
+            .trace
+            .events
+            .iter()
+            .find_map(|e| match e.event {
+                Event::ProducerFenced { began_at_ms } if e.at_ms == recovery.crashed_at_ms => Some(began_at_ms),
+                _ => None,
+            })
+            .unwrap_or(recovery.crashed_at_ms);
+        rows.push(CrashFact {
+            at_ms: recovery.crashed_at_ms,
+            offset: None,
+            kind: CrashFactKind::ProducerFenced { began_at_ms, timeout_ms: config.transaction_timeout_ms },
+        });
+    }
     let replayed = recovery.crash_offset - restored.offset();
     let rerun = recovery.discarded_checkpoint.and_then(|id| run.offset_log().iter().find(|e| e.batch_id == id));
     let in_flight = match (recovery.discarded_checkpoint, rerun) {
@@ -586,10 +650,41 @@ fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<
         offset: None,
         kind: CrashFactKind::Detected {
             after_ms: recovery.detected_at_ms - recovery.crashed_at_ms,
-            failure: config.failure,
-            overridden: config.detection_ms.is_some(),
+            failure: if recovery.cause == FailureCause::Fenced { Failure::Task } else { config.failure },
+            overridden: config.detection_ms.is_some() && recovery.cause == FailureCause::Scheduled,
         },
     });
+    if let Some(failed_at_ms) = recovery.failed_at_ms {
+        let because = if failed_at_ms == recovery.detected_at_ms && recovery.restored_at_ms.is_none() {
+            FailedBecause::RestartStrategy
+        } else {
+            FailedBecause::DataLoss
+        };
+        if because == FailedBecause::DataLoss {
+            let gone_to = restored.offset() + recovery.lost_events;
+            rows.push(CrashFact {
+                at_ms: failed_at_ms,
+                offset: Some(restored.offset()),
+                kind: CrashFactKind::OffsetsReset {
+                    from: restored.offset(),
+                    to: gone_to,
+                    lost_events: recovery.lost_events,
+                    micro_batch: config.mode.runs_batches(),
+                    fails: true,
+                },
+            });
+        }
+        rows.push(CrashFact {
+            at_ms: failed_at_ms,
+            offset: None,
+            kind: CrashFactKind::JobFailed {
+                because,
+                strategy: config.restart_strategy,
+                failure_number: recovery.failure_number,
+            },
+        });
+        return rows;
+    }
     if recovery.backoff_ms > 0 {
         rows.push(CrashFact {
             at_ms: recovery.restore_started_at_ms,
@@ -601,19 +696,34 @@ fn crash_table(config: &Config, run: &Sim, recovery: &Recovery, before: &Option<
             },
         });
     }
+    let resumed = recovery.resumed_offset.unwrap_or(restored.offset());
     if let Some(restored_at) = recovery.restored_at_ms {
         rows.push(CrashFact {
             at_ms: restored_at,
-            offset: Some(restored.offset()),
+            offset: Some(resumed),
             kind: CrashFactKind::Restored {
                 checkpoint: restored.id(),
                 state_bytes: config.state_bytes,
-                offset: restored.offset(),
+                offset: resumed,
                 backlog_events: recovery.backlog_at_restore_events.unwrap_or(0),
             },
         });
+        if recovery.lost_events > 0 {
+            rows.push(CrashFact {
+                at_ms: restored_at,
+                offset: Some(resumed),
+                kind: CrashFactKind::OffsetsReset {
+                    from: restored.offset(),
+                    to: resumed,
+                    lost_events: recovery.lost_events,
+                    micro_batch: config.mode.runs_batches(),
+                    fails: false,
+                },
+            });
+        }
     }
-    if let Some(done) = recovery.replay_done_at_ms {
+    // Reset past the crash offset: nothing was read again, so no replay to be back from.
+    if let Some(done) = recovery.replay_done_at_ms.filter(|_| resumed < recovery.crash_offset) {
         rows.push(CrashFact {
             at_ms: done,
             offset: Some(recovery.crash_offset),
@@ -669,6 +779,7 @@ impl Figures {
         let config = &run.config;
         let model = steady_state(config, config.interval_ms);
         let recovery = run.recoveries.first();
+        let failed_at_ms = run.failed_at_ms();
         let (effective_interval_ms, store_write_bytes_per_min) =
             measured_cycle(truth).unwrap_or((model.effective_interval_ms, model.store_write_bytes_per_min));
         let mut warnings = Vec::new();
@@ -705,6 +816,8 @@ impl Figures {
         let caught_up_reason = recovery.and_then(|r| {
             if r.caught_up_at_ms.is_some() {
                 None
+            } else if failed_at_ms.is_some() && run.recoveries.len() == 1 {
+                Some(CaughtUpReason::JobFailed)
             } else if r.interrupted {
                 Some(CaughtUpReason::Interrupted)
             } else if r.restored_at_ms.is_none() {
@@ -717,7 +830,7 @@ impl Figures {
                 Some(CaughtUpReason::BacklogRemains)
             }
         });
-        if let Some(reason) = caught_up_reason {
+        if let Some(reason) = caught_up_reason.filter(|_| failed_at_ms.is_none()) {
             warnings.push(Warning::NeverCatchesUp(reason));
         }
         let lost_events: u64 = run.recoveries.iter().map(|r| r.lost_events).sum();
@@ -739,7 +852,8 @@ impl Figures {
         if counted_twice_events > 0 {
             warnings.push(Warning::CountedTwice { events: counted_twice_events });
         }
-        let fenced = run.sinks().transactional.fenced_transactions();
+        let fenced = run.sinks().transactional.fenced_transactions()
+            + run.recoveries.iter().filter(|r| r.cause == FailureCause::Fenced).count() as u64;
         if fenced > 0 {
             warnings.push(Warning::ProducerFenced { transactions: fenced, timeout_ms: config.transaction_timeout_ms });
         }
@@ -750,6 +864,23 @@ impl Figures {
                 timeout_ms: config.transaction_timeout_ms,
             });
         }
+        if let Some(at_ms) = failed_at_ms {
+            let data_loss =
+                run.trace.events.iter().any(|e| e.event == Event::JobFailed { because: FailedBecause::DataLoss });
+            warnings.push(Warning::JobFailed {
+                at_ms,
+                because: if data_loss { FailedBecause::DataLoss } else { FailedBecause::RestartStrategy },
+                failures: run.recoveries.len() as u32,
+            });
+        }
+        let mut sinks = sinks;
+        for figures in [&mut sinks.append_only, &mut sinks.upsert, &mut sinks.transactional, &mut sinks.dedupe_view] {
+            figures.lost_events = lost_events;
+            // A run that lost events, or stopped for good, cannot show what a failure-free one does.
+            if lost_events > 0 || failed_at_ms.is_some() {
+                figures.matches_failure_free = false;
+            }
+        }
         let horizon = config.horizon_ms as f64;
         Figures {
             restored_checkpoint: recovery.map(|r| r.restored.clone()),
@@ -759,8 +890,12 @@ impl Figures {
                 offsets: r.crash_offsets.clone(),
                 discarded_checkpoint: r.discarded_checkpoint,
             }),
-            replayed_events: recovery.map_or(0, |r| r.crash_offset - r.restored.offset()),
-            replayed_offsets: recovery.map(|r| OffsetRange { from: r.restored.offset(), to: r.crash_offset }),
+            replayed_events: recovery
+                .map_or(0, |r| r.crash_offset.saturating_sub(r.resumed_offset.unwrap_or(r.restored.offset()))),
+            replayed_offsets: recovery.map(|r| OffsetRange {
+                from: r.resumed_offset.unwrap_or(r.restored.offset()).min(r.crash_offset),
+                to: r.crash_offset,
+            }),
             interval_replay_events: config.rate_per_s * effective_interval_ms / 1000,
             worst_case_replay_events: worst_case_replay(truth).unwrap_or(model.worst_case_replay_events),
             detected_at_ms: recovery.map(|r| r.detected_at_ms),
@@ -779,6 +914,8 @@ impl Figures {
             }),
             backlog_at_restore_events: recovery.and_then(|r| r.backlog_at_restore_events),
             lost_events,
+            failures: run.recoveries.len() as u32,
+            failed_at_ms,
             counted_twice_events,
             effective_interval_ms,
             store_limited: model.store_limited,
@@ -788,7 +925,7 @@ impl Figures {
             aligning_ms: run.aligning_ms(),
             checkpoints: run.restore_points.clone(),
             sinks,
-            crash_table: recovery.map_or_else(Vec::new, |r| crash_table(config, run, r, &window_total_before_crash)),
+            crash_table: crash_table(config, run, &window_total_before_crash),
             window_total_before_crash,
             steady_state: model,
             tradeoff: tradeoff(config),

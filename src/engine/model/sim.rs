@@ -12,12 +12,15 @@ use super::checkpoint::{transfer_ms, Snapshot};
 use super::job::Job;
 use super::operators::JobState;
 use super::protocol::{Ctx, Due, OffsetLogEntry, Protocol, RestorePoint};
-use super::restart::{detection_delay_ms, restart_backoff_ms};
+use super::restart::{detection_delay_ms, Decision, Restarts};
 use super::sinks::Sinks;
 use super::source::SourceLog;
-use super::trace::{Event, Offsets, Trace, WorldSample};
+use super::source::{mix64, sub_seed};
+use super::trace::{Event, FailedBecause, Offsets, Trace, WorldSample};
 use crate::engine::fast::data_plane::{DataPlane, DataPlaneKey};
-use crate::engine::settings::config::{Config, ConfigError, BACKOFF_RESET_THRESHOLD_MS, SINK_COMMIT_DELAY_MS};
+use crate::engine::settings::config::{
+    Config, ConfigError, FailOnDataLoss, SINK_COMMIT_DELAY_MS, TASK_FAILURE_DETECTION_MS,
+};
 
 /// One crash and the recovery that followed it.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,6 +51,24 @@ pub struct Recovery {
     pub lost_events: u64,
     /// A later crash cut this recovery short.
     pub interrupted: bool,
+    /// What failed: a scheduled crash, or the sink's producer fenced at its transaction timeout.
+    pub cause: FailureCause,
+    /// When the job became FAILED instead of restarting (the restart strategy gave up, or the
+    /// query failed on data loss); the restore fields then say when it would have happened.
+    pub failed_at_ms: Option<u64>,
+    /// The readers' total position once restored: the restore point's offset, or past it when
+    /// the log no longer held those offsets and the source reset to the oldest one kept.
+    pub resumed_offset: Option<u64>,
+}
+
+/// What ended an attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailureCause {
+    /// A crash of the failure schedule (`crash_at_ms`, `more_crashes_ms`, `mtbf_ms`).
+    Scheduled,
+    /// The broker aborted the sink's open transaction at its timeout and fenced the producer; its
+    /// next write threw.
+    Fenced,
 }
 
 /// How a simulation computes its run. Both give the same run; the tests hold the second to the
@@ -73,7 +94,35 @@ enum JobPhase {
         restored_at_ms: u64,
         detected: bool,
         restarted: bool,
+        /// The restart strategy gave up: at detection the job becomes FAILED.
+        gives_up: bool,
     },
+    /// Stopped for good.
+    Failed,
+}
+
+/// The crash times of `config`'s failure schedule, in order: `crash_at_ms`, `more_crashes_ms`
+/// and, with a mean time between failures, crashes drawn from the seed at exponentially
+/// distributed gaps from the scenario start, all inside the horizon.
+pub fn crash_schedule(config: &Config) -> Vec<u64> {
+    let mut crashes: Vec<u64> = config.crash_at_ms.iter().chain(&config.more_crashes_ms).copied().collect();
+    if let Some(mtbf_ms) = config.mtbf_ms {
+        let seed = sub_seed(config.seed, "failures");
+        let mut at_ms = config.start_time_ms as f64;
+        for n in 0u64..1_000 {
+            // A uniform draw in (0, 1], then an exponential gap of mean `mtbf_ms`.
+            let unit = ((mix64(seed ^ n) >> 11) + 1) as f64 / (1u64 << 53) as f64;
+            at_ms += (-unit.ln() * mtbf_ms as f64).max(1.0);
+            let t = at_ms.round() as u64;
+            if t >= config.end_ms() {
+                break;
+            }
+            crashes.push(t);
+        }
+    }
+    crashes.sort_unstable();
+    crashes.dedup();
+    crashes
 }
 
 /// The end of the time a run's sink tables get room for: the horizon and, when a crash is
@@ -113,8 +162,10 @@ pub struct Sim {
     /// Every completed checkpoint or committed batch, oldest first; the last is what a restart restores.
     pub restore_points: Vec<RestorePoint>,
     pub recoveries: Vec<Recovery>,
-    /// Failures since the restart strategy's backoff was last reset.
-    failures_since_reset: u32,
+    /// The restart strategy's memory of earlier failures.
+    restarts: Restarts,
+    /// A failure-free companion: the broker never fences its producer.
+    failures_off: bool,
     /// Barrier mode: the completed checkpoint whose sink transaction commits next, and when.
     sink_commit: Option<(u64, u64)>,
     pub trace: Trace,
@@ -140,10 +191,11 @@ impl Sim {
             job,
             protocol: Protocol::new(config, &initial),
             snapshot,
-            crashes: config.crash_at_ms.into_iter().collect(),
+            crashes: crash_schedule(config).into(),
             restore_points: vec![initial],
             recoveries: Vec::new(),
-            failures_since_reset: 0,
+            restarts: Restarts::default(),
+            failures_off: false,
             sink_commit: None,
             trace: Trace::default(),
             config: config.clone(),
@@ -232,6 +284,17 @@ impl Sim {
     /// True once every recovery has either caught up or been cut short by a later crash.
     pub fn all_recovered(&self) -> bool {
         self.recoveries.iter().all(|r| r.interrupted || r.caught_up_at_ms.is_some())
+    }
+
+    /// When the job became FAILED, if it did.
+    pub fn failed_at_ms(&self) -> Option<u64> {
+        self.recoveries.iter().find_map(|r| r.failed_at_ms.filter(|&t| t <= self.now_ms))
+    }
+
+    /// A failure-free run: no crash, and no fencing either (a companion simulated from the start).
+    pub fn cancel_failures(&mut self) {
+        self.failures_off = true;
+        self.cancel_crashes();
     }
 
     /// Forgets the crashes still scheduled (for a failure-free companion run, forked from the
@@ -331,14 +394,22 @@ impl Sim {
     /// Handles everything due at the current instant, in a fixed order.
     fn handle_due(&mut self) {
         let now = self.now_ms;
-        // 1. Crash: everything in memory is lost.
+        // 1. Crash: everything in memory is lost. The broker fencing the sink's producer at its
+        //    transaction timeout fails the job the same way.
         while self.crashes.front().is_some_and(|&t| t <= now) {
             self.crashes.pop_front();
-            self.crash();
+            if !self.gave_up() {
+                self.crash(FailureCause::Scheduled);
+            }
             self.note_snapshot_needs();
         }
+        if self.fence_ms() <= now {
+            let began_at_ms = self.job.sinks.transactional.open_since_ms().unwrap_or(now);
+            self.trace.push(now, Event::ProducerFenced { began_at_ms });
+            self.crash(FailureCause::Fenced);
+        }
         // 2. Recovery: detection, the restart delay, the restore.
-        if !self.is_running() {
+        if matches!(self.phase, JobPhase::Down { .. }) {
             self.recover();
         }
         // 3. The protocol's due work: stages that end now, a trigger; what becomes restorable
@@ -360,14 +431,14 @@ impl Sim {
     fn process_input(&mut self, until_ms: u64) {
         let now = self.now_ms;
         let fast = self.execution == Execution::Fast;
-        let sink_commit_ms = self.sink_commit.map_or(u64::MAX, |(_, at_ms)| at_ms);
+        let sink_commit_ms = self.sink_commit.map_or(u64::MAX, |(_, at_ms)| at_ms).min(self.fence_ms());
         // The next instant that matters while the job runs, when the protocol next has work at
         // `protocol_ms` (the fields it reads are not the protocol's, which the arms hold).
         let (config, crashes) = (&self.config, &self.crashes);
         let next_running = |protocol_ms: u64| next_instant(now, config, crashes, protocol_ms.min(sink_commit_ms));
         match (&self.phase, &mut self.protocol) {
             // Nothing is processed while the job is down: jump to the next instant that matters.
-            (JobPhase::Down { .. }, _) => self.now_ms = self.next_due_ms().min(until_ms),
+            (JobPhase::Down { .. } | JobPhase::Failed, _) => self.now_ms = self.next_due_ms().min(until_ms),
             (JobPhase::Running, Protocol::Barrier(barrier)) if fast && barrier.paused(now) => {
                 // The sync pause holds processing until it ends, an instant that matters.
                 let next = next_running(barrier.next_stage_ms()).min(until_ms);
@@ -432,17 +503,36 @@ impl Sim {
     fn next_instant_ms(&self, emit_boundaries: bool) -> u64 {
         let now = self.now_ms;
         let phase_ms = match self.phase {
-            JobPhase::Down { detected_at_ms, restore_started_at_ms, restored_at_ms, detected, restarted } => {
+            JobPhase::Down { detected_at_ms, restore_started_at_ms, restored_at_ms, detected, restarted, .. } => {
                 let pending = |at_ms: u64, done: bool| if done { u64::MAX } else { at_ms };
                 pending(detected_at_ms, detected).min(pending(restore_started_at_ms, restarted)).min(restored_at_ms)
             }
+            JobPhase::Failed => u64::MAX,
             JobPhase::Running => {
-                let sink_commit = self.sink_commit.map_or(u64::MAX, |(_, at_ms)| at_ms);
+                let sink_commit = self.sink_commit.map_or(u64::MAX, |(_, at_ms)| at_ms).min(self.fence_ms());
                 let protocol = self.protocol.next_work_ms(now, &self.config, &self.job, emit_boundaries);
                 protocol.min(sink_commit)
             }
         };
         next_instant(now, &self.config, &self.crashes, phase_ms)
+    }
+
+    /// Whether the job is FAILED or will be once its failure is noticed: no crash matters then.
+    fn gave_up(&self) -> bool {
+        matches!(self.phase, JobPhase::Failed | JobPhase::Down { gives_up: true, .. })
+    }
+
+    /// When the broker aborts the sink's open transaction at its timeout, fencing the producer
+    /// (barrier mode, while the job runs), or never.
+    fn fence_ms(&self) -> u64 {
+        if self.failures_off || !matches!(self.phase, JobPhase::Running) || !self.config.mode.sink_has_transactions() {
+            return u64::MAX;
+        }
+        self.job
+            .sinks
+            .transactional
+            .open_since_ms()
+            .map_or(u64::MAX, |began_at_ms| began_at_ms.saturating_add(self.config.transaction_timeout_ms))
     }
 
     fn committed_id(&self) -> u64 {
@@ -524,9 +614,10 @@ impl Sim {
     }
 
     /// Crash now: in-memory state, the checkpoint or batch in flight and open transactions are lost.
-    pub fn crash(&mut self) {
+    pub fn crash(&mut self, cause: FailureCause) {
         let now = self.now_ms;
-        let discarded = self.protocol.crash(now);
+        let was_running = self.is_running();
+        let discarded = if was_running { self.protocol.crash(now) } else { None };
         if let Some(id) = discarded {
             let event = match self.protocol {
                 Protocol::Barrier(_) => Event::CheckpointDiscarded { checkpoint_id: id },
@@ -541,27 +632,36 @@ impl Sim {
         }
         self.sink_commit = None;
         let completed_id = self.committed_id();
-        self.job.crash(completed_id);
+        if was_running {
+            self.job.crash(completed_id);
+        }
         let crash_offset = self.job.position();
         let restored = self.restore_points.last().expect("the scenario starts from a restore point").clone();
         let restore_bytes = self.config.state_bytes + restored.in_flight_bytes();
-        // As Flink's exponential-delay strategy counts: a failure while the restart is still
-        // waiting is folded into the one it waits for; the backoff starts again after an hour of
-        // running without a failure since the last restart.
-        let last_restart_ms = self.recoveries.last().map(|r| r.restore_started_at_ms);
-        let waiting = last_restart_ms.is_some_and(|at_ms| now <= at_ms);
-        if last_restart_ms.is_some_and(|at_ms| now >= at_ms && now - at_ms >= BACKOFF_RESET_THRESHOLD_MS) {
-            self.failures_since_reset = 0;
-        }
-        if !waiting {
-            self.failures_since_reset += 1;
-        }
-        let failure_number = self.failures_since_reset;
-        let detected_at_ms = now + detection_delay_ms(&self.config);
-        // A folded failure restarts when the restart it joined was due (or once it is noticed).
-        let backoff_ms = match last_restart_ms.filter(|_| waiting) {
-            Some(due_ms) => due_ms.saturating_sub(detected_at_ms),
-            None => restart_backoff_ms(&self.config, failure_number),
+        let crash_number = u32::try_from(self.recoveries.len() + 1).unwrap_or(u32::MAX);
+        let detection_ms = match cause {
+            // The fenced producer's write throws in the task, which reports it at once.
+            FailureCause::Fenced => TASK_FAILURE_DETECTION_MS,
+            FailureCause::Scheduled => detection_delay_ms(&self.config, crash_number),
+        };
+        let detected_at_ms = now + detection_ms;
+        // A failure while the restart is still waiting (the job down, the restore not begun) is
+        // folded into the restart it waits for, as Flink counts it: that restart still comes
+        // when it was due, or once this failure is noticed.
+        let waiting = match self.phase {
+            JobPhase::Down { restore_started_at_ms, .. } => Some(restore_started_at_ms).filter(|&at| now < at),
+            _ => None,
+        };
+        let previous_number = self.recoveries.last().map_or(0, |r| r.failure_number);
+        let decision = match waiting {
+            Some(due_ms) => {
+                Decision::Restart { failure_number: previous_number, backoff_ms: due_ms.saturating_sub(detected_at_ms) }
+            }
+            None => self.restarts.on_failure(&self.config, detected_at_ms),
+        };
+        let (failure_number, backoff_ms, gives_up) = match decision {
+            Decision::Restart { failure_number, backoff_ms } => (failure_number, backoff_ms, false),
+            Decision::GiveUp { failure_number } => (failure_number, 0, true),
         };
         let restore_started_at_ms = detected_at_ms + backoff_ms;
         let restored_at_ms = restore_started_at_ms + transfer_ms(restore_bytes, self.config.store_read_bytes_per_s);
@@ -587,15 +687,26 @@ impl Sim {
             caught_up_at_ms: None,
             lost_events: 0,
             interrupted: false,
+            cause,
+            failed_at_ms: gives_up.then_some(detected_at_ms),
+            resumed_offset: None,
         });
-        self.phase =
-            JobPhase::Down { detected_at_ms, restore_started_at_ms, restored_at_ms, detected: false, restarted: false };
+        let (restore_started_at_ms, restored_at_ms) =
+            if gives_up { (u64::MAX, u64::MAX) } else { (restore_started_at_ms, restored_at_ms) };
+        self.phase = JobPhase::Down {
+            detected_at_ms,
+            restore_started_at_ms,
+            restored_at_ms,
+            detected: false,
+            restarted: false,
+            gives_up,
+        };
     }
 
     /// The recovery phases that are due: detection, the end of the restart delay, the restore.
     fn recover(&mut self) {
         let now = self.now_ms;
-        let JobPhase::Down { detected_at_ms, restore_started_at_ms, restored_at_ms, detected, restarted } =
+        let JobPhase::Down { detected_at_ms, restore_started_at_ms, restored_at_ms, detected, restarted, gives_up } =
             &mut self.phase
         else {
             return;
@@ -603,6 +714,11 @@ impl Sim {
         if !*detected && now >= *detected_at_ms {
             *detected = true;
             self.trace.push(*detected_at_ms, Event::Detected);
+            if *gives_up {
+                let at_ms = *detected_at_ms;
+                self.fail(at_ms, FailedBecause::RestartStrategy);
+                return;
+            }
         }
         if !*restarted && now >= *restore_started_at_ms {
             *restarted = true;
@@ -614,19 +730,51 @@ impl Sim {
         }
     }
 
-    /// The restore finished: load the newest restore point and rewind the readers to it.
+    /// The job stops for good at `at_ms`: nothing restarts it, no crash matters any more.
+    fn fail(&mut self, at_ms: u64, because: FailedBecause) {
+        self.phase = JobPhase::Failed;
+        self.crashes.clear();
+        if let Some(r) = self.recoveries.last_mut() {
+            r.failed_at_ms = Some(at_ms);
+        }
+        self.trace.push(at_ms, Event::JobFailed { because });
+    }
+
+    /// The restore finished: load the newest restore point and rewind the readers to it. Where
+    /// the log no longer holds the restored offsets, Flink's Kafka source resets to the oldest
+    /// offset kept (the reset strategy of its default starting offsets, earliest); a Spark query
+    /// with failOnDataLoss fails instead, and without it skips ahead the same way.
     fn restore(&mut self) {
         let now = self.now_ms;
+        if self.config.mode.runs_batches()
+            && self.config.fail_on_data_loss == FailOnDataLoss::True
+            && self.job.events_gone_at_restore(&self.snapshot, &self.config, now) > 0
+        {
+            let gone = self.job.events_gone_at_restore(&self.snapshot, &self.config, now);
+            if let Some(r) = self.recoveries.last_mut() {
+                r.lost_events = gone;
+            }
+            self.trace.push(now, Event::RetentionExceeded { lost_events: gone });
+            self.fail(now, FailedBecause::DataLoss);
+            return;
+        }
         let lost_events = self.job.restart_from(&self.snapshot, &self.config, now);
         self.phase = JobPhase::Running;
         self.protocol.restore(now, &self.config);
         let restore_from = self.committed_id();
         let position = self.job.position();
         let backlog = self.job.log_end(now) - position;
+        let mut replayed_nothing = false;
         if let Some(r) = self.recoveries.last_mut() {
             r.restored_at_ms = Some(now);
             r.backlog_at_restore_events = Some(backlog);
             r.lost_events = lost_events;
+            r.resumed_offset = Some(position);
+            // Reset past the crash offset: nothing is read again.
+            if position >= r.crash_offset {
+                r.replay_done_at_ms = Some(now);
+                replayed_nothing = true;
+            }
         }
         self.trace.push(now, Event::Restored { restore_from, offset: position });
         // The restored writer commits the restored checkpoint's transaction again: a crash may
@@ -636,6 +784,9 @@ impl Sim {
         }
         if lost_events > 0 {
             self.trace.push(now, Event::RetentionExceeded { lost_events });
+        }
+        if replayed_nothing {
+            self.trace.push(now, Event::ReplayDone { offset: position });
         }
     }
 
@@ -667,6 +818,7 @@ impl Sim {
     pub fn phase_now(&self) -> Phase {
         let now = self.now_ms;
         match self.phase {
+            JobPhase::Failed => Phase::Failed,
             JobPhase::Down { detected_at_ms, restore_started_at_ms, .. } => {
                 if now < detected_at_ms {
                     Phase::Detecting

@@ -104,7 +104,7 @@ pub fn steady_state(config: &Config, interval_ms: u64) -> SteadyState {
     let lag_at_completion = (pause_lag - headroom * upload_ms as f64 / 1000.0).max(0.0);
     let worst_case_replay_events =
         (rate * (effective_ms + duration_ms as f64) / 1000.0 - lag_at_completion).round() as u64;
-    let outage_ms = detection_delay_ms(config)
+    let outage_ms = detection_delay_ms(config, 1)
         + restart_backoff_ms(config, 1)
         + transfer_ms(config.state_bytes + in_flight_bytes, config.store_read_bytes_per_s);
     let worst_case_recovery_ms = (config.capacity_per_s > config.rate_per_s).then(|| {
@@ -160,7 +160,7 @@ fn micro_batch_steady_state(config: &Config, interval_ms: u64) -> SteadyState {
     let upload_ms = transfer_ms(size, config.store_write_bytes_per_s);
     let duration_ms = duration(cycle).round() as u64;
     let batch_events = (rate * cycle / 1000.0).round() as u64;
-    let outage_ms = detection_delay_ms(config)
+    let outage_ms = detection_delay_ms(config, 1)
         + restart_backoff_ms(config, 1)
         + transfer_ms(config.state_bytes, config.store_read_bytes_per_s);
     let worst_case_recovery_ms = (config.capacity_per_s > config.rate_per_s && cycle.is_finite()).then(|| {

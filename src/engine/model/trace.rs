@@ -47,10 +47,24 @@ pub enum Event {
     Restored { restore_from: u64, offset: u64 },
     /// The rewind went past the log's retention: `lost_events` are gone.
     RetentionExceeded { lost_events: u64 },
+    /// The broker aborted the sink's open transaction, begun at `began_at_ms`, at its timeout and
+    /// fenced the producer: its next write fails the job (a crash at the same instant).
+    ProducerFenced { began_at_ms: u64 },
+    /// The job is FAILED: nothing restarts it.
+    JobFailed { because: FailedBecause },
     /// The replay reached the offset the readers stood at when the job crashed.
     ReplayDone { offset: u64 },
     /// The backlog is worked off.
     CaughtUp { offset: u64 },
+}
+
+/// Why a job stopped for good.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailedBecause {
+    /// The restart strategy allowed no further restart.
+    RestartStrategy,
+    /// Micro-batch mode with failOnDataLoss: offsets the query must read again are gone.
+    DataLoss,
 }
 
 /// An event and when it happened (ms since midnight on the scenario clock).
@@ -138,6 +152,8 @@ pub enum Phase {
     CatchingUp,
     /// Micro-batch mode: the last batch is committed and the next trigger has not come yet.
     WaitingForTrigger,
+    /// Stopped for good: the restart strategy gave up, or the query failed on data loss.
+    Failed,
 }
 
 impl Phase {
@@ -153,6 +169,7 @@ impl Phase {
             Phase::Replaying => "replaying",
             Phase::CatchingUp => "catching up",
             Phase::WaitingForTrigger => "waiting for the trigger",
+            Phase::Failed => "FAILED",
         }
     }
 }

@@ -59,6 +59,33 @@ pub enum RestartStrategy {
     /// A backoff that grows by a multiplier with each failure, up to a maximum, with jitter;
     /// Flink's default since 1.19.
     ExponentialDelay,
+    /// A fixed delay, as long as no more than a number of failures fall within an interval.
+    FailureRate,
+    /// No restart: the first failure leaves the job failed.
+    None,
+}
+
+/// Where in the heartbeat window a lost TaskManager's last answered heartbeat lies, which decides
+/// how soon the loss is noticed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HeartbeatLoss {
+    /// It answered just before the crash: noticed a whole heartbeat timeout later.
+    Slowest,
+    /// Its last answer is drawn from the seed within the last heartbeat interval before the
+    /// crash: noticed between the timeout minus the interval and the timeout.
+    Drawn,
+}
+
+/// What a Spark query does when the offsets it must read again are gone from the log
+/// (`failOnDataLoss`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailOnDataLoss {
+    /// The query fails (Spark's default).
+    True,
+    /// The query skips to the oldest offset the log still holds, with a warning.
+    False,
 }
 
 /// What a restore guarantees about the state (Flink's `execution.checkpointing.mode`).
@@ -162,6 +189,19 @@ pub struct Config {
     pub backoff_multiplier: f64,
     pub backoff_max_ms: u64,
     pub backoff_jitter: f64,
+    /// Exponential-delay strategy: after this long without a failure the backoff starts again
+    /// from its initial value (`reset-backoff-threshold`).
+    pub backoff_reset_ms: u64,
+    /// Fixed-delay strategy: restarts allowed before the job fails (`fixed-delay.attempts`).
+    pub restart_attempts: u64,
+    /// Failure-rate strategy: failures allowed within `failure_rate_interval_ms` before the job
+    /// fails (`failure-rate.max-failures-per-interval`).
+    pub failure_rate_max: u64,
+    pub failure_rate_interval_ms: u64,
+    /// Where a lost TaskManager's last heartbeat lies in the heartbeat window.
+    pub heartbeat_loss: HeartbeatLoss,
+    /// Micro-batch mode: whether a query whose offsets are gone from the log fails.
+    pub fail_on_data_loss: FailOnDataLoss,
     pub checkpointing_mode: CheckpointingMode,
     /// What readers of the transactional sink see.
     pub isolation_level: IsolationLevel,
@@ -178,6 +218,10 @@ pub struct Config {
     pub start_checkpoint_id: u64,
     /// Crash time on the clock, or `None` for a failure-free run.
     pub crash_at_ms: Option<u64>,
+    /// Further crash times on the clock, besides `crash_at_ms`.
+    pub more_crashes_ms: Vec<u64>,
+    /// Mean time between failures: crashes drawn from the seed over the horizon, or `None`.
+    pub mtbf_ms: Option<u64>,
     /// How long the scenario runs.
     pub horizon_ms: u64,
     /// End-to-end latency SLA, for the interval rule (an interval of about a tenth of it).
@@ -218,6 +262,14 @@ impl Default for Config {
             backoff_multiplier: 1.5,
             backoff_max_ms: 60_000,
             backoff_jitter: 0.1,
+            backoff_reset_ms: BACKOFF_RESET_THRESHOLD_MS,
+            // The lesson's job restarts after every failure (Flink's own default, when the
+            // strategy is chosen without attempts, is 1).
+            restart_attempts: 2_147_483_647,
+            failure_rate_max: 1,
+            failure_rate_interval_ms: 60_000,
+            heartbeat_loss: HeartbeatLoss::Slowest,
+            fail_on_data_loss: FailOnDataLoss::True,
             checkpointing_mode: CheckpointingMode::ExactlyOnce,
             isolation_level: IsolationLevel::ReadCommitted,
             transaction_timeout_ms: BROKER_TRANSACTION_MAX_TIMEOUT_MS,
@@ -226,11 +278,16 @@ impl Default for Config {
             start_offset: 1_000_000,
             start_checkpoint_id: 41,
             crash_at_ms: Some(TEN_AM_MS + 45_000),
+            more_crashes_ms: Vec::new(),
+            mtbf_ms: None,
             horizon_ms: 600_000,
             latency_sla_ms: 300_000,
         }
     }
 }
+
+/// The most crash times a scenario may list besides `crash_at_ms`.
+pub const MAX_CRASHES: usize = 100;
 
 /// The most simulated state (seen-id bits, sink rows, series) one run may allocate.
 pub const MEMORY_BUDGET_BYTES: u64 = 512_000_000;
@@ -288,11 +345,16 @@ impl Config {
                 ),
             });
         }
-        if let Some(crash) = self.crash_at_ms {
+        for (field, crash) in self
+            .crash_at_ms
+            .iter()
+            .map(|&c| ("crash_at_ms", c))
+            .chain(self.more_crashes_ms.iter().map(|&c| ("more_crashes_ms", c)))
+        {
             let (lo, hi) = (self.start_time_ms + 1, self.end_ms() - 1);
             if !(lo..=hi).contains(&crash) {
                 return Err(ConfigError {
-                    field: "crash_at_ms",
+                    field,
                     message: format!(
                         "must fall inside the horizon, between {} and {} (got {})",
                         ClockTime(lo),
@@ -301,6 +363,12 @@ impl Config {
                     ),
                 });
             }
+        }
+        if self.more_crashes_ms.len() > MAX_CRASHES {
+            return Err(ConfigError {
+                field: "more_crashes_ms",
+                message: format!("must list at most {MAX_CRASHES} crash times (got {})", self.more_crashes_ms.len()),
+            });
         }
         let needed = self.estimated_memory_bytes();
         if needed > MEMORY_BUDGET_BYTES {
@@ -386,6 +454,15 @@ impl Field for Option<u64> {
     }
 }
 
+impl Field for Vec<u64> {
+    fn to_value(&self) -> Value {
+        Value::from(self.clone())
+    }
+    fn from_value(value: &Value) -> Option<Self> {
+        value.as_array()?.iter().map(Value::as_u64).collect()
+    }
+}
+
 /// A choice's values by the names config JSON gives them (serde's snake_case of the variant).
 macro_rules! choice_names {
     ($($choice:ident { $($variant:ident => $name:literal),+ $(,)? })+) => {$(
@@ -408,7 +485,14 @@ choice_names! {
     Alignment { Aligned => "aligned", Unaligned => "unaligned" }
     Snapshots { Full => "full", Incremental => "incremental" }
     Failure { Task => "task", TaskmanagerLost => "taskmanager_lost" }
-    RestartStrategy { FixedDelay => "fixed_delay", ExponentialDelay => "exponential_delay" }
+    RestartStrategy {
+        FixedDelay => "fixed_delay",
+        ExponentialDelay => "exponential_delay",
+        FailureRate => "failure_rate",
+        None => "none",
+    }
+    HeartbeatLoss { Slowest => "slowest", Drawn => "drawn" }
+    FailOnDataLoss { True => "true", False => "false" }
     CheckpointingMode { ExactlyOnce => "exactly_once", AtLeastOnce => "at_least_once" }
     IsolationLevel { ReadCommitted => "read_committed", ReadUncommitted => "read_uncommitted" }
 }
@@ -474,6 +558,12 @@ fields_by_key!(
     backoff_multiplier,
     backoff_max_ms,
     backoff_jitter,
+    backoff_reset_ms,
+    restart_attempts,
+    failure_rate_max,
+    failure_rate_interval_ms,
+    heartbeat_loss,
+    fail_on_data_loss,
     checkpointing_mode,
     isolation_level,
     transaction_timeout_ms,
@@ -482,6 +572,8 @@ fields_by_key!(
     start_offset,
     start_checkpoint_id,
     crash_at_ms,
+    more_crashes_ms,
+    mtbf_ms,
     horizon_ms,
     latency_sla_ms,
 );
@@ -493,6 +585,11 @@ pub fn check_ranges(config: &Config) -> Result<(), ConfigError> {
             // A number that is not finite is written as null: out of any range.
             Some(Value::Null) if !setting.optional => setting.check_range(f64::NAN)?,
             Some(Value::Null) | None => {}
+            Some(Value::Array(values)) => {
+                for value in values {
+                    setting.check_range(value.as_f64().unwrap_or(f64::NAN))?;
+                }
+            }
             Some(value) => setting.check_range(value.as_f64().unwrap_or(f64::NAN))?,
         }
     }

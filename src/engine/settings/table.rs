@@ -31,6 +31,8 @@ pub enum Unit {
     BytesPerS,
     /// A time on the scenario clock, in milliseconds since midnight: "10:00:45".
     ClockMs,
+    /// A list of times on the scenario clock, comma-separated: "10:01:30, 10:04:00".
+    ClockList,
     /// A share between 0 and 1: "0.01" or "1%".
     Share,
     /// A multiplier: "1.5".
@@ -122,6 +124,16 @@ const FAILURES: &[Choice] = &[
 const RESTART_STRATEGIES: &[Choice] = &[
     Choice { value: "fixed_delay", flag_value: "fixed-delay", label: "fixed delay" },
     Choice { value: "exponential_delay", flag_value: "exponential-delay", label: "exponential backoff" },
+    Choice { value: "failure_rate", flag_value: "failure-rate", label: "failure rate" },
+    Choice { value: "none", flag_value: "none", label: "no restart" },
+];
+const HEARTBEAT_LOSSES: &[Choice] = &[
+    Choice { value: "slowest", flag_value: "slowest", label: "just after a heartbeat (slowest)" },
+    Choice { value: "drawn", flag_value: "drawn", label: "anywhere in the heartbeat interval (drawn)" },
+];
+const FAIL_ON_DATA_LOSS: &[Choice] = &[
+    Choice { value: "true", flag_value: "true", label: "fail the query" },
+    Choice { value: "false", flag_value: "false", label: "skip ahead with a warning" },
 ];
 const CHECKPOINTING_MODES: &[Choice] = &[
     Choice { value: "exactly_once", flag_value: "exactly-once", label: "exactly once" },
@@ -150,7 +162,7 @@ const fn setting(key: &'static str, flag: &'static str, unit: Unit, min: f64, ma
 }
 
 /// Every setting, in documentation order.
-pub const SETTINGS: [Setting; 38] = [
+pub const SETTINGS: [Setting; 46] = [
     Setting {
         help: "Root seed; every component derives its own sub-seed from it",
         label: "Seed",
@@ -326,23 +338,50 @@ pub const SETTINGS: [Setting; 38] = [
         ..setting("heartbeat_timeout_ms", "heartbeat-timeout", Unit::DurationMs, 100.0, H)
     },
     Setting {
+        help: "When a lost TaskManager last answered a heartbeat: just before the crash, so the loss is \
+               noticed a whole timeout later (the slowest case), or drawn from the seed within the last \
+               heartbeat interval, so it is noticed between the timeout minus the interval and the timeout",
+        label: "Heartbeat loss",
+        ..setting("heartbeat_loss", "heartbeat-loss", Unit::Choice(HEARTBEAT_LOSSES), 0.0, 0.0)
+    },
+    Setting {
         help: "Time from the crash until the failure is detected, overriding the failure kind, or none",
         label: "Failure detection",
         optional: true,
         ..setting("detection_ms", "detection", Unit::DurationMs, 0.0, H)
     },
     Setting {
-        help: "How long a failed job waits before it restarts: a fixed delay, or a backoff that grows \
-               with each failure (Flink's default since 1.19)",
+        help: "How a failed job restarts: a fixed delay with a number of attempts, a backoff that grows \
+               with each failure (Flink's default since 1.19), a fixed delay while failures stay under a \
+               rate, or not at all",
         label: "Restart strategy",
         control: Control::Advanced,
         ..setting("restart_strategy", "restart-strategy", Unit::Choice(RESTART_STRATEGIES), 0.0, 0.0)
     },
     Setting {
-        help: "Fixed-delay strategy: time from detection until the restore starts (micro-batch mode: the \
-               supervisor's wait before it restarts the query)",
+        help: "Fixed-delay and failure-rate strategies: time from detection until the restore starts \
+               (micro-batch mode: the supervisor's wait before it restarts the query)",
         label: "Restart delay",
         ..setting("restart_delay_ms", "restart-delay", Unit::DurationMs, 0.0, H)
+    },
+    Setting {
+        help: "Fixed-delay strategy: restarts allowed before the job fails (Flink's \
+               restart-strategy.fixed-delay.attempts; here every failure restarts unless this is lowered, \
+               where Flink's own default is 1)",
+        label: "Restart attempts",
+        ..setting("restart_attempts", "restart-attempts", Unit::Count, 0.0, 2_147_483_647.0)
+    },
+    Setting {
+        help: "Failure-rate strategy: failures allowed within the failure-rate interval before the job \
+               fails (Flink's restart-strategy.failure-rate.max-failures-per-interval, 1 by default)",
+        label: "Failures per interval",
+        ..setting("failure_rate_max", "failure-rate-max", Unit::Count, 1.0, 2_147_483_647.0)
+    },
+    Setting {
+        help: "Failure-rate strategy: the interval failures are counted over (Flink's \
+               restart-strategy.failure-rate.failure-rate-interval, 1 min by default)",
+        label: "Failure-rate interval",
+        ..setting("failure_rate_interval_ms", "failure-rate-interval", Unit::DurationMs, 1.0 * S, DAY)
     },
     Setting {
         help: "Exponential-delay strategy: the first backoff",
@@ -364,6 +403,12 @@ pub const SETTINGS: [Setting; 38] = [
         help: "Exponential-delay strategy: the share of the backoff added or taken off at random",
         label: "Backoff jitter",
         ..setting("backoff_jitter", "backoff-jitter", Unit::Share, 0.0, 1.0)
+    },
+    Setting {
+        help: "Exponential-delay strategy: after this long without a failure the backoff starts again \
+               from the initial one (Flink's reset-backoff-threshold, 1 h)",
+        label: "Backoff reset",
+        ..setting("backoff_reset_ms", "backoff-reset", Unit::DurationMs, 1.0, DAY)
     },
     Setting {
         help: "Exactly once aligns barriers; at least once lets records pass a barrier before the \
@@ -416,6 +461,26 @@ pub const SETTINGS: [Setting; 38] = [
         control: Control::Main,
         steps: Steps::EverySecondOfHorizon,
         ..setting("crash_at_ms", "crash-at", Unit::ClockMs, 0.0, DAY - 1.0)
+    },
+    Setting {
+        help: "Further crash times on the clock besides the crash time, comma-separated \
+               (10:01:30,10:04:00), each inside the horizon; at most 100",
+        label: "More crashes",
+        ..setting("more_crashes_ms", "more-crashes", Unit::ClockList, 0.0, DAY - 1.0)
+    },
+    Setting {
+        help: "Mean time between failures: crashes drawn from the seed over the horizon, at \
+               exponentially distributed gaps of this mean, or none",
+        label: "Mean time between failures",
+        optional: true,
+        ..setting("mtbf_ms", "mtbf", Unit::DurationMs, 1.0 * S, DAY)
+    },
+    Setting {
+        help: "Micro-batch mode: Spark's failOnDataLoss, what a query does when offsets it must read \
+               again are gone from the log: fail (Spark's default) or skip to the oldest offset kept, \
+               with a warning",
+        label: "Fail on data loss",
+        ..setting("fail_on_data_loss", "fail-on-data-loss", Unit::Choice(FAIL_ON_DATA_LOSS), 0.0, 0.0)
     },
     Setting {
         help: "How long the scenario runs",
@@ -484,6 +549,9 @@ impl Setting {
     /// Checks a value from JavaScript, an attribute or the command line against this setting's
     /// type and range; returns it as config JSON.
     pub fn check(&self, value: &FieldValue) -> Result<Value, ConfigError> {
+        if self.unit == Unit::ClockList {
+            return self.check_clock_list(value);
+        }
         if let FieldValue::Null = value {
             return if self.optional {
                 Ok(Value::Null)
@@ -540,6 +608,26 @@ impl Setting {
         }
     }
 
+    /// A list of clock times: text as an attribute or a flag writes it, or null or "none" for
+    /// none; config JSON's value is the list of milliseconds since midnight.
+    fn check_clock_list(&self, value: &FieldValue) -> Result<Value, ConfigError> {
+        let text = match value {
+            FieldValue::Null => return Ok(Value::Array(Vec::new())),
+            FieldValue::Text(text) => text,
+            other => {
+                return Err(self.error(format!(
+                    "must be clock times as text, like \"10:01:30,10:04:00\", or null (got {})",
+                    describe(other)
+                )))
+            }
+        };
+        let times = parse_clock_list(text).map_err(|e| self.error(e))?;
+        for &t in &times {
+            self.check_range(t as f64)?;
+        }
+        Ok(Value::from(times))
+    }
+
     /// Checks a number against the allowed range; the error shows both ends in the setting's unit.
     pub fn check_range(&self, value: f64) -> Result<(), ConfigError> {
         if matches!(self.unit, Unit::Choice(_)) || (self.min..=self.max).contains(&value) {
@@ -593,6 +681,7 @@ impl Setting {
             Unit::Bytes => parse_bytes(text).map(number).map_err(or_none),
             Unit::BytesPerS => parse_bytes_per_s(text).map(number).map_err(or_none),
             Unit::ClockMs => parse_clock(text).map(number).map_err(or_none),
+            Unit::ClockList => parse_clock_list(text).map(|_| FieldValue::Text(trimmed.to_string())),
             Unit::Share => {
                 let share = match trimmed.strip_suffix('%') {
                     Some(percent) => parse_decimal(percent.trim()).map(|p| p / 100.0),
@@ -619,6 +708,10 @@ impl Setting {
 
     /// A config value written back as an attribute or flag reads it: "30s", "2GB", "10:00:45".
     pub fn text(&self, value: &Value) -> String {
+        if let Some(times) = value.as_array() {
+            let times: Vec<String> = times.iter().filter_map(Value::as_u64).map(|t| ClockTime(t).to_string()).collect();
+            return if times.is_empty() { "none".into() } else { times.join(",") };
+        }
         if value.is_null() {
             return "none".into();
         }
@@ -649,7 +742,7 @@ impl Setting {
                     size
                 }
             }
-            Unit::ClockMs => ClockTime(whole).to_string(),
+            Unit::ClockMs | Unit::ClockList => ClockTime(whole).to_string(),
             Unit::Choice(choices) => {
                 let text = value.as_str().unwrap_or_default();
                 choices.iter().find(|c| c.value == text).map_or(text, |c| c.flag_value).to_string()
@@ -661,6 +754,7 @@ impl Setting {
     pub fn typescript(&self) -> String {
         let base = match self.unit {
             Unit::Choice(choices) => choices.iter().map(|c| format!("{:?}", c.value)).collect::<Vec<_>>().join(" | "),
+            Unit::ClockList => "number[]".into(),
             _ => "number".into(),
         };
         if self.optional {
@@ -669,6 +763,18 @@ impl Setting {
             base
         }
     }
+}
+
+/// Comma-separated clock times ("10:01:30, 10:04:00"), or "none" or nothing for none.
+pub fn parse_clock_list(text: &str) -> Result<Vec<u64>, String> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() || trimmed.eq_ignore_ascii_case("none") {
+        return Ok(Vec::new());
+    }
+    trimmed
+        .split(',')
+        .map(|t| parse_clock(t.trim()).map_err(|e| format!("{e} (a list is written 10:01:30,10:04:00, or none)")))
+        .collect()
 }
 
 fn trim_number(value: f64) -> String {
@@ -691,7 +797,7 @@ pub fn format_unit(unit: Unit, value: f64) -> String {
         Unit::DurationMs => format_duration_ms(whole),
         Unit::Bytes => format_bytes(value),
         Unit::BytesPerS => format!("{}/s", format_bytes(value)),
-        Unit::ClockMs => ClockTime(whole).to_string(),
+        Unit::ClockMs | Unit::ClockList => ClockTime(whole).to_string(),
         Unit::Share => format!("{}%", trim_number((value * 10_000.0).round() / 100.0)),
         Unit::Factor => format!("×{}", trim_number(value)),
         Unit::Choice(choices) => choices.first().map_or(String::new(), |c| c.label.to_string()),

@@ -138,6 +138,11 @@ impl TransactionalSink {
         self.open_since_ms = None;
     }
 
+    /// When the open transaction began (its first row), if it holds any.
+    pub fn open_since_ms(&self) -> Option<u64> {
+        self.open_since_ms
+    }
+
     /// Transactions the broker aborted while still open (their timeout ran out before the
     /// barrier): a real writer is fenced and the job fails on its next send.
     pub fn fenced_transactions(&self) -> u64 {
