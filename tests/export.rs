@@ -167,7 +167,12 @@ fn every_page_value_exports_a_configuration_flink_accepts() {
     let Steps::Values(timeouts) = by_key("heartbeat_timeout_ms").unwrap().steps else { panic!("timeout steps") };
     for &timeout in timeouts {
         for failure in [Failure::Task, Failure::TaskmanagerLost] {
-            for strategy in [RestartStrategy::FixedDelay, RestartStrategy::ExponentialDelay] {
+            for strategy in [
+                RestartStrategy::FixedDelay,
+                RestartStrategy::ExponentialDelay,
+                RestartStrategy::FailureRate,
+                RestartStrategy::None,
+            ] {
                 let config = Config {
                     heartbeat_timeout_ms: timeout as u64,
                     failure,
@@ -185,14 +190,26 @@ fn every_page_value_exports_a_configuration_flink_accepts() {
                 let fixed = keys.iter().filter(|(k, _)| k.starts_with("restart-strategy.fixed-delay.")).count();
                 let exponential =
                     keys.iter().filter(|(k, _)| k.starts_with("restart-strategy.exponential-delay.")).count();
+                let rate = keys.iter().filter(|(k, _)| k.starts_with("restart-strategy.failure-rate.")).count();
                 match strategy {
                     RestartStrategy::FixedDelay => {
                         assert_eq!(value(&keys, "restart-strategy.type"), Some("fixed-delay"));
-                        assert_eq!((fixed, exponential), (2, 0));
+                        assert_eq!((fixed, exponential, rate), (2, 0, 0));
+                        assert_eq!(value(&keys, "restart-strategy.fixed-delay.attempts"), Some("2147483647"));
+                    }
+                    RestartStrategy::FailureRate => {
+                        assert_eq!(value(&keys, "restart-strategy.type"), Some("failure-rate"));
+                        assert_eq!((fixed, exponential, rate), (0, 0, 3));
+                        assert_eq!(value(&keys, "restart-strategy.failure-rate.max-failures-per-interval"), Some("1"));
+                        assert_eq!(value(&keys, "restart-strategy.failure-rate.failure-rate-interval"), Some("1 min"));
+                    }
+                    RestartStrategy::None => {
+                        assert_eq!(value(&keys, "restart-strategy.type"), Some("none"));
+                        assert_eq!((fixed, exponential, rate), (0, 0, 0));
                     }
                     RestartStrategy::ExponentialDelay => {
                         assert_eq!(value(&keys, "restart-strategy.type"), Some("exponential-delay"));
-                        assert_eq!((fixed, exponential), (0, 5));
+                        assert_eq!((fixed, exponential, rate), (0, 5, 0));
                         assert_eq!(value(&keys, "restart-strategy.exponential-delay.initial-backoff"), Some("1 s"));
                         assert_eq!(value(&keys, "restart-strategy.exponential-delay.max-backoff"), Some("1 min"));
                         assert_eq!(value(&keys, "restart-strategy.exponential-delay.backoff-multiplier"), Some("1.5"));

@@ -7,6 +7,7 @@
 
 mod common;
 
+use checkpoint_lab::engine::model::sim::FailureCause;
 use checkpoint_lab::engine::settings::config::{Failure, IsolationLevel, RestartStrategy};
 use checkpoint_lab::engine::{Config, Sim};
 use checkpoint_lab::lesson::simulate;
@@ -38,6 +39,7 @@ fn a_task_failure_restarts_within_a_second_plus_the_backoff() {
             RestartStrategy::FixedDelay => assert_eq!(r.backoff_ms, 0),
             // The first backoff: 1 s plus up to 10 % jitter (never below the initial backoff).
             RestartStrategy::ExponentialDelay => assert!((1_000..=1_100).contains(&r.backoff_ms), "{}", r.backoff_ms),
+            other => unreachable!("not among the strategies above: {other:?}"),
         }
         // The crash table says what was noticed and, for a backoff, how long the strategy waited.
         let report = outcome.report();
@@ -69,7 +71,7 @@ fn exponential_backoff_grows_by_its_multiplier_across_repeated_crashes_up_to_its
     let mut t = at("10:00:45");
     for _ in 0..6 {
         sim.run_until(t);
-        sim.crash();
+        sim.crash(FailureCause::Scheduled);
         // Crash again while the job is restarting: after detection, before the restore ends.
         let r = sim.recoveries.last().unwrap();
         t = r.restore_started_at_ms + 1;
@@ -98,7 +100,7 @@ fn a_fixed_delay_waits_the_same_each_time() {
     let mut t = at("10:00:45");
     for _ in 0..3 {
         sim.run_until(t);
-        sim.crash();
+        sim.crash(FailureCause::Scheduled);
         t = sim.recoveries.last().unwrap().restore_started_at_ms + 1;
     }
     assert!(sim.recoveries.iter().all(|r| r.backoff_ms == 3_000));
@@ -198,10 +200,10 @@ fn a_failure_while_the_restart_waits_is_folded_into_it() {
     };
     let mut sim = Sim::new(&config).unwrap();
     sim.run_until(at("10:00:45"));
-    sim.crash();
+    sim.crash(FailureCause::Scheduled);
     let first = sim.recoveries[0].clone();
     sim.run_until(first.restore_started_at_ms - 3_000);
-    sim.crash();
+    sim.crash(FailureCause::Scheduled);
     let second = &sim.recoveries[1];
     assert_eq!((first.failure_number, second.failure_number), (1, 1));
     assert_eq!(second.restore_started_at_ms, first.restore_started_at_ms);

@@ -6,6 +6,7 @@
 
 mod common;
 
+use checkpoint_lab::engine::model::sim::FailureCause;
 use checkpoint_lab::engine::model::sinks::{dedupe_view, duplicate_rows, Row, SinkDesign};
 use checkpoint_lab::engine::{Config, Mode, Sim};
 use common::{contents, extra_rows};
@@ -64,7 +65,7 @@ fn run_ops_with(ops: &[Op], config: Config) -> Result<(Sim, Sim), TestCaseError>
                 run.run_until(until);
                 truth.run_until(until);
             }
-            Op::Crash => run.crash(),
+            Op::Crash => run.crash(FailureCause::Scheduled),
             Op::SetInterval(ms) => {
                 run.set_interval(*ms).unwrap();
                 truth.set_interval(*ms).unwrap();

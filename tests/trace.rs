@@ -4,6 +4,7 @@
 
 mod common;
 
+use checkpoint_lab::engine::model::sim::FailureCause;
 use checkpoint_lab::engine::model::sinks::SinkDesign;
 use checkpoint_lab::engine::model::trace::{Event, Trace};
 use checkpoint_lab::engine::{self, Alignment, Config, Mode, Sim};
@@ -135,7 +136,7 @@ fn events_are_in_time_order_and_samples_agree_with_the_run() {
     // A crash during the previous crash's detection: the first detection never happens.
     let mut sim = Sim::new(&Config { crash_at_ms: Some(at("10:00:45")), ..Config::default() }).unwrap();
     sim.run_until(at("10:00:50"));
-    sim.crash();
+    sim.crash(FailureCause::Scheduled);
     sim.run_to_end();
     check_trace("crash during detection", &sim);
     let detections: Vec<u64> =

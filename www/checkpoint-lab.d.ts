@@ -45,12 +45,20 @@ export interface Config {
   heartbeat_interval_ms: number;
   /** Silence after which a TaskManager is declared lost; at least the heartbeat interval (Flink's heartbeat.timeout, 50 s by default; micro-batch mode: how long the query's supervisor takes to notice it stopped) (100 ms to 1 h). Attribute `heartbeat-timeout`, flag `--heartbeat-timeout`. */
   heartbeat_timeout_ms: number;
+  /** When a lost TaskManager last answered a heartbeat: just before the crash, so the loss is noticed a whole timeout later (the slowest case), or drawn from the seed within the last heartbeat interval, so it is noticed between the timeout minus the interval and the timeout. Attribute `heartbeat-loss`, flag `--heartbeat-loss`. */
+  heartbeat_loss: "slowest" | "drawn";
   /** Time from the crash until the failure is detected, overriding the failure kind, or none (0 ms to 1 h). Attribute `detection`, flag `--detection`. */
   detection_ms: number | null;
-  /** How long a failed job waits before it restarts: a fixed delay, or a backoff that grows with each failure (Flink's default since 1.19). Attribute `restart-strategy`, flag `--restart-strategy`. */
-  restart_strategy: "fixed_delay" | "exponential_delay";
-  /** Fixed-delay strategy: time from detection until the restore starts (micro-batch mode: the supervisor's wait before it restarts the query) (0 ms to 1 h). Attribute `restart-delay`, flag `--restart-delay`. */
+  /** How a failed job restarts: a fixed delay with a number of attempts, a backoff that grows with each failure (Flink's default since 1.19), a fixed delay while failures stay under a rate, or not at all. Attribute `restart-strategy`, flag `--restart-strategy`. */
+  restart_strategy: "fixed_delay" | "exponential_delay" | "failure_rate" | "none";
+  /** Fixed-delay and failure-rate strategies: time from detection until the restore starts (micro-batch mode: the supervisor's wait before it restarts the query) (0 ms to 1 h). Attribute `restart-delay`, flag `--restart-delay`. */
   restart_delay_ms: number;
+  /** Fixed-delay strategy: restarts allowed before the job fails (Flink's restart-strategy.fixed-delay.attempts; here every failure restarts unless this is lowered, where Flink's own default is 1) (0 to 2147483647). Attribute `restart-attempts`, flag `--restart-attempts`. */
+  restart_attempts: number;
+  /** Failure-rate strategy: failures allowed within the failure-rate interval before the job fails (Flink's restart-strategy.failure-rate.max-failures-per-interval, 1 by default) (1 to 2147483647). Attribute `failure-rate-max`, flag `--failure-rate-max`. */
+  failure_rate_max: number;
+  /** Failure-rate strategy: the interval failures are counted over (Flink's restart-strategy.failure-rate.failure-rate-interval, 1 min by default) (1 s to 24 h). Attribute `failure-rate-interval`, flag `--failure-rate-interval`. */
+  failure_rate_interval_ms: number;
   /** Exponential-delay strategy: the first backoff (1 ms to 1 h). Attribute `backoff-initial`, flag `--backoff-initial`. */
   backoff_initial_ms: number;
   /** Exponential-delay strategy: what each further failure multiplies the backoff by; above 1, as Flink requires (1.01 to 10). Attribute `backoff-multiplier`, flag `--backoff-multiplier`. */
@@ -59,6 +67,8 @@ export interface Config {
   backoff_max_ms: number;
   /** Exponential-delay strategy: the share of the backoff added or taken off at random (0 to 1). Attribute `backoff-jitter`, flag `--backoff-jitter`. */
   backoff_jitter: number;
+  /** Exponential-delay strategy: after this long without a failure the backoff starts again from the initial one (Flink's reset-backoff-threshold, 1 h) (1 ms to 24 h). Attribute `backoff-reset`, flag `--backoff-reset`. */
+  backoff_reset_ms: number;
   /** Exactly once aligns barriers; at least once lets records pass a barrier before the snapshot, so a restore reads them again. Attribute `checkpointing-mode`, flag `--checkpointing-mode`. */
   checkpointing_mode: "exactly_once" | "at_least_once";
   /** What readers of the transactional sink see: committed rows only, or every row as written. Attribute `isolation-level`, flag `--isolation-level`. */
@@ -75,6 +85,12 @@ export interface Config {
   start_checkpoint_id: number;
   /** Crash time on the clock (HH:MM:SS or HH:MM:SS.mmm), inside the horizon, or none (00:00:00 to 23:59:59.999). Attribute `crash-at`, flag `--crash-at`. */
   crash_at_ms: number | null;
+  /** Further crash times on the clock besides the crash time, comma-separated (10:01:30,10:04:00), each inside the horizon; at most 100 (00:00:00 to 23:59:59.999). Attribute `more-crashes`, flag `--more-crashes`. */
+  more_crashes_ms: number[];
+  /** Mean time between failures: crashes drawn from the seed over the horizon, at exponentially distributed gaps of this mean, or none (1 s to 24 h). Attribute `mtbf`, flag `--mtbf`. */
+  mtbf_ms: number | null;
+  /** Micro-batch mode: Spark's failOnDataLoss, what a query does when offsets it must read again are gone from the log: fail (Spark's default) or skip to the oldest offset kept, with a warning. Attribute `fail-on-data-loss`, flag `--fail-on-data-loss`. */
+  fail_on_data_loss: "true" | "false";
   /** How long the scenario runs (1 s to 24 h). Attribute `horizon`, flag `--horizon`. */
   horizon_ms: number;
   /** End-to-end latency SLA, for the interval rule (an interval of about a tenth of it) (100 ms to 24 h). Attribute `sla`, flag `--latency-sla`. */
@@ -126,12 +142,20 @@ export interface SettingAttributes {
   "heartbeat-interval"?: string;
   /** Silence after which a TaskManager is declared lost; at least the heartbeat interval (Flink's heartbeat.timeout, 50 s by default; micro-batch mode: how long the query's supervisor takes to notice it stopped) (100ms to 1h); default `10s`. */
   "heartbeat-timeout"?: string;
+  /** When a lost TaskManager last answered a heartbeat: just before the crash, so the loss is noticed a whole timeout later (the slowest case), or drawn from the seed within the last heartbeat interval, so it is noticed between the timeout minus the interval and the timeout; default `slowest`. */
+  "heartbeat-loss"?: "slowest" | "drawn";
   /** Time from the crash until the failure is detected, overriding the failure kind, or none (0ms to 1h); default `none`. */
   "detection"?: string;
-  /** How long a failed job waits before it restarts: a fixed delay, or a backoff that grows with each failure (Flink's default since 1.19); default `fixed-delay`. */
-  "restart-strategy"?: "fixed-delay" | "fixed_delay" | "exponential-delay" | "exponential_delay";
-  /** Fixed-delay strategy: time from detection until the restore starts (micro-batch mode: the supervisor's wait before it restarts the query) (0ms to 1h); default `0ms`. */
+  /** How a failed job restarts: a fixed delay with a number of attempts, a backoff that grows with each failure (Flink's default since 1.19), a fixed delay while failures stay under a rate, or not at all; default `fixed-delay`. */
+  "restart-strategy"?: "fixed-delay" | "fixed_delay" | "exponential-delay" | "exponential_delay" | "failure-rate" | "failure_rate" | "none";
+  /** Fixed-delay and failure-rate strategies: time from detection until the restore starts (micro-batch mode: the supervisor's wait before it restarts the query) (0ms to 1h); default `0ms`. */
   "restart-delay"?: string;
+  /** Fixed-delay strategy: restarts allowed before the job fails (Flink's restart-strategy.fixed-delay.attempts; here every failure restarts unless this is lowered, where Flink's own default is 1) (0 to 2147483647); default `2147483647`. */
+  "restart-attempts"?: string;
+  /** Failure-rate strategy: failures allowed within the failure-rate interval before the job fails (Flink's restart-strategy.failure-rate.max-failures-per-interval, 1 by default) (1 to 2147483647); default `1`. */
+  "failure-rate-max"?: string;
+  /** Failure-rate strategy: the interval failures are counted over (Flink's restart-strategy.failure-rate.failure-rate-interval, 1 min by default) (1s to 24h); default `1m`. */
+  "failure-rate-interval"?: string;
   /** Exponential-delay strategy: the first backoff (1ms to 1h); default `1s`. */
   "backoff-initial"?: string;
   /** Exponential-delay strategy: what each further failure multiplies the backoff by; above 1, as Flink requires (1.01 to 10); default `1.5`. */
@@ -140,6 +164,8 @@ export interface SettingAttributes {
   "backoff-max"?: string;
   /** Exponential-delay strategy: the share of the backoff added or taken off at random (0 to 1); default `0.1`. */
   "backoff-jitter"?: string;
+  /** Exponential-delay strategy: after this long without a failure the backoff starts again from the initial one (Flink's reset-backoff-threshold, 1 h) (1ms to 24h); default `1h`. */
+  "backoff-reset"?: string;
   /** Exactly once aligns barriers; at least once lets records pass a barrier before the snapshot, so a restore reads them again; default `exactly-once`. */
   "checkpointing-mode"?: "exactly-once" | "exactly_once" | "at-least-once" | "at_least_once";
   /** What readers of the transactional sink see: committed rows only, or every row as written; default `read-committed`. */
@@ -156,6 +182,12 @@ export interface SettingAttributes {
   "start-checkpoint"?: string;
   /** Crash time on the clock (HH:MM:SS or HH:MM:SS.mmm), inside the horizon, or none (00:00:00 to 23:59:59.999); default `10:00:45`. */
   "crash-at"?: string;
+  /** Further crash times on the clock besides the crash time, comma-separated (10:01:30,10:04:00), each inside the horizon; at most 100 (00:00:00 to 23:59:59.999); default `none`. */
+  "more-crashes"?: string;
+  /** Mean time between failures: crashes drawn from the seed over the horizon, at exponentially distributed gaps of this mean, or none (1s to 24h); default `none`. */
+  "mtbf"?: string;
+  /** Micro-batch mode: Spark's failOnDataLoss, what a query does when offsets it must read again are gone from the log: fail (Spark's default) or skip to the oldest offset kept, with a warning; default `true`. */
+  "fail-on-data-loss"?: "true" | "false";
   /** How long the scenario runs (1s to 24h); default `10m`. */
   "horizon"?: string;
   /** End-to-end latency SLA, for the interval rule (an interval of about a tenth of it) (100ms to 24h); default `5m`. */
@@ -204,6 +236,14 @@ downtime_s: number | null, phases: RecoveryPhases | null, backlog_at_restore_eve
  * Events lost because recovery rewound past the log's retention.
  */
 lost_events: number, 
+/**
+ * Every failure of the run: crashes of the failure schedule and fencing at the transaction timeout.
+ */
+failures: number, 
+/**
+ * When the job became FAILED (its restart strategy gave up, or the query failed on data loss).
+ */
+failed_at: Stamp | null, 
 /**
  * At-least-once checkpointing: events the restored state already held and the replay counted
  * again.
@@ -283,7 +323,11 @@ staleness_max_ms: number,
 /**
  * Whether a reader at the end of the run sees what a failure-free run shows.
  */
-matches_failure_free: boolean, };
+matches_failure_free: boolean, 
+/**
+ * Events the log no longer held when a restore needed them: missing from this sink.
+ */
+lost_events: number, };
 export type SinkDesign = "append_only" | "upsert" | "transactional" | "dedupe_view";
 export type WindowTotal = { window_start: Stamp, order_count: number, emitted_at: Stamp, };
 export type CrashTableRow = { at: Stamp, what: string, offset: number | null, };
@@ -329,10 +373,10 @@ position: number, lag_events: number,
  * Staleness a reader of each sink sees: now minus the newest event time visible there.
  */
 staleness_ms: SinkStaleness, };
-export type Phase = "running" | "aligning" | "sync_pause" | "detecting" | "restarting" | "restoring" | "replaying" | "catching_up" | "waiting_for_trigger";
+export type Phase = "running" | "aligning" | "sync_pause" | "detecting" | "restarting" | "restoring" | "replaying" | "catching_up" | "waiting_for_trigger" | "failed";
 export type SinkStaleness = { append_only: number, upsert: number, transactional: number, dedupe_view: number, };
 export type TimelineEntry = { at: Stamp, kind: TimelineKind, checkpoint?: number, offset?: number, };
-export type TimelineKind = "barrier" | "aligned" | "snapshot" | "checkpoint_completed" | "checkpoint_discarded" | "crash" | "detected" | "restore_started" | "restored" | "replay_done" | "caught_up" | "retention_exceeded" | "transaction_timed_out" | "batch_planned" | "batch_rerun" | "batch_output" | "batch_committed";
+export type TimelineKind = "barrier" | "aligned" | "snapshot" | "checkpoint_completed" | "checkpoint_discarded" | "crash" | "detected" | "restore_started" | "restored" | "replay_done" | "caught_up" | "retention_exceeded" | "transaction_timed_out" | "producer_fenced" | "job_failed" | "batch_planned" | "batch_rerun" | "batch_output" | "batch_committed";
 export type LoggedBatch = { batch_id: number, 
 /**
  * When the driver planned the batch (its trigger).
