@@ -53,3 +53,41 @@ fn aligning_longer_than_the_interval_means_the_job_never_catches_up() {
     let unaligned = lesson::simulate(&Config { alignment: Alignment::Unaligned, ..config }).unwrap();
     assert!(unaligned.caught_up_at.is_some(), "unaligned checkpoints do not hold inputs");
 }
+
+/// An unaligned checkpoint stores what the network buffers hold, not everything the slow channel
+/// delays: Flink's buffers (20 segments of 32 KB for a backpressured channel) bound it, and the
+/// source stops reading once they are full, so the rest waits in the log behind the checkpoint's
+/// offset. Debloated buffers hold about a second of the channel's throughput.
+#[test]
+fn the_network_buffers_bound_what_an_unaligned_checkpoint_stores() {
+    use checkpoint_lab::engine::model::checkpoint::in_flight_limit_records;
+    use checkpoint_lab::engine::settings::config::BufferDebloat;
+    let slow = |record_bytes: u64, buffer_debloat: BufferDebloat| Config {
+        alignment: Alignment::Unaligned,
+        backpressure_ms: 10_000,
+        record_bytes,
+        buffer_debloat,
+        ..Config::default()
+    };
+    // 10 s behind on a channel of 166 events/s is 1,666 records: 1.67 GB of 1 MB records before.
+    for (config, limit_records, in_flight_bytes) in [
+        (slow(1_000_000, BufferDebloat::Off), 1, 1_000_000),
+        (slow(1_000, BufferDebloat::Off), 655, 655_000),
+        (slow(1_000, BufferDebloat::On), 166, 166_000),
+    ] {
+        assert_eq!(in_flight_limit_records(&config), limit_records);
+        let report = lesson::simulate(&config).unwrap();
+        for c in &report.checkpoints[1..] {
+            assert_eq!(c.in_flight_bytes, in_flight_bytes, "checkpoint {}", c.id);
+        }
+        assert_eq!(report.steady_state.size_bytes - config.state_bytes, in_flight_bytes, "the closed form agrees");
+        // What the buffers did not hold is read again from the log: nothing is lost or doubled.
+        let s = &report.sinks;
+        assert!(
+            s.upsert.matches_failure_free && s.transactional.matches_failure_free && s.dedupe_view.matches_failure_free
+        );
+    }
+    // Under the bound the channel's whole delay is stored: 1 s behind, fewer than 655 records.
+    let under = lesson::simulate(&Config { backpressure_ms: 1_000, ..slow(1_000, BufferDebloat::Off) }).unwrap();
+    assert!(under.checkpoints[1..].iter().all(|c| c.in_flight_bytes > 0 && c.in_flight_bytes < 655_000));
+}

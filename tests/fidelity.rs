@@ -126,17 +126,23 @@ fn read_uncommitted_readers_see_rows_that_are_later_aborted() {
 
 /// A transaction begins with its first row after a barrier. With a 2-minute interval and Kafka's
 /// 60 s producer default, each one is still open when its timeout runs out: the broker aborts it
-/// and fences the producer, so a real job fails on its next write. Nothing is silently lost
-/// there; the page warns.
+/// and fences the producer, and its next write fails the job. Each restart opens the next
+/// transaction, fenced again before any checkpoint completes: a crash loop that commits nothing.
 #[test]
 fn a_transaction_that_times_out_while_open_fences_the_producer() {
     let base = Config { interval_ms: 120_000, crash_at_ms: None, ..Config::default() };
     let kept = simulate(&base).unwrap();
     let short = simulate(&Config { transaction_timeout_ms: 60_000, ..base }).unwrap();
-    assert_eq!(short.sinks.transactional.timed_out_rows, 0);
-    assert_eq!(short.sinks.transactional.rows, kept.sinks.transactional.rows);
-    assert!(short.warnings.iter().any(|w| w.contains("fenced the producer") && w.contains("fails on its next write")));
     assert!(kept.warnings.is_empty());
+    assert_eq!(kept.failures, 0);
+    assert!(short.failures >= 5, "a failure about every minute of the horizon: {}", short.failures);
+    assert_eq!(short.sinks.transactional.rows, 0, "no checkpoint completes, no transaction commits");
+    assert!(!short.sinks.transactional.matches_failure_free);
+    assert!(short
+        .warnings
+        .iter()
+        .any(|w| w.contains("fenced the producer") && w.contains("next write failed the job")));
+    assert!(!short.warnings.iter().any(|w| w.contains("carries on")));
 }
 
 /// The loss the design can suffer: the timeout runs out after the pre-commit and before the

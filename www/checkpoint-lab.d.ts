@@ -31,6 +31,8 @@ export interface Config {
   backpressure_ms: number;
   /** Bytes one in-flight record adds to an unaligned checkpoint (1 B to 100 MB). Attribute `record-size`, flag `--record-size`. */
   record_bytes: number;
+  /** Unaligned checkpoints store the records in the network buffers, which bound them: per backpressured channel 2 exclusive and 8 floating input buffers and 10 output buffers of 32 KB (taskmanager.network.memory.buffers-per-channel, floating-buffers-per-gate, max-buffers-per-channel, taskmanager.memory.segment-size), beyond which the source stops reading; buffer debloating (taskmanager.network.memory.buffer-debloat.enabled) shrinks them to about 1 s of the channel's throughput. Attribute `buffer-debloat`, flag `--buffer-debloat`. */
+  buffer_debloat: "off" | "on";
   /** Modelled operator state size, driving upload, restore and store write load (1 KB to 10 TB). Attribute `state-size`, flag `--state-size`. */
   state_bytes: number;
   /** Checkpoint store write bandwidth (1 KB/s to 1 TB/s). Attribute `store-write`, flag `--store-write`. */
@@ -128,6 +130,8 @@ export interface SettingAttributes {
   "backpressure"?: string;
   /** Bytes one in-flight record adds to an unaligned checkpoint (1B to 100MB); default `1KB`. */
   "record-size"?: string;
+  /** Unaligned checkpoints store the records in the network buffers, which bound them: per backpressured channel 2 exclusive and 8 floating input buffers and 10 output buffers of 32 KB (taskmanager.network.memory.buffers-per-channel, floating-buffers-per-gate, max-buffers-per-channel, taskmanager.memory.segment-size), beyond which the source stops reading; buffer debloating (taskmanager.network.memory.buffer-debloat.enabled) shrinks them to about 1 s of the channel's throughput; default `off`. */
+  "buffer-debloat"?: "off" | "on";
   /** Modelled operator state size, driving upload, restore and store write load (1KB to 10TB); default `2GB`. */
   "state-size"?: string;
   /** Checkpoint store write bandwidth (1KB/s to 1TB/s); default `1GB/s`. */

@@ -482,6 +482,9 @@ impl FiguresBuilder {
         let Survey { duplicate_rows: appended_duplicates, keys: appended_keys, newest: view_rows } =
             self.appended.take().expect("surveyed");
         let read_uncommitted = run.config.reads_uncommitted();
+        // A job that never committed while its failure-free run did (a crash loop, fenced before
+        // every commit) has delivered nothing: its empty table matches no failure-free one.
+        let delivered_nothing = committed.is_empty() && !outcome.truth().sinks().transactional.commits().is_empty();
         let figures = |design: SinkDesign, rows: usize, (duplicate_rows, keys): (u64, u64), fresh: (u64, u64)| {
             let transactional = design == SinkDesign::Transactional;
             let matches = self.matches[SinkDesign::ALL.iter().position(|&d| d == design).expect("a design")];
@@ -503,7 +506,9 @@ impl FiguresBuilder {
                 silent_ms: fresh.0,
                 staleness_max_ms: fresh.1,
                 // A read_uncommitted reader that saw aborted rows saw more than a failure-free run shows.
-                matches_failure_free: matches && !(transactional && read_uncommitted && duplicate_rows > 0),
+                matches_failure_free: matches
+                    && !(transactional && read_uncommitted && duplicate_rows > 0)
+                    && !(transactional && delivered_nothing),
             }
         };
         let appended = run.sinks().append_only.rows();

@@ -6,7 +6,33 @@
 use serde::Serialize;
 
 use super::operators::JobState;
-use crate::engine::settings::config::Config;
+use crate::engine::settings::config::{BufferDebloat, Config};
+
+/// Flink's network memory segment (`taskmanager.memory.segment-size`, 32 KB).
+pub const SEGMENT_BYTES: u64 = 32 * 1024;
+/// The buffers one backpressured channel can fill: 2 exclusive input buffers
+/// (`taskmanager.network.memory.buffers-per-channel`), the gate's 8 floating ones
+/// (`floating-buffers-per-gate`) and 10 output buffers upstream (`max-buffers-per-channel`).
+pub const IN_FLIGHT_BUFFERS_PER_CHANNEL: u64 = 2 + 8 + 10;
+/// What debloated buffers hold: about this much of the channel's throughput
+/// (`taskmanager.network.memory.buffer-debloat.target`, 1 s).
+pub const DEBLOAT_TARGET_MS: u64 = 1_000;
+
+/// The most records one channel holds in flight, which is what an unaligned checkpoint stores of
+/// it: its buffers' bytes (or, debloated, about a second of the channel's throughput) in records,
+/// at least one. Beyond that the channel is full and the source stops reading: the rest waits in
+/// the log, behind the checkpoint's offset, and a restore reads it again from there.
+pub fn in_flight_limit_records(config: &Config) -> u64 {
+    let buffers_bytes = IN_FLIGHT_BUFFERS_PER_CHANNEL * SEGMENT_BYTES;
+    let limit_bytes = match config.buffer_debloat {
+        BufferDebloat::Off => buffers_bytes,
+        BufferDebloat::On => {
+            let channel_bytes_per_s = config.rate_per_s / u64::from(config.partitions.max(1)) * config.record_bytes;
+            buffers_bytes.min(channel_bytes_per_s * DEBLOAT_TARGET_MS / 1000)
+        }
+    };
+    (limit_bytes / config.record_bytes.max(1)).max(1)
+}
 
 /// What a checkpoint captured at its snapshot: the state, the offsets the readers resume from,
 /// and (unaligned only) the in-flight records the barrier overtook, per partition `[from, to)`.

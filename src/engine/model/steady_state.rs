@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::checkpoint::transfer_ms;
+use super::checkpoint::{in_flight_limit_records, transfer_ms};
 use super::restart::{detection_delay_ms, restart_backoff_ms};
 use crate::engine::settings::config::{Alignment, CheckpointingMode, Config, Snapshots, FLINK_CHECKPOINT_TIMEOUT_MS};
 
@@ -63,7 +63,8 @@ pub fn steady_state(config: &Config, interval_ms: u64) -> SteadyState {
         Alignment::Aligned => 0,
         Alignment::Unaligned => {
             let per_partition = rate / f64::from(config.partitions);
-            (per_partition * config.backpressure_ms as f64 / 1000.0).floor() as u64 * config.record_bytes
+            let events = (per_partition * config.backpressure_ms as f64 / 1000.0).floor() as u64;
+            events.min(in_flight_limit_records(config)) * config.record_bytes
         }
     };
     let fixed_ms = (barrier_wait_ms + config.sync_pause_ms) as f64;

@@ -77,6 +77,17 @@ pub enum HeartbeatLoss {
     Drawn,
 }
 
+/// Flink's buffer debloating (`taskmanager.network.memory.buffer-debloat.enabled`): whether the
+/// network buffers shrink to hold about one second of a channel's throughput.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BufferDebloat {
+    /// Flink's default: every channel keeps its full buffers.
+    Off,
+    /// The buffers hold about `buffer-debloat.target` (1 s) of the channel's throughput.
+    On,
+}
+
 /// What a Spark query does when the offsets it must read again are gone from the log
 /// (`failOnDataLoss`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -163,6 +174,9 @@ pub struct Config {
     pub backpressure_ms: u64,
     /// Bytes one in-flight record adds to an unaligned checkpoint.
     pub record_bytes: u64,
+    /// Whether the network buffers, which bound an unaligned checkpoint's in-flight data, are
+    /// debloated to about a second of throughput.
+    pub buffer_debloat: BufferDebloat,
     /// Modelled operator state size, driving upload, restore and store write load.
     pub state_bytes: u64,
     /// Checkpoint store write bandwidth.
@@ -248,6 +262,7 @@ impl Default for Config {
             snapshots: Snapshots::Full,
             backpressure_ms: 0,
             record_bytes: 1_000,
+            buffer_debloat: BufferDebloat::Off,
             state_bytes: 2_000_000_000,
             store_write_bytes_per_s: 1_000_000_000,
             store_read_bytes_per_s: 200_000_000,
@@ -492,6 +507,7 @@ choice_names! {
         None => "none",
     }
     HeartbeatLoss { Slowest => "slowest", Drawn => "drawn" }
+    BufferDebloat { Off => "off", On => "on" }
     FailOnDataLoss { True => "true", False => "false" }
     CheckpointingMode { ExactlyOnce => "exactly_once", AtLeastOnce => "at_least_once" }
     IsolationLevel { ReadCommitted => "read_committed", ReadUncommitted => "read_uncommitted" }
@@ -544,6 +560,7 @@ fields_by_key!(
     snapshots,
     backpressure_ms,
     record_bytes,
+    buffer_debloat,
     state_bytes,
     store_write_bytes_per_s,
     store_read_bytes_per_s,

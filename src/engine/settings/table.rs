@@ -131,6 +131,10 @@ const HEARTBEAT_LOSSES: &[Choice] = &[
     Choice { value: "slowest", flag_value: "slowest", label: "just after a heartbeat (slowest)" },
     Choice { value: "drawn", flag_value: "drawn", label: "anywhere in the heartbeat interval (drawn)" },
 ];
+const BUFFER_DEBLOATS: &[Choice] = &[
+    Choice { value: "off", flag_value: "off", label: "off (Flink's default)" },
+    Choice { value: "on", flag_value: "on", label: "on: about 1 s of throughput" },
+];
 const FAIL_ON_DATA_LOSS: &[Choice] = &[
     Choice { value: "true", flag_value: "true", label: "fail the query" },
     Choice { value: "false", flag_value: "false", label: "skip ahead with a warning" },
@@ -162,7 +166,7 @@ const fn setting(key: &'static str, flag: &'static str, unit: Unit, min: f64, ma
 }
 
 /// Every setting, in documentation order.
-pub const SETTINGS: [Setting; 46] = [
+pub const SETTINGS: [Setting; 47] = [
     Setting {
         help: "Root seed; every component derives its own sub-seed from it",
         label: "Seed",
@@ -262,6 +266,16 @@ pub const SETTINGS: [Setting; 46] = [
         help: "Bytes one in-flight record adds to an unaligned checkpoint",
         label: "Record size",
         ..setting("record_bytes", "record-size", Unit::Bytes, 1.0, 1e8)
+    },
+    Setting {
+        help: "Unaligned checkpoints store the records in the network buffers, which bound them: per \
+               backpressured channel 2 exclusive and 8 floating input buffers and 10 output buffers of \
+               32 KB (taskmanager.network.memory.buffers-per-channel, floating-buffers-per-gate, \
+               max-buffers-per-channel, taskmanager.memory.segment-size), beyond which the source stops \
+               reading; buffer debloating (taskmanager.network.memory.buffer-debloat.enabled) shrinks \
+               them to about 1 s of the channel's throughput",
+        label: "Buffer debloating",
+        ..setting("buffer_debloat", "buffer-debloat", Unit::Choice(BUFFER_DEBLOATS), 0.0, 0.0)
     },
     Setting {
         help: "Modelled operator state size, driving upload, restore and store write load",

@@ -9,7 +9,7 @@
 
 use super::{Ctx, Due, RestorePoint};
 use crate::engine::model::checkpoint::{
-    transfer_ms, upload_bytes, CompletedCheckpoint, PendingCheckpoint, PendingStage, Upload,
+    in_flight_limit_records, transfer_ms, upload_bytes, CompletedCheckpoint, PendingCheckpoint, PendingStage, Upload,
 };
 use crate::engine::model::job::Job;
 use crate::engine::model::trace::Phase;
@@ -103,7 +103,15 @@ impl Barrier {
         let id = self.next_checkpoint_id;
         self.next_checkpoint_id += 1;
         self.next_trigger_ms = now + ctx.config.interval_ms;
-        let barrier_offsets = ctx.job.read_offsets.clone();
+        let mut barrier_offsets = ctx.job.read_offsets.clone();
+        if ctx.config.alignment == Alignment::Unaligned {
+            // The network buffers bound what a channel holds: the source has read at most that
+            // far ahead of the operator, and its barrier sits there.
+            let limit = in_flight_limit_records(ctx.config);
+            for (barrier, &done) in barrier_offsets.iter_mut().zip(&ctx.job.processed_offsets) {
+                *barrier = (*barrier).min(done + limit);
+            }
+        }
         ctx.trace.push(now, Event::BarrierInjected { checkpoint_id: id, offset: barrier_offsets.iter().sum() });
         self.pending =
             Some(PendingCheckpoint { id, barrier_at_ms: now, barrier_offsets, stage: PendingStage::Aligning });
