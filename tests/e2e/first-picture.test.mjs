@@ -395,7 +395,7 @@ test("an engine module that cannot load is said on the page", async () => {
     const text = document.querySelector("checkpoint-lab").shadowRoot.querySelector(".error")?.textContent;
     return text || undefined;
   });
-  assert.match(await error.jsonValue(), /^The simulation could not load: /);
+  assert.match(await error.jsonValue(), /^The simulation could not load \(the file is missing or damaged\)\. Reload the page; if this keeps happening, tell the course team\.$/);
   const screen = await firstScreen(page);
   assert.equal(screen.inert, true);
   assert.equal(screen.picture, null, "no picture of a chart that will not come");
