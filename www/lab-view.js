@@ -167,6 +167,7 @@ export class LabView extends Cursor {
       this.cursorInput.max = String(FIRST_CURSOR.max_ms);
       this.cursorInput.value = String(FIRST_CURSOR.ms);
       this.cursorOut.textContent = FIRST_CURSOR.text;
+      this.cursorInput.setAttribute("aria-valuetext", FIRST_CURSOR.text);
     }
     // Its rows stack on a phone (CSS grid): the roles keep it a table to assistive technology.
     this.crashTable = el("table", { class: "crash-table", "data-table": "crash", role: "table" });

@@ -103,6 +103,8 @@ addEventListener("pagehide", () => {
 // settings (those it does not name go back to their defaults), and what the page would have
 // written of the student's earlier changes is dropped, so the link stays the truth.
 addEventListener("hashchange", () => {
+  // A fragment that names a place on the page (#sink-sees-twice) is no link to settings.
+  if (location.hash.length > 1 && !location.hash.includes("=")) return;
   const next = new URLSearchParams(location.hash.slice(1));
   latest = undefined;
   clearTimeout(settleTimer);

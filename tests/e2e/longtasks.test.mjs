@@ -217,8 +217,19 @@ test("a change in a new frame runs at once however soon the frame comes: at most
         const at = await frame();
         input.value = String(100 + i);
         const before = view.timings.length;
+        // Whether the engine already ran in this frame (a chart out of view drawn once the
+        // changes paused, a busy machine's late slice): then the change waits for the next frame.
+        const engineHadRun = Boolean(view.engineRanThisFrame);
         input.dispatchEvent(new Event("input", { bubbles: true }));
-        inputs.push({ gapMs: at - previous, ranInItsTask: view.timings.length > before });
+        // Taken in the input's task (its run started there; on a busy machine it may take more
+        // than one slice to finish), or put off to a frame (pending).
+        const ranInItsTask = !view.pending && (view.busy || view.timings.length > before);
+        let framesWaited = 0;
+        while (view.timings.length === before && framesWaited < 5) {
+          await frame();
+          framesWaited++;
+        }
+        inputs.push({ gapMs: at - previous, ranInItsTask, engineHadRun, framesWaited });
         previous = at;
         while (view.busy) await frame();
       }
@@ -226,18 +237,20 @@ test("a change in a new frame runs at once however soon the frame comes: at most
       await frame();
       input.value = "200";
       input.dispatchEvent(new Event("input", { bubbles: true }));
-      const before = view.timings.length;
       input.value = "201";
       input.dispatchEvent(new Event("input", { bubbles: true }));
-      const secondWaited = view.timings.length === before;
+      const secondWaited = view.pending === true;
       while (view.busy || view.pending) await frame();
       return { inputs, secondWaited };
     });
     // The rule counts frames, not milliseconds, so it holds whatever the frames' spacing: on an
-    // idle machine most of these frames come well under 16 ms apart, on a busy one later; every
-    // change must run in its own task either way (the gaps are in the message).
+    // idle machine most of these frames come well under 16 ms apart, on a busy one later. A change
+    // runs in its own task unless the engine already ran in that frame; then it runs in the next
+    // frame (the gaps are in the message, never judged).
     const gaps = result.inputs.map((i) => i.gapMs.toFixed(1)).join(", ");
-    assert.deepEqual(result.inputs.filter((i) => !i.ranInItsTask), [], `every change in a new frame ran in its own input task (frames ${gaps} ms apart)`);
+    const late = result.inputs.filter((i) => !i.ranInItsTask && !(i.engineHadRun && i.framesWaited <= 1));
+    assert.deepEqual(late, [], `every change in a new frame ran in its own input task, or in the next frame after a run of that frame (frames ${gaps} ms apart)`);
+    assert.ok(result.inputs.some((i) => i.ranInItsTask), "changes run in their own task");
     assert.equal(result.secondWaited, true, "a second change in the same frame waits for the frame");
     assert.deepEqual(errors, []);
   } finally {

@@ -50,6 +50,17 @@ const sliderWords = (page) => page.evaluate(() => {
   }));
 });
 
+test("every slider of the page's written first screen says its value in words, before any script runs", { skip: CHROMIUM_ONLY }, async () => {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.route("**/*.js", () => new Promise(() => {}));
+  await page.goto(`${base}/index.html`, { waitUntil: "commit" });
+  await page.waitForFunction(() => document.readyState !== "loading");
+  const sliders = await sliderWords(page);
+  assert.ok(sliders.length >= 11, `${sliders.length} sliders`);
+  for (const s of sliders) assert.equal(s.valuetext, s.readout, `${s.control}: its words are its readout`);
+  await page.close();
+});
+
 test("every slider says its value in words from the first render, before any is moved", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
   await settled(page);
@@ -240,6 +251,16 @@ test("a link pasted into a tab already on the lesson is applied, and the next mo
   const hash = await page.evaluate(() => location.hash);
   assert.match(hash, /interval=5s/);
   assert.doesNotMatch(hash, /interval=20s/);
+  // A fragment naming a place on the page changes nothing.
+  const after = await page.evaluate(() => new Promise((resolve) => {
+    // After the page's own listener, which was added first.
+    addEventListener("hashchange", () => {
+      const lab = document.querySelector("checkpoint-lab");
+      resolve({ busy: lab.busy, interval: lab.shadowRoot.querySelector("[data-control=interval]").getAttribute("aria-valuetext") });
+    }, { once: true });
+    location.hash = "#sink-sees-twice";
+  }));
+  assert.deepEqual(after, { busy: false, interval: "5 s" });
   // A link naming nothing brings back the defaults.
   await page.evaluate(() => { location.hash = "#"; });
   await page.waitForFunction(() => document.querySelector("checkpoint-lab").shadowRoot.querySelector("[data-control=interval]").getAttribute("aria-valuetext") === "30 s");
