@@ -114,35 +114,10 @@ export class CheckpointLabElement extends ElementBase {
     try {
       this.apply(false, kept);
     } catch (e) {
-      // Settings the element cannot run (a shared link with a bad value): every bad attribute is
-      // named, and the view draws the rest of them (or the defaults) beside the message.
-      const bad = Object.keys(this.view.options).length ? [] : this.badAttributes();
-      let ran = false, allDefaults = false;
-      if (bad.length) {
-        this.ignored = new Set(bad.map(([name]) => name));
-        try {
-          this.apply(false);
-          ran = true;
-        } catch {
-          // The good part does not run together (a crash past its horizon): the defaults do.
-          this.ignored = new Set(Object.keys(this.settingAttributes(true)));
-          try {
-            this.apply(false);
-            ran = allDefaults = true;
-          } catch {
-            // Said below.
-          }
-        }
-      }
-      const message = bad.length ? bad.map(([, text]) => text).join("; ") : String(e.message || e);
-      const instead = !ran ? "" : allDefaults ? " The lab shows the lesson's defaults instead."
-        : ` The lab shows ${bad.length === 1 ? "that setting" : "those settings"} at the lesson's default${bad.length === 1 ? "" : "s"} instead.`;
-      // Stays said over later runs, until the page sets those attributes again.
-      if (ran) this.view.settingsError = `${message}.${instead}`;
-      this.view.error.textContent = ran ? this.view.settingsError : message;
-      if (!ran) {
+      if (!this.drawTheRest(e, false)) {
         this.firstError = e;
         this.view.dropFirstPicture();
+        this.view.error.textContent = String(e.message || e);
         this.markReady();
       }
     }
@@ -274,6 +249,34 @@ export class CheckpointLabElement extends ElementBase {
     return attributes;
   }
 
+  /// After apply() threw `e`: where setting attributes are what the engine refuses (a shared link
+  /// with a bad value), runs the rest of them with those at their defaults (or, if the rest does
+  /// not run together, the lesson's defaults) and says which, naming every bad one; the message
+  /// stays over later runs until the page sets those attributes again. Returns whether it ran.
+  drawTheRest(e, cause) {
+    const bad = Object.keys(this.view.options).length ? [] : this.badAttributes();
+    if (!bad.length) return false;
+    let allDefaults = false;
+    this.ignored = new Set(bad.map(([name]) => name));
+    try {
+      this.apply(cause);
+    } catch {
+      this.ignored = new Set(Object.keys(this.settingAttributes(true)));
+      try {
+        this.apply(cause);
+        allDefaults = true;
+      } catch {
+        this.ignored = undefined;
+        return false;
+      }
+    }
+    const instead = allDefaults ? "The lab shows the lesson's defaults instead."
+      : `The lab shows ${bad.length === 1 ? "that setting" : "those settings"} at the lesson's default${bad.length === 1 ? "" : "s"} instead.`;
+    this.view.settingsError = `${bad.map(([, text]) => text).join("; ")}. ${instead}`;
+    this.view.error.textContent = this.view.settingsError;
+    return true;
+  }
+
   /// The setting attributes the engine refuses, each alone: [[name, message], ...].
   badAttributes() {
     const bad = [];
@@ -402,6 +405,7 @@ export class CheckpointLabElement extends ElementBase {
     try {
       this.apply(cause);
     } catch (e) {
+      if (this.drawTheRest(e, cause)) return;
       this.view.error.textContent = String(e.message || e);
       // With no run left to draw (the engine restarted), set()'s promises hear of the error.
       if (!this.view.busy && !this.view.pending) this.view.settleDrawn(e);

@@ -261,6 +261,13 @@ test("a link pasted into a tab already on the lesson is applied, and the next mo
     location.hash = "#sink-sees-twice";
   }));
   assert.deepEqual(after, { busy: false, interval: "5 s" });
+  // A pasted link with a bad value: named, and the rest of the link drawn.
+  await page.evaluate(() => { location.hash = "#interval=banana&crash-at=10:02:10"; });
+  await page.waitForFunction(() => /^10:02:10/.test(document.querySelector("checkpoint-lab").shadowRoot.querySelector("[data-control=crash-at]").getAttribute("aria-valuetext")));
+  await settled(page);
+  const pasted = await labState(page);
+  assert.match(pasted.error, /^interval: .*banana.*The lab shows that setting at the lesson's default instead\.$/);
+  assert.equal(pasted.interval, "30 s");
   // A link naming nothing brings back the defaults.
   await page.evaluate(() => { location.hash = "#"; });
   await page.waitForFunction(() => document.querySelector("checkpoint-lab").shadowRoot.querySelector("[data-control=interval]").getAttribute("aria-valuetext") === "30 s");
