@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: rustfmt, clippy (native and wasm32, warnings denied), native cargo tests,
 # wasm-bindgen tests in headless Chrome and Firefox, the end-to-end tests in Chromium against the
-# release build, and the page, embedding and hostile-host, exercise and stress suites again in
+# release build, and the page, embedding and hostile-host, exercise, student and stress suites again in
 # Firefox. Installs whatever is missing first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,8 +42,8 @@ run firefox wasm-pack test --headless --firefox --mode no-install -- --locked --
 step "end-to-end tests (Chromium against the release build), the npm package, the TypeScript declarations"
 scripts/build-wasm.sh
 run e2e node --test --test-reporter=tap tests/e2e/
-step "end-to-end tests in Firefox (WebDriver BiDi through geckodriver): the page, embedding and hostile-host, exercise and stress suites"
-run e2e-firefox env E2E_BROWSER=firefox node --test --test-reporter=tap tests/e2e/page.test.mjs tests/e2e/embed.test.mjs tests/e2e/exercise.test.mjs tests/e2e/stress.test.mjs
+step "end-to-end tests in Firefox (WebDriver BiDi through geckodriver): the page, embedding and hostile-host, exercise, student and stress suites"
+run e2e-firefox env E2E_BROWSER=firefox node --test --test-reporter=tap tests/e2e/page.test.mjs tests/e2e/embed.test.mjs tests/e2e/exercise.test.mjs tests/e2e/student.test.mjs tests/e2e/stress.test.mjs
 
 cat "$log"/* | awk '
   /^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }

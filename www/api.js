@@ -1,6 +1,7 @@
 // The package's public API besides the element: run a scenario without a page (simulate), the
 // defaults, settings as attributes, the exercise catalogue, and mount() for pages that build the
 // element from script. Events are the element's (see element.js).
+import { TAG } from "./shared.js";
 import { glue, load, restarts, restartedError, wasmDefaults, settingsText, yieldToPage, loadExercises, exercises, catalogue } from "./engine.js";
 
 export { load };
@@ -90,7 +91,7 @@ export async function mount(element, options) {
   if (!(element instanceof Element)) throw new Error("element: must be a DOM element");
   const first = checkOptions(options);
   await load();
-  const lab = document.createElement("checkpoint-lab");
+  const lab = document.createElement(TAG.name);
   // The options go into the first run, which is sliced over frames like a student's change.
   lab.initialOptions = first;
   element.append(lab);

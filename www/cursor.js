@@ -214,7 +214,6 @@ export class Cursor extends Scheduler {
       clearInterval(this.player.jumps);
       this.player = undefined;
       this.flushDraw();
-      this.play.textContent = "Play";
       this.play.setAttribute("aria-pressed", "false");
       return;
     }
@@ -235,7 +234,8 @@ export class Cursor extends Scheduler {
         if (t >= end) this.togglePlay();
       });
     }
-    this.play.textContent = "Pause";
+    // A toggle button keeps its name: "Play", pressed while it plays (a name that changed to
+    // "Pause" as well would read "Pause, pressed").
     this.play.setAttribute("aria-pressed", "true");
   }
 }

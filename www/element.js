@@ -4,7 +4,7 @@
 // textContent only, and styles come from checkpoint-lab.css beside this module. This file is the
 // element's life: its attributes and options, connecting and disconnecting, exercises, events.
 import { SETTINGS, SCENARIOS, SINKS } from "./settings.js";
-import { ALL_CONTROLS, ALL_VIEWS, VIEW_OPTIONS, THEMES, describeValue, textOption, listOption } from "./shared.js";
+import { ALL_CONTROLS, ALL_VIEWS, VIEW_OPTIONS, THEMES, TAG, describeValue, textOption, listOption } from "./shared.js";
 import {
   load, forgetLoad, labLoaded, parseAttributes, firstChartNow, loadFirstChart, FIRST_CHART_PATIENCE_MS, FIRST_CHART_MODULE,
   loadExercises, exercises, exerciseCatalogue, BUILTIN_IDS, namesExercises, yieldToPage,
@@ -24,6 +24,9 @@ const ElementBase = globalThis.HTMLElement ?? class {};
 
 export class CheckpointLabElement extends ElementBase {
   static observedAttributes = OBSERVED;
+  /// Marks the component, so that a second copy of the package on a page (which finds the name
+  /// defined by the first) is told from a host's own element.
+  static [Symbol.for("checkpoint-lab.element")] = true;
 
   constructor() {
     super();
@@ -74,8 +77,7 @@ export class CheckpointLabElement extends ElementBase {
     } catch (e) {
       // The module did not load (a network error, a blocked file): the view says so and stays
       // inert; a later connection tries again.
-      this.built.dropFirstPicture();
-      this.built.error.textContent = `The simulation could not load: ${e.message || e}`;
+      this.built.showLoadFailure(e);
       forgetLoad();
       return;
     }
@@ -104,13 +106,20 @@ export class CheckpointLabElement extends ElementBase {
     this.initialOptions = undefined;
     // The first run is sliced like any other, so the page never blocks; "ready" means drawn.
     this.view.onFirstDraw = () => this.markReady();
+    // Re-inserted after a removal: the student's settings and cursor come back (see
+    // disconnectedCallback), unless the page changed an attribute meanwhile.
+    const kept = this.kept;
+    this.kept = undefined;
+    this.view.kept = kept;
     try {
-      this.apply(false);
+      this.apply(false, kept);
     } catch (e) {
-      this.firstError = e;
-      this.view.dropFirstPicture();
-      this.view.error.textContent = String(e.message || e);
-      this.markReady();
+      if (!this.drawTheRest(e, false)) {
+        this.firstError = e;
+        this.view.dropFirstPicture();
+        this.view.error.textContent = String(e.message || e);
+        this.markReady();
+      }
     }
     if (loadError) {
       // Shown until the page is loaded again: runs that finish later show it too.
@@ -190,13 +199,25 @@ export class CheckpointLabElement extends ElementBase {
   disconnectedCallback() {
     queueMicrotask(() => {
       if (!this.isConnected && this.view) {
-        this.view.destroy();
+        // What the student set, kept for a re-insertion (a page moving the element, a tab
+        // component hiding it): the controls' settings and the cursor.
+        const view = this.view;
+        // Removed again before it had drawn: what it was given to show.
+        this.kept = view.summary ? { settings: view.config(), cursorMs: view.cursorS !== undefined ? view.cursorMs() : undefined } : view.kept;
+        view.destroy();
         this.view = undefined;
+        // Ready again only once the new view has drawn.
+        delete this.dataset.ready;
       }
     });
   }
 
   attributeChangedCallback(name, previous, value) {
+    // An attribute the page sets again is read again; one set while the element was out of the
+    // document wins over the settings the student left there.
+    this.ignored?.delete(name);
+    if (!this.view) this.kept = undefined;
+    if (this.view && !this.ignored?.size) this.view.settingsError = undefined;
     // Before the first run, any setting or view attribute set may change the first picture.
     if (!this.view) {
       if (this.built && !this.firstPictureFits()) this.built.dropFirstPicture();
@@ -220,10 +241,53 @@ export class CheckpointLabElement extends ElementBase {
   }
 
   /// The element's setting attributes, as written: { interval: "30s", ... }.
-  settingAttributes() {
+  settingAttributes(all = false) {
     const attributes = {};
-    for (const name of this.getAttributeNames()) if (CONFIG_ATTRIBUTES.has(name)) attributes[name] = this.getAttribute(name);
+    for (const name of this.getAttributeNames()) {
+      if (CONFIG_ATTRIBUTES.has(name) && (all || !this.ignored?.has(name))) attributes[name] = this.getAttribute(name);
+    }
     return attributes;
+  }
+
+  /// After apply() threw `e`: where setting attributes are what the engine refuses (a shared link
+  /// with a bad value), runs the rest of them with those at their defaults (or, if the rest does
+  /// not run together, the lesson's defaults) and says which, naming every bad one; the message
+  /// stays over later runs until the page sets those attributes again. Returns whether it ran.
+  drawTheRest(e, cause) {
+    const bad = Object.keys(this.view.options).length ? [] : this.badAttributes();
+    if (!bad.length) return false;
+    let allDefaults = false;
+    this.ignored = new Set(bad.map(([name]) => name));
+    try {
+      this.apply(cause);
+    } catch {
+      this.ignored = new Set(Object.keys(this.settingAttributes(true)));
+      try {
+        this.apply(cause);
+        allDefaults = true;
+      } catch {
+        this.ignored = undefined;
+        return false;
+      }
+    }
+    const instead = allDefaults ? "The lab shows the lesson's defaults instead."
+      : `The lab shows ${bad.length === 1 ? "that setting" : "those settings"} at the lesson's default${bad.length === 1 ? "" : "s"} instead.`;
+    this.view.settingsError = `${bad.map(([, text]) => text).join("; ")}. ${instead}`;
+    this.view.error.textContent = this.view.settingsError;
+    return true;
+  }
+
+  /// The setting attributes the engine refuses, each alone: [[name, message], ...].
+  badAttributes() {
+    const bad = [];
+    for (const [name, value] of Object.entries(this.settingAttributes(true))) {
+      try {
+        parseAttributes({ [name]: value });
+      } catch (e) {
+        bad.push([name, String(e.message || e)]);
+      }
+    }
+    return bad;
   }
 
   /// The config the attributes and mount options describe (throws an Error naming a bad one).
@@ -239,9 +303,11 @@ export class CheckpointLabElement extends ElementBase {
 
   /// Applies the attributes and options and re-runs in slices over frames; throws an Error naming
   /// a bad setting before anything changes.
-  apply(cause) {
+  apply(cause, kept) {
     const view = this.view;
-    const { config, scenarioName } = this.describedConfig();
+    const described = this.describedConfig();
+    const { scenarioName } = described;
+    const config = kept ? { ...described.config, ...kept.settings } : described.config;
     const sink = textOption("sink", view.options.sink ?? this.getAttribute("sink"));
     if (sink && !SINKS.some(([value]) => value === sink)) {
       throw new Error(`sink: must be one of ${SINKS.map(([v]) => v).join(", ")} (got ${JSON.stringify(sink)})`);
@@ -252,7 +318,7 @@ export class CheckpointLabElement extends ElementBase {
     }
     const controls = listOption("controls", view.options.controls ?? this.getAttribute("controls"), ALL_CONTROLS);
     const views = listOption("charts", view.options.charts ?? this.getAttribute("charts"), ALL_VIEWS);
-    const cursor = view.options.cursor ?? this.getAttribute("cursor") ?? undefined;
+    const cursor = kept?.cursorMs ?? view.options.cursor ?? this.getAttribute("cursor") ?? undefined;
     if (cursor !== undefined && typeof cursor !== "string" && typeof cursor !== "number") {
       throw new Error(`cursor: must be a clock time like "10:00:58" or milliseconds since the scenario start (got ${describeValue(cursor)})`);
     }
@@ -339,6 +405,7 @@ export class CheckpointLabElement extends ElementBase {
     try {
       this.apply(cause);
     } catch (e) {
+      if (this.drawTheRest(e, cause)) return;
       this.view.error.textContent = String(e.message || e);
       // With no run left to draw (the engine restarted), set()'s promises hear of the error.
       if (!this.view.busy && !this.view.pending) this.view.settleDrawn(e);
@@ -361,4 +428,16 @@ export class CheckpointLabElement extends ElementBase {
   }
 }
 
-if (globalThis.customElements && !customElements.get("checkpoint-lab")) customElements.define("checkpoint-lab", CheckpointLabElement);
+if (globalThis.customElements) {
+  const taken = customElements.get("checkpoint-lab");
+  if (!taken) {
+    customElements.define("checkpoint-lab", CheckpointLabElement);
+  } else if (!taken[Symbol.for("checkpoint-lab.element")]) {
+    // A host page defined the name first, with an element of its own: its elements are not
+    // this component. Say so where the page's author looks, with the way that still works:
+    // mount() makes the component under a name of its own.
+    TAG.name = "checkpoint-lab-mounted";
+    if (!customElements.get(TAG.name)) customElements.define(TAG.name, CheckpointLabElement);
+    console.error("checkpoint-lab: the name <checkpoint-lab> is already defined on this page by another script, so these elements are not the lab and show nothing. Remove the other definition, or use mount(element, options) from this module, which does not need the name.");
+  }
+}

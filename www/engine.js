@@ -92,11 +92,65 @@ export function forgetLoad() {
   ready = undefined;
 }
 
-/// Loads the WebAssembly module once per page: compiled while it streams in.
+/// How much of the lab's module has arrived: { loaded, total } in bytes (total 0 where the server
+/// does not say, or says the compressed size); listeners hear of each part as it streams in.
+export const loadProgress = { loaded: 0, total: 0, listeners: new Set() };
+
+/// Why the module did not load, in words for the student, and what to do; the browser's own
+/// message, with the file and the server's answer, is `detail`.
+export class LoadError extends Error {
+  constructor(kind, detail) {
+    super({
+      blocked: "The simulation could not start (this page's security settings do not allow WebAssembly). Reload the page; if this keeps happening, tell the course team: the page's Content-Security-Policy needs 'wasm-unsafe-eval' in script-src.",
+      network: "The simulation could not load (the connection failed). Check your connection and reload the page; if this keeps happening, tell the course team.",
+      file: "The simulation could not load (the file is missing or damaged). Reload the page; if this keeps happening, tell the course team.",
+    }[kind]);
+    this.kind = kind;
+    this.detail = detail;
+  }
+}
+
+/// Fetches the lab's module, counting its bytes into loadProgress; a missing file (an error
+/// status) or a web page in its place (a login page) is refused before it is compiled.
+async function fetchModule(url) {
+  let response;
+  try {
+    response = await fetch(url);
+  } catch (e) {
+    throw new LoadError("network", `${url}: ${e.message || e}`);
+  }
+  const type = response.headers.get("content-type") || "";
+  if (!response.ok) throw new LoadError("file", `${url}: the server answered ${response.status} ${response.statusText}`.trim());
+  if (/text\/html/i.test(type)) throw new LoadError("file", `${url}: the server sent a web page (${type}), not the WebAssembly module`);
+  const encoded = response.headers.get("content-encoding");
+  loadProgress.total = encoded && encoded !== "identity" ? 0 : Number(response.headers.get("content-length")) || 0;
+  if (!response.body || typeof TransformStream !== "function") return response;
+  const counted = response.body.pipeThrough(new TransformStream({
+    transform(chunk, controller) {
+      loadProgress.loaded += chunk.byteLength;
+      for (const listener of loadProgress.listeners) listener(loadProgress);
+      controller.enqueue(chunk);
+    },
+  }));
+  return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/// Loads the WebAssembly module once per page: compiled while it streams in. A failure rejects
+/// with a LoadError.
 export function load() {
-  ready ??= init({ module_or_path: wasmSource(new URL("./checkpoint_lab_bg.wasm", import.meta.url)) }).then((module) => {
+  const url = new URL("./checkpoint_lab_bg.wasm", import.meta.url);
+  if (!ready) loadProgress.loaded = 0;
+  // In Node the module is a file, read from disk; in a browser it is fetched and counted.
+  const file = url.protocol === "file:";
+  ready ??= init({ module_or_path: file ? wasmSource(url) : fetchModule(url) }).then((module) => {
     labLoaded = true;
     return module;
+  }, (e) => {
+    if (e instanceof LoadError || file) throw e;
+    const text = `${url}: ${e?.name ?? "Error"}: ${e?.message ?? e}`;
+    // A policy without 'wasm-unsafe-eval' refuses the compilation (Chromium names the policy,
+    // Firefox says "blocked by CSP").
+    throw new LoadError(/Content.Security.Policy|unsafe-eval|\bCSP\b/i.test(String(e?.message)) ? "blocked" : "file", text);
   });
   return ready;
 }

@@ -4,7 +4,7 @@
 // and draw is the scheduler's (scheduler.js); the scenario time it shows is the cursor's (cursor.js).
 import { SCENARIOS, SINKS, CHARTS, TIME_CHARTS, FIGURES, COMPARE_HINT, FIRST_CURSOR, FIRST_CLOCK } from "./settings.js";
 import { CONTROLLED, MAIN_SETTINGS, ADVANCED_SETTINGS, ALL_CONTROLS, ALL_VIEWS, DEFAULT_CONFIG, el, setText, nearest } from "./shared.js";
-import { viewLab, views, viewOf } from "./engine.js";
+import { viewLab, views, viewOf, loadProgress } from "./engine.js";
 import { PREPARE_SLICE_MS, OUT_OF_VIEW_MARGIN } from "./scheduler.js";
 import { Cursor } from "./cursor.js";
 
@@ -50,10 +50,11 @@ export class LabView extends Cursor {
       set: (v) => { control.exact = v; input.value = String(nearest(control.values, v)); },
       /// New steps (the crash slider follows the horizon); the exact value stays.
       steps: (next) => { control.values = next; input.max = String(next.length - 1); control.set(control.exact); },
+      /// The readout, and the same words for assistive technology (a slider's value is its
+      /// step's position otherwise: "7").
       show: (text) => {
-        if (out.textContent === text) return;
-        out.textContent = text;
-        input.setAttribute("aria-valuetext", text);
+        if (out.textContent !== text) out.textContent = text;
+        if (input.getAttribute("aria-valuetext") !== text) input.setAttribute("aria-valuetext", text);
       },
     };
     // The readout follows when the run starts (see startRun), after the charts when they are
@@ -105,7 +106,7 @@ export class LabView extends Cursor {
       } else if (value !== null) {
         control.exact = value;
         control.input.value = String(nearest(control.values, value));
-        if (setting.default_readout) control.row.querySelector("output").textContent = setting.default_readout;
+        if (setting.default_readout) control.show(setting.default_readout);
       }
     }
     const main = el("div", { class: "controls" }, ...MAIN_SETTINGS.map((s) => c[s.key].row));
@@ -166,6 +167,7 @@ export class LabView extends Cursor {
       this.cursorInput.max = String(FIRST_CURSOR.max_ms);
       this.cursorInput.value = String(FIRST_CURSOR.ms);
       this.cursorOut.textContent = FIRST_CURSOR.text;
+      this.cursorInput.setAttribute("aria-valuetext", FIRST_CURSOR.text);
     }
     // Its rows stack on a phone (CSS grid): the roles keep it a table to assistive technology.
     this.crashTable = el("table", { class: "crash-table", "data-table": "crash", role: "table" });
@@ -175,6 +177,26 @@ export class LabView extends Cursor {
     this.progressFill = el("span", { class: "fill" });
     this.progressBar = el("div", { class: "running", role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "100", "aria-valuenow": "0", hidden: "", "aria-label": "Simulating" }, this.progressFill);
     this.exercisePanel = el("section", { class: "exercise", hidden: "" });
+    // Until the engine's module has loaded: the controls look and are not live, the progress bar
+    // shows the module's bytes as they arrive, and a line over the picture says so in words.
+    this.loading = el("p", { class: "loading", role: "status", "data-loading": "" }, "Loading the simulation…");
+    this.charts.pipeline.figure.append(this.loading);
+    this.progressBar.removeAttribute("hidden");
+    this.progressBar.setAttribute("aria-label", "Loading the simulation");
+    this.progressBar.removeAttribute("aria-valuenow");
+    this.onLoadProgress = ({ loaded, total }) => {
+      if (!this.loading) return;
+      if (!total) {
+        // The server did not say the size (or said the compressed one): the bytes so far.
+        setText(this.loading, `Loading the simulation… ${Math.round(loaded / 1024).toLocaleString("en-US")} KB`);
+        return;
+      }
+      const percent = Math.min(99, Math.floor((100 * loaded) / total));
+      this.progressBar.setAttribute("aria-valuenow", String(percent));
+      this.progressFill.style.transform = `scaleX(${percent / 100})`;
+      setText(this.loading, `Loading the simulation… ${percent}%`);
+    };
+    loadProgress.listeners.add(this.onLoadProgress);
 
     // A page may have written the first screen into its HTML (a declarative shadow root, see the
     // README's "The first screen"): its styles (a copy of checkpoint-lab.css, or a link to it,
@@ -490,7 +512,6 @@ export class LabView extends Cursor {
       // the instance is going away; its timer goes with it
     }
     this.player = undefined;
-    this.play.textContent = "Play";
     this.play.setAttribute("aria-pressed", "false");
     this.pinned = undefined;
     this.pinId++;
@@ -507,7 +528,35 @@ export class LabView extends Cursor {
     });
   }
 
+  /// The engine's module did not load: the view says in words what happened and what to do,
+  /// with the browser's own message behind a disclosure, and shows nothing that will not come.
+  showLoadFailure(e) {
+    this.dropFirstPicture();
+    this.stopLoading();
+    const words = e?.kind ? e.message : `The simulation could not load (${e?.message || e}). Reload the page; if this keeps happening, tell the course team.`;
+    const detail = e?.detail ?? String(e?.message || e);
+    this.loadFailure?.remove();
+    this.loadFailure = el("div", { class: "load-failure", "data-load-failure": e?.kind ?? "file" },
+      el("details", {}, el("summary", {}, "Technical detail"), el("pre", {}, detail)));
+    setText(this.error, words);
+    this.error.after(this.loadFailure);
+    this.root.classList.add("failed");
+  }
+
+  /// The module has loaded (or failed): the loading line and the bytes' progress go.
+  stopLoading() {
+    loadProgress.listeners.delete(this.onLoadProgress);
+    if (!this.loading) return;
+    this.loading.remove();
+    this.loading = undefined;
+    this.progressBar.setAttribute("hidden", "");
+    this.progressBar.setAttribute("aria-label", "Simulating");
+    this.progressBar.setAttribute("aria-valuenow", "0");
+    this.progressFill.style.transform = "";
+  }
+
   destroy() {
+    this.stopLoading();
     views.delete(this);
     this.player?.free?.();
     clearInterval(this.player?.jumps);

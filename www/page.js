@@ -86,7 +86,45 @@ let cursorTimer;
 lab.addEventListener("checkpointlab-cursor", (event) => {
   cursor = event.detail.at;
   clearTimeout(cursorTimer);
-  cursorTimer = setTimeout(writeHash, SETTLE_MS);
+  cursorTimer = setTimeout(() => {
+    cursorTimer = undefined;
+    writeHash();
+  }, SETTLE_MS);
+});
+// Leaving within SETTLE_MS of a cursor move: the move is written now.
+addEventListener("pagehide", () => {
+  if (cursorTimer === undefined) return;
+  clearTimeout(cursorTimer);
+  cursorTimer = undefined;
+  if (!latest) writeHash();
+});
+
+// A link pasted into a tab already on the lesson changes only the hash: the lab takes its
+// settings (those it does not name go back to their defaults), and what the page would have
+// written of the student's earlier changes is dropped, so the link stays the truth.
+addEventListener("hashchange", () => {
+  // A fragment that names a place on the page (#sink-sees-twice) is no link to settings.
+  if (location.hash.length > 1 && !location.hash.includes("=")) return;
+  const next = new URLSearchParams(location.hash.slice(1));
+  latest = undefined;
+  clearTimeout(settleTimer);
+  settleTimer = undefined;
+  clearTimeout(cursorTimer);
+  cursorTimer = undefined;
+  settings = new URLSearchParams([...next].filter(([name]) => SHARED.includes(name) && name !== "cursor"));
+  cursor = next.get("cursor");
+  let changed = false;
+  for (const name of SHARED) {
+    if (next.has(name)) {
+      lab.setAttribute(name, next.get(name));
+      changed = true;
+    } else if (lab.hasAttribute(name)) {
+      lab.removeAttribute(name);
+      changed = true;
+    }
+  }
+  // A link naming nothing the element holds still brings back the defaults the student moved from.
+  if (!changed) lab.refresh?.(true);
 });
 
 lab.addEventListener("checkpointlab-ready", () => { document.body.dataset.ready = "true"; });

@@ -322,7 +322,7 @@ export class Scheduler {
     // A run clears the errors of earlier ones, not those that stand: the exercises' module or an
     // exercises-src file that failed to load. Written before the charts, so that one which fails
     // to draw says so.
-    setText(this.error, this.cursorError ?? this.exercisesError ?? this.sourceError ?? "");
+    setText(this.error, this.cursorError ?? this.exercisesError ?? this.sourceError ?? this.settingsError ?? "");
     const cursorFailed = this.cursorError;
     this.cursorError = undefined;
     clearTimeout(this.altTimer);
@@ -397,6 +397,10 @@ export class Scheduler {
   /// The view is built before the engine's module has loaded, its controls inert until then:
   /// once it has, the view can run.
   attach() {
+    this.stopLoading();
+    this.loadFailure?.remove();
+    this.loadFailure = undefined;
+    this.root.classList.remove("failed");
     views.add(this);
     this.root.inert = false;
     this.root.removeAttribute("aria-busy");

@@ -13,6 +13,9 @@ export const ALL_VIEWS = [...CHARTS.map(([name]) => name), "figures", "crash-tab
 /// Keys mount() and set() accept besides the engine's config keys.
 export const VIEW_OPTIONS = ["sink", "controls", "theme", "scenario", "exercise", "exercises", "charts", "cursor"];
 export const THEMES = ["light", "dark", "auto"];
+/// The tag the element is defined under: "checkpoint-lab", or where a page took that name first,
+/// a name of the component's own, which mount() uses.
+export const TAG = { name: "checkpoint-lab" };
 /// The lesson's default settings, from the settings table: a view is built from them before
 /// the engine's module has loaded.
 export const DEFAULT_CONFIG = Object.freeze(Object.fromEntries(SETTINGS.map((s) => [s.key, s.default])));

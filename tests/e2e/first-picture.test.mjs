@@ -308,13 +308,16 @@ test("a page that leaves something else where the first chart's module is looked
   }
 });
 
-/// The lesson page with no script but its inline one: what the browser paints from the HTML alone.
+/// The lesson page with no script run but its inline one: what the browser paints from the HTML
+/// alone, before any module has arrived (their requests are held, not failed: a page whose
+/// script failed to load says so, see student.test.mjs).
 async function withoutModules(url, { width = 1280, colorScheme = "light" } = {}) {
   const page = await browser.newPage({ viewport: { width, height: 900 }, colorScheme });
   const errors = [];
   page.on("console", (msg) => { if (msg.type() === "error" && !msg.text().startsWith("Failed to load resource")) errors.push(msg.text()); });
-  await page.route("**/*.js", (route) => route.abort());
-  await page.goto(url);
+  await page.route("**/*.js", () => new Promise(() => {}));
+  await page.goto(url, { waitUntil: "commit" });
+  await page.waitForFunction(() => document.readyState !== "loading" && [...document.images].every((img) => img.loading === "lazy" || img.complete));
   return { page, errors };
 }
 
@@ -395,7 +398,7 @@ test("an engine module that cannot load is said on the page", async () => {
     const text = document.querySelector("checkpoint-lab").shadowRoot.querySelector(".error")?.textContent;
     return text || undefined;
   });
-  assert.match(await error.jsonValue(), /^The simulation could not load: /);
+  assert.match(await error.jsonValue(), /^The simulation could not load \(the file is missing or damaged\)\. Reload the page; if this keeps happening, tell the course team\.$/);
   const screen = await firstScreen(page);
   assert.equal(screen.inert, true);
   assert.equal(screen.picture, null, "no picture of a chart that will not come");

@@ -104,7 +104,7 @@ export function shotPath(name) {
 export async function fullScreenshot(page, options) {
   const toggle = (on) => page.evaluate((on) => {
     window.__allCharts ??= new CSSStyleSheet();
-    window.__allCharts.replaceSync(".chart-figure { content-visibility: visible !important; }");
+    window.__allCharts.replaceSync(".chart-figure > .chart { content-visibility: visible !important; }");
     for (const lab of document.querySelectorAll("checkpoint-lab")) {
       const sheets = lab.shadowRoot.adoptedStyleSheets.filter((s) => s !== window.__allCharts);
       lab.shadowRoot.adoptedStyleSheets = on ? [...sheets, window.__allCharts] : sheets;
