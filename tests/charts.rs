@@ -606,3 +606,42 @@ fn checkpoint_ids_stand_clear_of_the_completion_marks() {
         }
     }
 }
+
+/// Every failure is on the time charts: a line at each crash, each recovery shaded, the legend
+/// naming the crashes; a job its restart strategy gave up on is shaded FAILED to the end.
+#[test]
+fn time_charts_mark_every_failure_and_a_failed_job() {
+    use checkpoint_lab::engine::settings::config::RestartStrategy;
+    let at = |clock: &str| checkpoint_lab::engine::settings::clock::parse_clock(clock).unwrap();
+    let three = Config { more_crashes_ms: vec![at("10:02:00"), at("10:04:00")], ..Config::default() };
+    let report = lesson::simulate(&three).unwrap();
+    assert_eq!(report.failures, 3);
+    let view = View::default();
+    // The crash's colour, as a line from the axis to the top of the plot.
+    let vermillion = "stroke=\"#D55E00\"";
+    let lines = |out: &str| out.lines().filter(|l| l.starts_with("<polyline") && l.contains(vermillion)).count();
+    for chart in [Chart::Replay, Chart::Latency, Chart::Checkpoints] {
+        let out = svg(|a| charts::draw(chart, a, &report, None, &Focus::default(), &view).unwrap());
+        assert!(out.contains("crashes at 10:00:45, 10:02:00 and 10:04:00"), "{chart:?}");
+        let one = lesson::simulate(&Config::default()).unwrap();
+        let single = svg(|a| charts::draw(chart, a, &one, None, &Focus::default(), &view).unwrap());
+        assert_eq!(lines(&out), lines(&single) + 2, "{chart:?}: a line for each further crash");
+    }
+    let replay = svg(|a| charts::draw(Chart::Replay, a, &report, None, &Focus::default(), &view).unwrap());
+    assert_eq!(replay.matches("\ndetection\n").count(), 3, "each recovery shaded and named");
+    let words = charts::replay::text_alternative(&report).summary;
+    assert!(
+        words.ends_with("In all the job failed 3 times; each crash is marked and each recovery shaded."),
+        "{words}"
+    );
+
+    let failed = lesson::simulate(&Config { restart_strategy: RestartStrategy::None, ..Config::default() }).unwrap();
+    assert_eq!(failed.failed_at.as_ref().unwrap().at, "10:00:55");
+    let out = svg(|a| charts::draw(Chart::Replay, a, &failed, None, &Focus::default(), &view).unwrap());
+    assert!(out.contains("FAILED: no restart"));
+    let words = charts::replay::text_alternative(&failed).summary;
+    assert!(
+        words.ends_with("In all the job failed 1 time and is FAILED from 10:00:55: nothing restarts it."),
+        "{words}"
+    );
+}

@@ -46,7 +46,7 @@ pub fn draw<DB: DrawingBackend>(
                 LegendEntry::new("completed", pal.green, Swatch::Mark),
             ]
         },
-        report.crash.as_ref(),
+        report,
         view,
     );
     let frame = Frame {
@@ -104,7 +104,7 @@ pub fn draw<DB: DrawingBackend>(
             pal.vermillion.stroke_width(view.px(2.0)),
         )))?;
     }
-    finish_time_chart(area, chart, report.crash.as_ref(), view)
+    finish_time_chart(area, chart, report, view)
 }
 
 pub fn text_alternative(report: &Report) -> TextAlternative {

@@ -51,7 +51,7 @@ pub fn draw<DB: DrawingBackend>(
     if sla_s < y_max {
         legend.push(LegendEntry::new(format!("latency SLA {}", seconds_label(sla_s)), pal.purple, Swatch::Dashed));
     }
-    let legend = with_crash_entry(legend, report.crash.as_ref(), view);
+    let legend = with_crash_entry(legend, report, view);
     let frame = Frame {
         title: if view.compact { SHORT_TITLE } else { TITLE },
         x_desc: X_LABEL,
@@ -87,7 +87,7 @@ pub fn draw<DB: DrawingBackend>(
             pal.purple.stroke_width(view.px(1.5)),
         ))?;
     }
-    finish_time_chart(area, chart, report.crash.as_ref(), view)
+    finish_time_chart(area, chart, report, view)
 }
 
 /// What the transactional line is in this mode: Kafka transactions visible at commit (or at once to

@@ -748,34 +748,47 @@ pub fn record_time_axis<DB: plotters::prelude::DrawingBackend>(chart: &TimeChart
     });
 }
 
-/// A time chart's legend: `legend`, then the crash's line when there is one.
+/// Every crash of the run on the clock: the failure schedule's and the failures it caused
+/// (a fenced producer), as the timeline lists them.
+fn crashes(report: &crate::lesson::report::Report) -> Vec<&crate::lesson::timeline::Stamp> {
+    use crate::lesson::timeline::TimelineKind;
+    report.timeline.iter().filter(|e| e.kind == TimelineKind::Crash).map(|e| &e.at).collect()
+}
+
+/// A time chart's legend: `legend`, then the crashes' line when there is one: "crash at
+/// 10:00:45", or for several "crashes at 10:00:45, 10:02:00 and 10:02:20" (the first three, and
+/// how many more).
 pub fn with_crash_entry(
     mut legend: Vec<LegendEntry>,
-    crash: Option<&crate::lesson::report::CrashSummary>,
+    report: &crate::lesson::report::Report,
     view: &View,
 ) -> Vec<LegendEntry> {
-    if let Some(crash) = crash {
-        legend.push(LegendEntry::new(
-            format!("crash at {}", crash.at.at),
-            view.theme.palette().vermillion,
-            Swatch::Mark,
-        ));
-    }
+    let crashes = crashes(report);
+    let label = match crashes.as_slice() {
+        [] => return legend,
+        [one] => format!("crash at {}", one.at),
+        [first, second] => format!("crashes at {} and {}", first.at, second.at),
+        [first, second, third] => format!("crashes at {}, {} and {}", first.at, second.at, third.at),
+        [first, second, third, rest @ ..] => {
+            format!("crashes at {}, {}, {} and {} more", first.at, second.at, third.at, rest.len())
+        }
+    };
+    legend.push(LegendEntry::new(label, view.theme.palette().vermillion, Swatch::Mark));
     legend
 }
 
-/// What every time chart ends with: the crash line and the animation's cursor (the legend, with
-/// the crash's entry from [`with_crash_entry`], is drawn with the frame).
+/// What every time chart ends with: a line at each crash and the animation's cursor (the legend,
+/// with the crashes' entry from [`with_crash_entry`], is drawn with the frame).
 pub fn finish_time_chart<DB: plotters::prelude::DrawingBackend>(
     area: &plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
     mut chart: TimeChart<'_, DB>,
-    crash: Option<&crate::lesson::report::CrashSummary>,
+    report: &crate::lesson::report::Report,
     view: &View,
 ) -> Result<(), plotters::prelude::DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = view.theme.palette();
     record_time_axis(&chart);
-    if let Some(crash) = crash {
-        vertical_line(&mut chart, crash.at.s, pal.vermillion, 2.0, view)?;
+    for crash in crashes(report) {
+        vertical_line(&mut chart, crash.s, pal.vermillion, 2.0, view)?;
     }
     if let Some(cursor) = view.cursor_s {
         vertical_line(&mut chart, cursor, pal.foreground, 1.0, view)?;

@@ -193,7 +193,7 @@ fn draw_header<DB: DrawingBackend>(
     let pal = pen.pal;
     let status = status(world, scene.config);
     let color = match world.phase {
-        Phase::Detecting | Phase::Restarting | Phase::Restoring => pal.vermillion,
+        Phase::Detecting | Phase::Restarting | Phase::Restoring | Phase::Failed => pal.vermillion,
         Phase::Replaying | Phase::CatchingUp => pal.orange,
         // Okabe-Ito blue is too dark to read on the dark background; its sky blue is not.
         _ if world.checkpoint.is_some() || world.batch.is_some() => {

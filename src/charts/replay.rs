@@ -25,6 +25,7 @@ pub fn phase_name(phase: Phase) -> Option<&'static str> {
         Phase::Restoring => Some("restore"),
         Phase::Replaying => Some("replay"),
         Phase::CatchingUp => Some("catch-up"),
+        Phase::Failed => Some("FAILED: no restart"),
         _ => None,
     }
 }
@@ -70,7 +71,7 @@ pub fn draw<DB: DrawingBackend>(
         legend.push(LegendEntry::new(pinned_label(&a.config, view), pal.pinned, Swatch::Dashed));
     }
     legend.push(LegendEntry::new(completed_label(&report.config), pal.green, Swatch::Mark));
-    let legend = with_crash_entry(legend, report.crash.as_ref(), view);
+    let legend = with_crash_entry(legend, report, view);
     let frame = Frame {
         title: if view.compact { SHORT_TITLE } else { TITLE },
         x_desc: X_LABEL,
@@ -87,7 +88,7 @@ pub fn draw<DB: DrawingBackend>(
 
     // Recovery phases, shaded, with their names at the top.
     let shade = |phase: Phase| match phase {
-        Phase::Detecting | Phase::Restarting => pal.vermillion,
+        Phase::Detecting | Phase::Restarting | Phase::Failed => pal.vermillion,
         Phase::Restoring => pal.orange,
         Phase::Replaying => pal.purple,
         _ => pal.sky,
@@ -130,7 +131,7 @@ pub fn draw<DB: DrawingBackend>(
     }
     let lag_style = pal.blue.stroke_width(view.px(2.0));
     chart.draw_series(LineSeries::new(lag(report), lag_style))?;
-    finish_time_chart(area, chart, report.crash.as_ref(), view)
+    finish_time_chart(area, chart, report, view)
 }
 
 /// The chart as words and a table.
@@ -194,5 +195,17 @@ pub fn text_alternative(report: &Report) -> TextAlternative {
             ]
         })
         .collect();
+    // The first failure is told above; the later ones are marked on the chart and counted here.
+    let summary = match (report.failures, &report.failed_at) {
+        (0 | 1, None) => summary,
+        (n, None) => {
+            format!("{summary} In all the job failed {n} times; each crash is marked and each recovery shaded.")
+        }
+        (n, Some(at)) => format!(
+            "{summary} In all the job failed {n} {} and is FAILED from {}: nothing restarts it.",
+            if n == 1 { "time" } else { "times" },
+            at.at
+        ),
+    };
     TextAlternative { summary, columns: vec!["time".into(), "phase".into(), "lag (events)".into()], rows }
 }
