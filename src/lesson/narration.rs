@@ -255,11 +255,19 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
              notices after {} and restarts it",
             format_duration_ms(after_ms)
         ),
-        CrashFactKind::Detected { after_ms, failure, overridden } => format!(
+        CrashFactKind::Detected { after_ms, failure, overridden, heartbeat_timeout_ms } => format!(
             "failure detected after {}{}",
             format_duration_ms(after_ms),
             match (overridden, failure) {
                 (true, _) => String::new(),
+                // Drawn within the last heartbeat interval: the timeout ran from its last answer.
+                (false, Failure::TaskmanagerLost) if after_ms < heartbeat_timeout_ms => format!(
+                    " (the lost TaskManager last answered a heartbeat {} before the crash, and heartbeat.timeout \
+                     is {} here, {} by Flink's default)",
+                    format_duration_ms(heartbeat_timeout_ms - after_ms),
+                    format_duration_ms(heartbeat_timeout_ms),
+                    format_duration_ms(FLINK_HEARTBEAT_TIMEOUT_MS)
+                ),
                 // A scenario may set a shorter timeout than Flink's: say which one the student sees.
                 (false, Failure::TaskmanagerLost) if after_ms != FLINK_HEARTBEAT_TIMEOUT_MS => format!(
                     " (the lost TaskManager's heartbeat timed out: heartbeat.timeout is {} here, {} by Flink's \
@@ -289,10 +297,11 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
             ),
             RestartStrategy::None => "no restart".to_string(),
         },
-        CrashFactKind::Restored { checkpoint, state_bytes, offset, backlog_events } => format!(
-            "{} {checkpoint} restored ({} of state); rewound to {}, backlog {} events{}",
+        CrashFactKind::Restored { checkpoint, state_bytes, offset, backlog_events, reset } => format!(
+            "{} {checkpoint} restored ({} of state); {} {}, backlog {} events{}",
             if mode.runs_batches() { "state store version of batch" } else { "checkpoint" },
             format_bytes(state_bytes as f64),
+            if reset { "its offsets are gone from the log: the readers start at" } else { "rewound to" },
             format_count(offset),
             format_count(backlog_events),
             // Flink's two-phase-commit sinks commit the restored checkpoint's transaction again: a
@@ -369,6 +378,7 @@ mod tests {
                     after_ms,
                     failure: crate::engine::settings::config::Failure::TaskmanagerLost,
                     overridden: false,
+                    heartbeat_timeout_ms: after_ms,
                 },
             )
         };

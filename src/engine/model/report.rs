@@ -120,12 +120,13 @@ pub enum CrashFactKind {
     Crash { offset: u64, replay_events: u64, restored: u64, in_flight: InFlight },
     /// The failure was noticed after `after_ms`: `failure` says what failed (a lost TaskManager
     /// at its heartbeat timeout, a task at once); `overridden` when a fixed detection delay was set.
-    Detected { after_ms: u64, failure: Failure, overridden: bool },
+    Detected { after_ms: u64, failure: Failure, overridden: bool, heartbeat_timeout_ms: u64 },
     /// The restart strategy waited `backoff_ms` before the restore (failure `failure_number`
     /// since the backoff was last reset).
     RestartBackoff { backoff_ms: u64, failure_number: u32, strategy: RestartStrategy },
-    /// The restored checkpoint's state is loaded; the readers rewound to `offset`.
-    Restored { checkpoint: u64, state_bytes: u64, offset: u64, backlog_events: u64 },
+    /// The restored checkpoint is loaded and the readers start at `offset`: its offsets, or, where
+    /// the log no longer holds them (`reset`), the oldest offset kept.
+    Restored { checkpoint: u64, state_bytes: u64, offset: u64, backlog_events: u64, reset: bool },
     /// The readers are back at the crash offset.
     ReplayDone { offset: u64 },
     /// The batch the crash interrupted committed again with the same offsets.
@@ -652,6 +653,7 @@ fn crash_table_of(config: &Config, run: &Sim, recovery: &Recovery, before: &Opti
             after_ms: recovery.detected_at_ms - recovery.crashed_at_ms,
             failure: if recovery.cause == FailureCause::Fenced { Failure::Task } else { config.failure },
             overridden: config.detection_ms.is_some() && recovery.cause == FailureCause::Scheduled,
+            heartbeat_timeout_ms: config.heartbeat_timeout_ms,
         },
     });
     if let Some(failed_at_ms) = recovery.failed_at_ms {
@@ -706,6 +708,7 @@ fn crash_table_of(config: &Config, run: &Sim, recovery: &Recovery, before: &Opti
                 state_bytes: config.state_bytes,
                 offset: resumed,
                 backlog_events: recovery.backlog_at_restore_events.unwrap_or(0),
+                reset: recovery.lost_events > 0,
             },
         });
         if recovery.lost_events > 0 {
