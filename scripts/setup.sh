@@ -45,9 +45,14 @@ fi
 # npm tools: binaryen 132 provides wasm-opt (Debian's wasm-opt 108 breaks release builds and must
 # never be installed), playwright-core drives the system Chromium, esbuild minifies the package's
 # scripts and bundles the package the way a course site would.
-if [[ ! -x node_modules/.bin/wasm-opt || ! -d node_modules/playwright-core || ! -x node_modules/.bin/esbuild || ! -d node_modules/axe-core || ! -d node_modules/ws ]]; then
+# Installed again whenever package-lock.json changed since the last install (its digest is kept
+# beside the modules).
+lock_digest=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [[ ! -x node_modules/.bin/wasm-opt || ! -d node_modules/playwright-core || ! -x node_modules/.bin/esbuild || ! -d node_modules/axe-core || ! -d node_modules/ws
+      || "$(cat node_modules/.lock-digest 2>/dev/null)" != "$lock_digest" ]]; then
   say "installing npm tools (binaryen, playwright-core, esbuild, axe-core, ws, and the bundlers, frameworks and types the package's toolchain tests build with)"
   npm ci --no-audit --no-fund --loglevel=error
+  echo "$lock_digest" > node_modules/.lock-digest
 fi
 
 [[ $what == build ]] && exit 0

@@ -63,6 +63,21 @@ pub(super) fn controls_from_js(value: &JsValue) -> Result<Config, JsError> {
     Ok(config)
 }
 
+/// The numbers of a short JavaScript array of numbers (a report's `more_crashes_ms` given back);
+/// `None` for anything else, which the settings then refuse by its type.
+fn numbers_from_js(value: &JsValue) -> Option<Vec<f64>> {
+    const MAX_ITEMS: f64 = 1_000.0;
+    // Read through Reflect, which reports a throwing proxy as an error rather than throwing.
+    if !super::is_array_checked(value).ok()? {
+        return None;
+    }
+    let length = Reflect::get(value, &JsValue::from_str("length")).ok()?.as_f64()?;
+    if !(0.0..=MAX_ITEMS).contains(&length) {
+        return None;
+    }
+    (0..length as u32).map(|i| Reflect::get(value, &JsValue::from(i)).ok()?.as_f64()).collect()
+}
+
 /// A plain JavaScript object's config fields, unchecked (none for `undefined`).
 fn fields_from_js(value: &JsValue) -> Result<Vec<(String, FieldValue)>, JsError> {
     let mut fields = Vec::new();
@@ -81,6 +96,8 @@ fn fields_from_js(value: &JsValue) -> Result<Vec<(String, FieldValue)>, JsError>
             FieldValue::Text(v.as_string().unwrap_or_default())
         } else if v.is_null() {
             FieldValue::Null
+        } else if let Some(times) = numbers_from_js(&v) {
+            FieldValue::Times(times)
         } else {
             FieldValue::Other(v.js_typeof().as_string().unwrap_or_else(|| "unknown".into()))
         };

@@ -96,12 +96,13 @@ test("before the engine loads: the first screen at the defaults, the page's pict
   assert.equal(after.cursor, before.cursor);
   assert.deepEqual(after.canvas, before.canvas, "the first screen did not move");
   // The page's defaults (from the settings table) are the engine's.
-  const same = await page.evaluate(async () => {
+  const [engine, table] = await page.evaluate(async () => {
     const { defaults } = await import("/pkg/checkpoint-lab.js");
     const { SETTINGS } = await import("/pkg/settings.js");
-    return JSON.stringify(await defaults()) === JSON.stringify(Object.fromEntries(SETTINGS.map((s) => [s.key, s.default])));
+    return [await defaults(), Object.fromEntries(SETTINGS.map((s) => [s.key, s.default]))];
   });
-  assert.ok(same, "settings.js holds the engine's defaults");
+  // The same keys and values, in whichever order each lists them.
+  assert.deepEqual(table, engine, "settings.js holds the engine's defaults");
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -317,7 +318,11 @@ async function withoutModules(url, { width = 1280, colorScheme = "light" } = {})
   page.on("console", (msg) => { if (msg.type() === "error" && !msg.text().startsWith("Failed to load resource")) errors.push(msg.text()); });
   await page.route("**/*.js", () => new Promise(() => {}));
   await page.goto(url, { waitUntil: "commit" });
-  await page.waitForFunction(() => document.readyState !== "loading" && [...document.images].every((img) => img.loading === "lazy" || img.complete));
+  // The page's stylesheets block its first paint: wait for them as the browser does before it
+  // paints (on a busy machine they may arrive after the HTML is parsed).
+  await page.waitForFunction(() => document.readyState !== "loading"
+    && [...document.querySelectorAll("link[rel=stylesheet]")].every((link) => link.sheet)
+    && [...document.images].every((img) => img.loading === "lazy" || img.complete));
   return { page, errors };
 }
 

@@ -127,8 +127,10 @@ test("each slider changes the figures and the charts it affects", async () => {
   const recovery = (await figures(page)).recovery_s;
   const caughtUp = await page.evaluate(() => [...document.querySelector("checkpoint-lab").shadowRoot.querySelectorAll("[data-table=crash] td")]
     .map((td) => td.textContent).find((text) => text.includes("from crash to catch-up")));
-  assert.match(recovery, /^\d+ min( \d+ s)?$/, "over a minute, in minutes and seconds");
-  assert.ok(Math.abs(seconds(recovery) - seconds(caughtUp.split(":")[1])) <= 0.5, `${recovery} against "${caughtUp}"`);
+  assert.match(recovery, /^\d+ min( [\d.]+ s)?$/, "over a minute, in minutes and seconds");
+  // One rounding rule for durations: the figure is the table's very words.
+  assert.equal(recovery, caughtUp.match(/caught up: (.*) from crash to catch-up/)?.[1], `${recovery} against "${caughtUp}"`);
+  assert.ok(seconds(recovery) > 60);
   // A real mouse drag on the crash-time slider.
   const box = await (await page.$("[data-control=crash-at]")).boundingBox();
   const before = await figures(page);

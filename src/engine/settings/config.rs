@@ -658,6 +658,19 @@ mod tests {
     }
 
     #[test]
+    fn more_crashes_come_as_clock_text_or_as_the_milliseconds_a_report_gives_back() {
+        let text = one("more_crashes_ms", FieldValue::Text("10:02:00, 10:04:00".into())).unwrap();
+        assert_eq!(text.more_crashes_ms, [36_120_000, 36_240_000]);
+        let back = one("more_crashes_ms", FieldValue::Times(vec![36_120_000.0, 36_240_000.0])).unwrap();
+        assert_eq!(back.more_crashes_ms, text.more_crashes_ms);
+        assert_eq!(one("more_crashes_ms", FieldValue::Times(Vec::new())).unwrap().more_crashes_ms, Vec::<u64>::new());
+        let fraction = one("more_crashes_ms", FieldValue::Times(vec![1.5])).unwrap_err();
+        assert!(fraction.to_string().contains("whole milliseconds since midnight"), "{fraction}");
+        let other = one("more_crashes_ms", FieldValue::Other("boolean".into())).unwrap_err();
+        assert_eq!(other.field, "more_crashes_ms");
+    }
+
+    #[test]
     fn a_number_that_is_not_finite_is_out_of_range() {
         let err = Config { retry_rate: f64::NAN, ..Config::default() }.validate().unwrap_err();
         assert_eq!(err.field, "retry_rate");

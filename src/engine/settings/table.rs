@@ -526,6 +526,7 @@ fn describe(value: &FieldValue) -> String {
         FieldValue::Number(n) => format!("{n}"),
         FieldValue::Whole(n) => format!("{n}"),
         FieldValue::Text(t) => format!("the string {t:?}"),
+        FieldValue::Times(times) => format!("a list of {} numbers", times.len()),
         FieldValue::Null => "null".to_string(),
         FieldValue::Other(kind) => format!("a value of type {kind}"),
     }
@@ -625,17 +626,31 @@ impl Setting {
     /// A list of clock times: text as an attribute or a flag writes it, or null or "none" for
     /// none; config JSON's value is the list of milliseconds since midnight.
     fn check_clock_list(&self, value: &FieldValue) -> Result<Value, ConfigError> {
-        let text = match value {
+        let times = match value {
             FieldValue::Null => return Ok(Value::Array(Vec::new())),
-            FieldValue::Text(text) => text,
+            FieldValue::Text(text) => parse_clock_list(text).map_err(|e| self.error(e))?,
+            // As a report's config holds them: whole milliseconds since midnight.
+            FieldValue::Times(times) => {
+                let mut whole = Vec::with_capacity(times.len());
+                for &t in times {
+                    if !(t.is_finite() && t.fract() == 0.0 && t >= 0.0) {
+                        return Err(self.error(format!(
+                            "must list whole milliseconds since midnight (got {t}), or be clock times as text"
+                        )));
+                    }
+                    self.check_range(t)?;
+                    whole.push(t as u64);
+                }
+                whole
+            }
             other => {
                 return Err(self.error(format!(
-                    "must be clock times as text, like \"10:01:30,10:04:00\", or null (got {})",
+                    "must be clock times as text, like \"10:01:30,10:04:00\", a list of milliseconds since \
+                     midnight, or null (got {})",
                     describe(other)
                 )))
             }
         };
-        let times = parse_clock_list(text).map_err(|e| self.error(e))?;
         for &t in &times {
             self.check_range(t as f64)?;
         }
@@ -843,6 +858,9 @@ pub enum FieldValue {
     /// A whole number read from text (an attribute or a flag), exact beyond 2^53.
     Whole(u64),
     Text(String),
+    /// A list of numbers, as a report's config gives `more_crashes_ms` back (milliseconds since
+    /// midnight).
+    Times(Vec<f64>),
     Null,
     /// Any other type, by its JavaScript name (boolean, object, undefined, ...).
     Other(String),
