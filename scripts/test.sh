@@ -41,7 +41,7 @@ step "wasm-bindgen tests, headless Firefox"
 run firefox wasm-pack test --headless --firefox --mode no-install -- --locked --no-default-features --features lab,exercises,first-chart --test web
 step "end-to-end tests (Chromium against the release build), the npm package, the TypeScript declarations"
 scripts/build-wasm.sh
-run e2e node --test --test-reporter=tap tests/e2e/
+run e2e node --test --test-reporter=tap tests/e2e/*.test.mjs
 step "end-to-end tests in Firefox (WebDriver BiDi through geckodriver): the page, embedding and hostile-host, exercise, student and stress suites"
 run e2e-firefox env E2E_BROWSER=firefox node --test --test-reporter=tap tests/e2e/page.test.mjs tests/e2e/embed.test.mjs tests/e2e/exercise.test.mjs tests/e2e/student.test.mjs tests/e2e/stress.test.mjs
 
