@@ -3,28 +3,35 @@
 # the settings table it builds its controls from, its exercise panel and its TypeScript
 # declarations, so pkg/ alone is everything a lesson page needs. wasm-opt comes from npm's
 # binaryen 132, first on PATH (Debian's wasm-opt 108 corrupts release builds).
+# With --test-hooks it also builds target/pkg-hooks/: pkg/ with a lab that can panic on purpose
+# (feature test-hooks), for the end-to-end test that proves a panic does not poison the page.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+test_hooks=false
+[ "${1:-}" = "--test-hooks" ] && test_hooks=true
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 # opt-level 3, as natively: against opt-level "s", 6.6% larger gzipped (322 KB against 302 KB)
 # but the engine's share of a slider change is 16% shorter in the browser (BENCHMARKS.md).
-# Three modules from the one crate (src/web): the lab; the first chart, which the element loads
-# before the lab where a page's HTML holds no picture of the first frame, built for size
-# (profile first-chart, wasm-opt -Oz); and the exercises, which the element loads only where a
-# page shows exercises.
+# Three modules from the one crate (src/web): the lab, with the engine; the first chart, which
+# the element loads before the lab where a page's HTML holds no picture of the first frame; and
+# the exercises' checks, which the element loads only where a page shows exercises and which run
+# the lab's engine rather than carrying one. The last two are built for size (profile small,
+# wasm-opt -Oz).
 rm -f pkg/checkpoint_lab_bg.wasm target/pkg-exercises/checkpoint_lab_exercises_bg.wasm target/pkg-first/checkpoint_lab_first_bg.wasm
 wasm-pack --quiet build --release --target web --mode no-install -- --no-default-features --features lab 2>&1 | grep -v '^\[INFO\]' >&2 || true
 test -f pkg/checkpoint_lab_bg.wasm || { echo "build-wasm: wasm-pack produced no pkg/" >&2; exit 1; }
-wasm-pack --quiet build --release --target web --mode no-install --out-dir target/pkg-exercises --out-name checkpoint_lab_exercises \
-  -- --no-default-features --features exercises 2>&1 | grep -v '^\[INFO\]' >&2 || true
-test -f target/pkg-exercises/checkpoint_lab_exercises_bg.wasm || { echo "build-wasm: wasm-pack produced no exercises module" >&2; exit 1; }
-cp target/pkg-exercises/checkpoint_lab_exercises{.js,.d.ts,_bg.wasm,_bg.wasm.d.ts} pkg/
-wasm-pack --quiet build --profile first-chart --no-opt --target web --mode no-install --out-dir target/pkg-first --out-name checkpoint_lab_first \
-  -- --no-default-features --features first-chart 2>&1 | grep -v '^\[INFO\]' >&2 || true
-test -f target/pkg-first/checkpoint_lab_first_bg.wasm || { echo "build-wasm: wasm-pack produced no first-chart module" >&2; exit 1; }
-wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --strip-debug --strip-producers \
-  target/pkg-first/checkpoint_lab_first_bg.wasm -o pkg/checkpoint_lab_first_bg.wasm
-cp target/pkg-first/checkpoint_lab_first{.js,.d.ts,_bg.wasm.d.ts} pkg/
+# Builds one module for size into target/pkg-NAME and copies it into pkg/ as checkpoint_lab_NAME.
+small_module() {
+  local name=$1 feature=$2
+  wasm-pack --quiet build --profile small --no-opt --target web --mode no-install --out-dir "target/pkg-$name" --out-name "checkpoint_lab_$name" \
+    -- --no-default-features --features "$feature" 2>&1 | grep -v '^\[INFO\]' >&2 || true
+  test -f "target/pkg-$name/checkpoint_lab_${name}_bg.wasm" || { echo "build-wasm: wasm-pack produced no $name module" >&2; exit 1; }
+  wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --strip-debug --strip-producers \
+    "target/pkg-$name/checkpoint_lab_${name}_bg.wasm" -o "pkg/checkpoint_lab_${name}_bg.wasm"
+  cp "target/pkg-$name/checkpoint_lab_$name"{.js,.d.ts,_bg.wasm.d.ts} pkg/
+}
+small_module first first-chart
+small_module exercises exercises
 cp www/checkpoint-lab.css pkg/checkpoint-lab.css
 cp www/checkpoint-lab.d.ts pkg/checkpoint-lab.d.ts
 cp www/settings.js pkg/settings.js
@@ -110,3 +117,11 @@ node -e '
   ];
   fs.writeFileSync("pkg/package.json", JSON.stringify(pkg, null, 2) + "\n");
 '
+if $test_hooks; then
+  wasm-pack --quiet build --release --no-opt --target web --mode no-install --out-dir target/pkg-hooks-lab \
+    -- --no-default-features --features lab,test-hooks 2>&1 | grep -v '^\[INFO\]' >&2 || true
+  test -f target/pkg-hooks-lab/checkpoint_lab_bg.wasm || { echo "build-wasm: wasm-pack produced no test-hooks lab" >&2; exit 1; }
+  rm -rf target/pkg-hooks
+  cp -r pkg target/pkg-hooks
+  cp target/pkg-hooks-lab/checkpoint_lab.js target/pkg-hooks-lab/checkpoint_lab_bg.wasm target/pkg-hooks/
+fi

@@ -28,7 +28,7 @@ run fmt cargo fmt --check
 step "clippy (native)"
 run clippy cargo clippy --all-targets --locked -- -D warnings
 step "clippy (wasm32)"
-run clippy-wasm cargo clippy --target wasm32-unknown-unknown --no-default-features --features lab,exercises,first-chart --lib --bins --tests --locked -- -D warnings
+run clippy-wasm cargo clippy --target wasm32-unknown-unknown --no-default-features --features lab,exercises,first-chart,test-hooks --lib --bins --tests --locked -- -D warnings
 # Each of the three modules alone, as scripts/build-wasm.sh builds them.
 run clippy-wasm-lab cargo clippy --target wasm32-unknown-unknown --no-default-features --features lab --lib --locked -- -D warnings
 run clippy-wasm-exercises cargo clippy --target wasm32-unknown-unknown --no-default-features --features exercises --lib --locked -- -D warnings
@@ -40,7 +40,7 @@ run chrome wasm-pack test --headless --chrome --mode no-install -- --locked --no
 step "wasm-bindgen tests, headless Firefox"
 run firefox wasm-pack test --headless --firefox --mode no-install -- --locked --no-default-features --features lab,exercises,first-chart --test web
 step "end-to-end tests (Chromium against the release build), the npm package, the TypeScript declarations"
-scripts/build-wasm.sh
+scripts/build-wasm.sh --test-hooks
 run e2e node --test --test-reporter=tap tests/e2e/*.test.mjs
 step "end-to-end tests in Firefox (WebDriver BiDi through geckodriver): the page, embedding and hostile-host, exercise, student and stress suites"
 run e2e-firefox env E2E_BROWSER=firefox node --test --test-reporter=tap tests/e2e/page.test.mjs tests/e2e/embed.test.mjs tests/e2e/exercise.test.mjs tests/e2e/student.test.mjs tests/e2e/stress.test.mjs

@@ -1,6 +1,6 @@
-// The engine's three WebAssembly modules as the element loads them: the lab's, compiled while it
-// streams in; the first chart's, which draws a shared link's first picture before the lab has
-// loaded; the exercises', only where a page shows them. A panic in the engine restarts its
+// The three WebAssembly modules as the element loads them: the lab's (the engine), compiled while
+// it streams in; the first chart's, which draws a shared link's first picture before the lab has
+// loaded; the exercises' (their checks, running the lab's engine), only where a page shows them. A panic in the engine restarts its
 // instance rather than poisoning the page. Also the two ways the element gives the page its turn.
 import init, * as glue from "./checkpoint_lab.js";
 import { BUILTIN_EXERCISE_IDS } from "./settings.js";
@@ -211,8 +211,9 @@ export function loadFirstChart() {
 
 // ---------- the exercises' module ----------
 // The exercises (the catalogue, an author's exercises checked field by field, a student's answer
-// checked by running the engine) are a second WebAssembly module with an engine of its own,
-// loaded only once a page shows or registers exercises: a lesson page without them never fetches it.
+// checked against a run) are a small module of their own with no engine: each check runs the
+// lab's engine, passed in as `simulate`. It is loaded only once a page shows or registers
+// exercises: a lesson page without them never fetches it.
 let exercisesReady;
 /// What the exercises' module gives (validate) and the panel built on it, once loadExercises()
 /// has resolved.
@@ -220,12 +221,20 @@ export let exercises;
 /// Exercises by id: the built-in ones, then any a page registers.
 export const catalogue = new Map();
 
-/// Loads the exercises' module and their panel (exercise-panel.js) once per page, and reads the
-/// built-in exercises into the catalogue.
+/// A run of the lab's engine as a check reads it: the report without its series and timeline.
+function runForCheck(config) {
+  const { series, timeline, ...report } = glue.simulate(config);
+  return report;
+}
+
+/// Loads the exercises' module and their panel (exercise-panel.js) once per page, with the lab
+/// whose engine the checks run, and reads the built-in exercises into the catalogue.
 export function loadExercises() {
-  exercisesReady ??= Promise.all([import("./checkpoint_lab_exercises.js"), import("./exercise-panel.js")]).then(async ([module, panel]) => {
+  exercisesReady ??= Promise.all([import("./checkpoint_lab_exercises.js"), import("./exercise-panel.js"), load()]).then(async ([module, panel]) => {
     await module.default({ module_or_path: wasmSource(new URL("./checkpoint_lab_exercises_bg.wasm", import.meta.url)) });
-    const [validate, check, reveal] = [module.validateExercises, module.checkExercise, module.revealExercise].map(guarded);
+    const validate = guarded((list) => module.validateExercises(list, runForCheck));
+    const check = guarded((exercise, answer) => module.checkExercise(exercise, answer, runForCheck));
+    const reveal = guarded((exercise) => module.revealExercise(exercise, runForCheck));
     const Panel = panel.exercisePanel({ el, listOption, controls: ALL_CONTROLS, catalogue, check, reveal });
     for (const exercise of guarded(module.builtinExercises)()) catalogue.set(exercise.id, exercise);
     exercises = { validate, Panel };

@@ -6,7 +6,8 @@
 //! a lesson page loads first; the first chart (feature `first-chart`: the pipeline view where it
 //! first stands, and nothing else), which a page loads before the lab where its HTML holds no
 //! picture of the first frame; and the exercises (feature `exercises`: the catalogue and the
-//! checks, with an engine of their own), which a page loads only where it shows exercises.
+//! checks, running the lab's engine through the page), which a page loads only where it shows
+//! exercises.
 
 use wasm_bindgen::prelude::*;
 
@@ -64,8 +65,9 @@ pub fn start() {
     }));
 }
 
-/// Panics on purpose, for the tests that prove a panic does not poison the module. Nothing in
-/// the lesson calls it, the package's entry does not export it and the declarations leave it out.
+/// Panics on purpose, for the tests that prove a panic does not poison the module. Only the test
+/// build has it (feature `test-hooks`); the package's modules do not.
+#[cfg(feature = "test-hooks")]
 #[doc(hidden)]
 #[wasm_bindgen(js_name = __panicForTests, skip_typescript)]
 pub fn panic_for_tests() {

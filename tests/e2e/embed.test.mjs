@@ -293,12 +293,18 @@ test("deep, cyclic and hostile exercises are refused with an Error naming the fi
   assert.deepEqual(errors, []);
 });
 
-test("a panic in the engine restarts it: simulate(), the elements and a handle keep working", async () => {
-  const { page, errors } = await open(browser, base + FIXTURE);
+test("a panic in the engine restarts it: simulate(), the elements and a handle keep working", async (t) => {
+  // The same page over a lab that can panic on purpose (feature test-hooks), which the package's
+  // lab cannot: `scripts/build-wasm.sh --test-hooks` builds it into target/pkg-hooks.
+  const hooks = path.join(ROOT, "target", "pkg-hooks");
+  assert.ok(fs.existsSync(path.join(hooks, "checkpoint_lab_bg.wasm")), "target/pkg-hooks is built by scripts/build-wasm.sh --test-hooks");
+  const hooked = await serve({}, ROOT, { mounts: { "/pkg/": hooks } });
+  t.after(() => hooked.server.close());
+  const { page, errors } = await open(browser, hooked.base + FIXTURE);
   await page.waitForFunction(() => [...document.querySelectorAll("checkpoint-lab")].every((l) => l.dataset.ready));
   const messages = await page.evaluate(async () => {
-    // The glue is the module the element loads (the same URL, so the same instance); its
-    // test-only export, which the package's entry does not re-export, panics inside the engine.
+    // The glue is the module the element loads (the same URL, so the same instance); the test
+    // build's one extra export panics inside the engine.
     const glue = await import("/pkg/checkpoint_lab.js");
     // Play runs on an engine timer, which must stop with the old instance.
     document.getElementById("first").view.togglePlay();

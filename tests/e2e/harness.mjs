@@ -30,7 +30,7 @@ const TYPES = {
 /// Serves the repository (or `root`); `routes` maps extra paths to HTML text (a page made by a test).
 /// With `gzip`, files go out gzipped to a browser that accepts it, as a static host serves them;
 /// `headers` go out with every file (a CDN's CORS header).
-export function serve(routes = {}, root = ROOT, { gzip = false, headers = {} } = {}) {
+export function serve(routes = {}, root = ROOT, { gzip = false, headers = {}, mounts = {} } = {}) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, "http://127.0.0.1");
     if (routes[url.pathname]) {
@@ -39,8 +39,11 @@ export function serve(routes = {}, root = ROOT, { gzip = false, headers = {} } =
     }
     // A lesson site has its own favicon; stand in for it so a page without one logs no 404.
     const pathname = url.pathname === "/favicon.ico" ? "/www/favicon.svg" : url.pathname;
-    const file = path.join(root, decodeURIComponent(pathname));
-    if (!file.startsWith(root) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
+    // `mounts` serves a URL prefix from another folder ({ "/pkg/": "target/pkg-hooks" }).
+    const mount = Object.keys(mounts).find((prefix) => pathname.startsWith(prefix));
+    const [dir, rest] = mount ? [path.resolve(root, mounts[mount]), pathname.slice(mount.length)] : [root, pathname];
+    const file = path.join(dir, decodeURIComponent(rest));
+    if (!file.startsWith(dir) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
       res.writeHead(404).end("not found");
       return;
     }

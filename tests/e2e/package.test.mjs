@@ -121,14 +121,19 @@ test("in Node the package imports without defining anything, its simulate() runs
   assert.deepEqual(await element.registerExercises([]), []);
   const engine = await import(pathToFileURL(path.join(installed, "checkpoint_lab.js")).href);
   await engine.default({ module_or_path: fs.readFileSync(path.join(installed, "checkpoint_lab_bg.wasm")) });
+  assert.deepEqual(Object.keys(engine).filter((name) => /panic/i.test(name)), [], "the engine entry has no test-only export");
+  const wasmExports = WebAssembly.Module.exports(new WebAssembly.Module(fs.readFileSync(path.join(installed, "checkpoint_lab_bg.wasm"))));
+  assert.deepEqual(wasmExports.map((e) => e.name).filter((name) => /panic/i.test(name)), [], "the engine's wasm has no test-only export");
   const report = engine.simulate({ interval_ms: 5000 });
   assert.equal(report.config.interval_ms, 5000);
   assert.equal(report.interval_replay_events, 10000);
   const exercises = await import(pathToFileURL(path.join(installed, "checkpoint_lab_exercises.js")).href);
   await exercises.default({ module_or_path: fs.readFileSync(path.join(installed, "checkpoint_lab_exercises_bg.wasm")) });
   const first = exercises.builtinExercises().find((e) => e.id === "replay-15s-after-barrier");
-  assert.equal(exercises.checkExercise(first, 30000).correct, true);
-  assert.equal(exercises.checkExercise(first, 12345).correct, false);
+  // The exercises' module carries no engine: each check runs the engine module's simulate().
+  assert.equal(exercises.checkExercise(first, 30000, engine.simulate).correct, true);
+  assert.equal(exercises.checkExercise(first, 12345, engine.simulate).correct, false);
+  assert.throws(() => exercises.checkExercise(first, 30000, () => { throw new Error("no engine here"); }), /simulate: no engine here/);
 });
 
 test("custom-elements.json is current, lists every attribute the element reads, and VS Code's custom data is made from it", async () => {

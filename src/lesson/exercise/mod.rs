@@ -122,6 +122,30 @@ impl fmt::Display for ExerciseError {
     }
 }
 
+/// What runs the simulation a check reads. Natively it is the engine itself ([`Engine`]); in the
+/// exercises' WebAssembly module, which carries no engine of its own, it is the lab's engine,
+/// called through the page.
+pub trait Simulator {
+    /// A run of `config` as a check reads it: the report as JSON, without its series and
+    /// timeline; or the field and message of what stopped the run.
+    fn run(&self, config: &Config) -> Result<Value, (String, String)>;
+}
+
+/// The engine, run in this process.
+pub struct Engine;
+
+impl Simulator for Engine {
+    fn run(&self, config: &Config) -> Result<Value, (String, String)> {
+        let report = super::simulate(config).map_err(|e| (e.field.to_string(), e.message))?;
+        let mut value = serde_json::to_value(&report).map_err(|e| ("report".to_string(), e.to_string()))?;
+        if let Some(object) = value.as_object_mut() {
+            object.remove("series");
+            object.remove("timeline");
+        }
+        Ok(value)
+    }
+}
+
 impl std::error::Error for ExerciseError {}
 
 /// What the student answered.
@@ -262,8 +286,13 @@ impl Exercise {
 
     /// Reads one exercise from JSON, naming the exercise (its id, or its position) on error.
     pub fn from_value(value: &Value, position: usize) -> Result<Exercise, ExerciseError> {
+        Exercise::from_value_with(value, position, &Engine)
+    }
+
+    /// [`Exercise::from_value`], validated with the runs of `engine`.
+    pub fn from_value_with(value: &Value, position: usize, engine: &dyn Simulator) -> Result<Exercise, ExerciseError> {
         let exercise = Exercise::parse_unvalidated(value, position)?;
-        exercise.validate()?;
+        exercise.validate_with(engine)?;
         Ok(exercise)
     }
 
@@ -347,8 +376,17 @@ impl Exercise {
 
     /// Reads a JSON array of exercises.
     pub fn list_from_json(text: &str) -> Result<Vec<Exercise>, ExerciseError> {
+        Exercise::list_from_json_with(text, &Engine)
+    }
+
+    /// [`Exercise::list_from_json`], validated with the runs of `engine`.
+    pub fn list_from_json_with(text: &str, engine: &dyn Simulator) -> Result<Vec<Exercise>, ExerciseError> {
         let items = json_array(text)?;
-        let list = items.iter().enumerate().map(|(i, v)| Exercise::from_value(v, i)).collect::<Result<Vec<_>, _>>()?;
+        let list = items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| Exercise::from_value_with(v, i, engine))
+            .collect::<Result<Vec<_>, _>>()?;
         for (i, e) in list.iter().enumerate() {
             if list[..i].iter().any(|other| other.id == e.id) {
                 return Err(e.error("id", "is used by another exercise"));
@@ -391,6 +429,11 @@ impl Exercise {
 
     /// Checks the shape and that the reference answer passes its own check.
     pub fn validate(&self) -> Result<(), ExerciseError> {
+        self.validate_with(&Engine)
+    }
+
+    /// [`Exercise::validate`] with the runs of `engine`.
+    pub fn validate_with(&self, engine: &dyn Simulator) -> Result<(), ExerciseError> {
         let id_ok =
             !self.id.is_empty() && self.id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
         if !id_ok {
@@ -409,13 +452,13 @@ impl Exercise {
                 let answer =
                     self.answer.as_deref().ok_or_else(|| self.error("answer", "a number exercise needs one"))?;
                 expr::parse(answer).map_err(|e| self.error("answer", e))?;
-                let reference = self.reference_number()?;
-                if !self.verdict(&Response::Number(reference))?.correct {
+                let reference = self.reference_number_with(engine)?;
+                if !self.verdict_with(&Response::Number(reference), engine)?.correct {
                     return Err(self.error("check", format!("the reference answer {reference} does not pass it")));
                 }
                 // Each mistake is a boolean over the report and the answer, and the right answer
                 // is none of them.
-                let mut scope = self.scope(&self.start_config()?)?;
+                let mut scope = self.scope(&self.start_config()?, engine)?;
                 scope["answer"] = Value::from(reference);
                 for i in 0..self.mistakes.len() {
                     if self.mistake_matches(i, &scope)? {
@@ -435,7 +478,7 @@ impl Exercise {
                         return Err(self.error("choices", format!("the id {:?} is used twice", c.id)));
                     }
                 }
-                if self.right_choices()?.is_empty() {
+                if self.right_choices_with(engine)?.is_empty() {
                     return Err(self.error("check", "no choice passes it"));
                 }
             }
@@ -443,7 +486,7 @@ impl Exercise {
                 if self.solution.is_empty() {
                     return Err(self.error("solution", "a set exercise needs settings that pass the check"));
                 }
-                if !self.verdict(&Response::Settings(self.solution.clone()))?.correct {
+                if !self.verdict_with(&Response::Settings(self.solution.clone()), engine)?.correct {
                     return Err(self.error("check", "the solution does not pass it"));
                 }
             }
@@ -452,10 +495,9 @@ impl Exercise {
     }
 
     /// The scope the check sees: the report (without its series) with the settings at top level.
-    fn scope(&self, config: &Config) -> Result<Value, ExerciseError> {
-        let report = super::simulate(config).map_err(|e| self.error(e.field, e.message))?;
-        let mut scope = serde_json::to_value(&report).map_err(|e| self.error("report", e.to_string()))?;
-        let object = scope.as_object_mut().expect("the report is an object");
+    fn scope(&self, config: &Config, engine: &dyn Simulator) -> Result<Value, ExerciseError> {
+        let mut scope = engine.run(config).map_err(|(field, message)| self.error(&field, message))?;
+        let object = scope.as_object_mut().ok_or_else(|| self.error("report", "must be a JSON object"))?;
         object.remove("series");
         object.remove("timeline");
         if let Value::Object(settings) =
@@ -475,7 +517,12 @@ impl Exercise {
 
     /// Number kind: the reference answer computed by the engine.
     pub fn reference_number(&self) -> Result<f64, ExerciseError> {
-        let scope = self.scope(&self.start_config()?)?;
+        self.reference_number_with(&Engine)
+    }
+
+    /// [`Exercise::reference_number`] with the runs of `engine`.
+    pub fn reference_number_with(&self, engine: &dyn Simulator) -> Result<f64, ExerciseError> {
+        let scope = self.scope(&self.start_config()?, engine)?;
         let source = self.answer.as_deref().unwrap_or("null");
         match self.evaluate("answer", source, &scope)? {
             expr::Val::Number(n) => Ok(n),
@@ -485,7 +532,12 @@ impl Exercise {
 
     /// Choice kind: the ids of the choices that pass the check.
     pub fn right_choices(&self) -> Result<Vec<String>, ExerciseError> {
-        let mut scope = self.scope(&self.start_config()?)?;
+        self.right_choices_with(&Engine)
+    }
+
+    /// [`Exercise::right_choices`] with the runs of `engine`.
+    pub fn right_choices_with(&self, engine: &dyn Simulator) -> Result<Vec<String>, ExerciseError> {
+        let mut scope = self.scope(&self.start_config()?, engine)?;
         let mut right = Vec::new();
         for choice in &self.choices {
             scope["choice"] = Value::String(choice.id.clone());
@@ -498,9 +550,14 @@ impl Exercise {
 
     /// Checks a response with the engine.
     pub fn verdict(&self, response: &Response) -> Result<Verdict, ExerciseError> {
+        self.verdict_with(response, &Engine)
+    }
+
+    /// [`Exercise::verdict`] with the runs of `engine`.
+    pub fn verdict_with(&self, response: &Response, engine: &dyn Simulator) -> Result<Verdict, ExerciseError> {
         let mut scope = match response {
-            Response::Settings(settings) => self.scope(&self.config_with(settings)?)?,
-            _ => self.scope(&self.start_config()?)?,
+            Response::Settings(settings) => self.scope(&self.config_with(settings)?, engine)?,
+            _ => self.scope(&self.start_config()?, engine)?,
         };
         match (self.kind, response) {
             (Kind::Number, Response::Number(n)) if n.is_finite() => scope["answer"] = Value::from(*n),
@@ -538,16 +595,21 @@ impl Exercise {
 
     /// The answer, for "reveal".
     pub fn reveal(&self) -> Result<Reveal, ExerciseError> {
+        self.reveal_with(&Engine)
+    }
+
+    /// [`Exercise::reveal`] with the runs of `engine`.
+    pub fn reveal_with(&self, engine: &dyn Simulator) -> Result<Reveal, ExerciseError> {
         Ok(match self.kind {
             Kind::Number => {
-                let n = self.reference_number()?;
+                let n = self.reference_number_with(engine)?;
                 let unit = self.unit.as_deref().map_or(String::new(), |u| format!(" {u}"));
                 let shown =
                     if n.fract() == 0.0 && n.abs() < 1e15 { format_count(n.abs() as u64) } else { format!("{n:.1}") };
                 Reveal { text: format!("{shown}{unit}"), settings: None, choices: Vec::new() }
             }
             Kind::Choice => {
-                let right = self.right_choices()?;
+                let right = self.right_choices_with(engine)?;
                 let labels: Vec<&str> =
                     self.choices.iter().filter(|c| right.contains(&c.id)).map(|c| c.label.as_str()).collect();
                 Reveal { text: labels.join("; "), settings: None, choices: right }
