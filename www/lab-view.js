@@ -110,8 +110,8 @@ export class LabView extends Cursor {
       }
     }
     const main = el("div", { class: "controls" }, ...MAIN_SETTINGS.map((s) => c[s.key].row));
-    this.advanced = el("details", { class: "advanced" }, el("summary", {}, "More settings"),
-      el("div", { class: "controls" }, c.sink.row, ...ADVANCED_SETTINGS.map((s) => c[s.key].row), c.window.row, c.product.row));
+    this.advancedControls = el("div", { class: "controls" }, c.sink.row, ...ADVANCED_SETTINGS.map((s) => c[s.key].row), c.window.row, c.product.row);
+    this.advanced = el("details", { class: "advanced" }, el("summary", {}, "More settings"), this.advancedControls);
     this.scenario = this.select("scenario", "Scenario", Object.entries(SCENARIOS).map(([k, p]) => [k, p.label]));
     this.reset = el("button", { type: "button", "data-action": "reset" }, "Reset to defaults");
     this.play = el("button", { type: "button", "data-action": "play", "aria-pressed": "false" }, "Play");
@@ -334,6 +334,13 @@ export class LabView extends Cursor {
     const toggle = (node, on) => (on ? node.removeAttribute("hidden") : node.setAttribute("hidden", ""));
     toggle(this.compareBar, shown.has("compare"));
     for (const setting of MAIN_SETTINGS) toggle(this.c[setting.key].row, shown.has(setting.attribute));
+    // An advanced setting named on its own stands with the main controls; the others stay in
+    // "More settings", in the table's order.
+    for (const setting of ADVANCED_SETTINGS) {
+      const row = this.c[setting.key].row;
+      if (list != null && shown.has(setting.attribute)) this.mainControls.append(row);
+      else this.advancedControls.insertBefore(row, this.c.window.row);
+    }
     toggle(this.advanced, shown.has("advanced"));
     toggle(this.actions, shown.has("actions"));
     for (const [name, nodes] of Object.entries(this.cursorParts)) for (const node of nodes) toggle(node, shown.has(name));

@@ -129,3 +129,18 @@ addEventListener("hashchange", () => {
 
 lab.addEventListener("checkpointlab-ready", () => { document.body.dataset.ready = "true"; });
 if (lab.dataset.ready) document.body.dataset.ready = "true";
+
+// "Break it": what at-least-once checkpoints count twice, from the figure's own run (its report's
+// counted_twice_events); the sinks' duplicate rows cannot show it.
+const breakIt = document.querySelector("#break-it checkpoint-lab");
+const countedTwice = document.querySelector("[data-counted-twice]");
+const showCountedTwice = () => {
+  const n = breakIt.report()?.counted_twice_events;
+  if (n === undefined || !countedTwice) return;
+  countedTwice.dataset.count = String(n);
+  countedTwice.textContent = n > 0
+    ? `Counted twice: ${n.toLocaleString("en-US")} events are in the restored checkpoint's state and again in its replay, so every total that includes them is too high.`
+    : "Counted twice: none. The snapshot's state and its offsets are taken at the same point of every channel.";
+};
+breakIt?.addEventListener("checkpointlab-change", showCountedTwice);
+breakIt?.whenReady?.().then(showCountedTwice);

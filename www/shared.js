@@ -7,7 +7,10 @@ export const MAIN_SETTINGS = SETTINGS.filter((s) => s.control === "main");
 export const ADVANCED_SETTINGS = SETTINGS.filter((s) => s.control === "advanced");
 export const CONTROLLED = [...MAIN_SETTINGS, ...ADVANCED_SETTINGS];
 /// What the `controls` option may name.
-export const ALL_CONTROLS = [...MAIN_SETTINGS.map((s) => s.attribute), "advanced", "actions", "compare", "cursor", "play", "description"];
+/// What the `controls` option may name: the main settings, any advanced setting by its attribute
+/// (shown beside the main ones, as an inline figure's one control), and the groups.
+export const ALL_CONTROLS = [...MAIN_SETTINGS.map((s) => s.attribute), ...ADVANCED_SETTINGS.map((s) => s.attribute),
+  "advanced", "actions", "compare", "cursor", "play", "description"];
 /// What the `charts` option may name: any chart, the headline figures and the crash table.
 export const ALL_VIEWS = [...CHARTS.map(([name]) => name), "figures", "crash-table"];
 /// Keys mount() and set() accept besides the engine's config keys.

@@ -196,7 +196,7 @@ pub fn readout(setting: &Setting, value: f64, start_ms: u64) -> String {
 fn disabled(key: &str, config: &Config) -> bool {
     let mode = config.mode;
     match key {
-        "alignment" | "backpressure_ms" => !mode.has_barriers(),
+        "alignment" | "backpressure_ms" | "checkpointing_mode" => !mode.has_barriers(),
         "isolation_level" | "transaction_timeout_ms" => !mode.sink_has_transactions(),
         "failure" => !mode.reports_task_failures(),
         "restart_strategy" => !mode.has_restart_strategy(),
@@ -439,9 +439,15 @@ mod tests {
         assert!(!control(&barrier, "alignment").disabled);
         let batches = controls(&Config { mode: Mode::MicroBatch, ..Config::default() });
         assert_eq!(control(&batches, "interval_ms").label, "Trigger interval");
-        for key in
-            ["alignment", "backpressure_ms", "isolation_level", "transaction_timeout_ms", "failure", "restart_strategy"]
-        {
+        for key in [
+            "alignment",
+            "backpressure_ms",
+            "checkpointing_mode",
+            "isolation_level",
+            "transaction_timeout_ms",
+            "failure",
+            "restart_strategy",
+        ] {
             assert!(control(&batches, key).disabled, "{key} means nothing between batches");
         }
         assert_eq!(control(&batches, "snapshots").options[1].label, "RocksDB (changelog)");

@@ -428,6 +428,7 @@ pub const SETTINGS: [Setting; 47] = [
         help: "Exactly once aligns barriers; at least once lets records pass a barrier before the \
                snapshot, so a restore reads them again",
         label: "Checkpointing mode",
+        control: Control::Advanced,
         ..setting("checkpointing_mode", "checkpointing-mode", Unit::Choice(CHECKPOINTING_MODES), 0.0, 0.0)
     },
     Setting {

@@ -1,0 +1,112 @@
+// The lesson page's sections, each a paragraph beside a figure that shows one idea: every figure is
+// drawn, shows exactly the controls its section names, and shows its idea as the engine computes
+// it (alignment holds records under backpressure and unaligned stores them instead; at-least-once
+// counts records twice and exactly-once none). Screenshots of every section, light at 1280 × 800
+// and dark at 390 × 844, land in target/screenshots/.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { serve, launch, open, settled, shotPath } from "./harness.mjs";
+
+/// Each section, its figure's charts and the controls it shows (by the settings' attributes).
+const SECTIONS = {
+  "checkpoint-holds": { canvases: 1, controls: [] },
+  crash: { canvases: 1, controls: ["crash-at"] },
+  interval: { canvases: 1, controls: ["interval", "state-size", "snapshots"] },
+  alignment: { canvases: 2, controls: ["alignment", "backpressure"] },
+  "break-it": { canvases: 1, controls: ["checkpointing-mode"] },
+};
+
+let server, base, browser;
+before(async () => {
+  ({ server, base } = await serve());
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+const figure = (id) => `#${id} checkpoint-lab`;
+
+/// Brings a section into view and waits for its figure's run and charts.
+async function reach(page, id) {
+  await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+  await page.waitForFunction((sel) => document.querySelector(sel)?.dataset.ready, figure(id), { timeout: 30000 });
+  await settled(page);
+}
+
+/// Sets a choice control of a section's figure as a student does, and waits for the new run.
+async function choose(page, id, attribute, value) {
+  await page.locator(`${figure(id)} select[id$="-${attribute}"]`).selectOption(value);
+  await settled(page);
+}
+
+for (const [width, height, colorScheme] of [[1280, 800, "light"], [390, 844, "dark"]]) {
+  test(`at ${width} px (${colorScheme}) every section's figure is drawn with exactly the controls it names`, async () => {
+    const { page, errors } = await open(browser, `${base}/index.html`, { width, height, colorScheme });
+    for (const [id, want] of Object.entries(SECTIONS)) {
+      await reach(page, id);
+      const seen = await page.$eval(figure(id), (lab) => {
+        const root = lab.shadowRoot;
+        const visible = (node) => node && node.offsetParent !== null && !node.closest("[hidden]");
+        const inked = [...root.querySelectorAll("canvas")].filter(visible).filter((c) => {
+          const data = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+          let ink = 0;
+          for (let i = 3; i < data.length; i += 4 * 16) if (data[i] > 0) ink++;
+          return ink > 100;
+        }).length;
+        const controls = [...root.querySelectorAll("input[type=range][id], select[id]")].filter(visible)
+          .map((c) => c.id.replace(/^cl\d+-/, "")).filter((name) => !["cursor", "speed", "sink", "scenario", "window", "product"].includes(name));
+        return { inked, controls, advanced: visible(root.querySelector("details.advanced")) };
+      });
+      assert.ok(seen.inked >= want.canvases, `${id}: ${seen.inked} charts drawn, want ${want.canvases}`);
+      assert.deepEqual(seen.controls.sort(), [...want.controls].sort(), `${id}: the controls shown`);
+      assert.equal(seen.advanced, false, `${id}: "More settings" stays out of a figure`);
+      await page.locator(`#${id}`).screenshot({ path: shotPath(`lesson-${id}-${width}-${colorScheme}.png`) });
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}
+
+test("alignment: aligned, the fast channels' records are held while the slow barrier comes; unaligned, they are stored in the checkpoint", async () => {
+  const { page, errors } = await open(browser, `${base}/index.html`);
+  await reach(page, "alignment");
+  const figures = () => page.$eval(figure("alignment"), (lab) => {
+    const r = lab.report();
+    return { alignment: r.config.alignment, aligning_ms: r.aligning_ms, in_flight_bytes: r.restored_checkpoint.in_flight_bytes, backpressure_ms: r.config.backpressure_ms };
+  });
+  const aligned = await figures();
+  assert.equal(aligned.alignment, "aligned");
+  assert.equal(aligned.backpressure_ms, 3000, "the section's scenario puts partition 0 3 s behind");
+  assert.ok(aligned.aligning_ms > 0, "aligned checkpoints wait for the slow channel's barrier");
+  assert.equal(aligned.in_flight_bytes, 0, "an aligned checkpoint stores no records in flight");
+  await choose(page, "alignment", "alignment", "unaligned");
+  const unaligned = await figures();
+  assert.equal(unaligned.alignment, "unaligned");
+  assert.equal(unaligned.aligning_ms, 0, "the barrier overtakes the queued records: no wait");
+  assert.ok(unaligned.in_flight_bytes > 0, "the records it overtook are written into the checkpoint");
+  // With no backpressure there is nothing in flight to store.
+  await page.$eval(figure("alignment"), (lab) => lab.setAttribute("backpressure", "0s"));
+  await settled(page);
+  assert.equal((await figures()).in_flight_bytes, 0);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("break it: at-least-once checkpoints count records twice, said under the figure from its own run; exactly-once none", async () => {
+  const { page, errors } = await open(browser, `${base}/index.html`);
+  await reach(page, "break-it");
+  const caption = () => page.$eval("[data-counted-twice]", (p) => ({ count: Number(p.dataset.count), text: p.textContent }));
+  await page.waitForFunction(() => document.querySelector("[data-counted-twice]").dataset.count !== undefined);
+  assert.equal((await caption()).count, 0);
+  assert.match((await caption()).text, /^Counted twice: none\./);
+  await choose(page, "break-it", "checkpointing-mode", "at_least_once");
+  await page.waitForFunction(() => Number(document.querySelector("[data-counted-twice]").dataset.count) > 0);
+  const engine = await page.$eval(figure("break-it"), (lab) => lab.report().counted_twice_events);
+  const shown = await caption();
+  assert.equal(shown.count, engine, "the caption is the figure's own run");
+  assert.ok(shown.text.includes(engine.toLocaleString("en-US")), shown.text);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
