@@ -1,8 +1,10 @@
 //! The report: one serde structure with everything the command line prints, the page draws and
 //! the exercises check, built from the engine's figures. Every instant is a `Stamp`: clock text
 //! ("10:00:32.100"), milliseconds since midnight and seconds since the scenario start. Field by
-//! field documentation is in docs/report.md. The fields marked `serde(skip)` are not part of the
-//! JSON: they are what the charts read beyond it.
+//! field documentation is in docs/report.md. Each field is declared once, in
+//! `report_and_summary!`, with how it is read from the figures and what the headline `Summary`
+//! takes of it. The fields marked `serde(skip)` are not part of the JSON: they are what the charts
+//! read beyond it.
 
 use serde::Serialize;
 
@@ -210,8 +212,9 @@ pub struct CrashTableRow {
 /// Declares the report once, field by field: each field's documentation and attributes, its
 /// name and type in the JSON and how it is read from the engine's figures, and, for the headline
 /// figures, what the `Summary` takes of it (`=> summary`: the field as it is; `=> summary name:
-/// Type = value`: a figure read from it). From that one list come `Report`, the function that
-/// builds it, `Summary` and `Report::summary`, their fields in the list's order.
+/// Type = value`: a figure read from the report's fields, each by its name in the list). From
+/// that one list come `Report`, the function that builds it, `Summary` and `Report::summary`,
+/// their fields in the list's order.
 macro_rules! report_and_summary {
     // Each field normalised to `{ field } { what the summary takes of it }`, then the items written.
     (@fields $items:tt [$($done:tt)*] $(#[$attr:meta])* $name:ident: $ty:ty = $value:expr
