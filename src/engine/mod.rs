@@ -12,7 +12,8 @@ pub mod fast;
 pub mod model;
 pub mod settings;
 
-pub use fast::runner::{run, run_reusing, run_up_to, Outcome, Runner};
+pub use fast::outcome::Outcome;
+pub use fast::runner::{run, run_reusing, run_up_to, Runner};
 pub use model::report::Figures;
 pub use model::sim::Sim;
 pub use model::sinks::SinkDesign;

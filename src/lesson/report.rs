@@ -1,8 +1,10 @@
 //! The report: one serde structure with everything the command line prints, the page draws and
 //! the exercises check, built from the engine's figures. Every instant is a `Stamp`: clock text
 //! ("10:00:32.100"), milliseconds since midnight and seconds since the scenario start. Field by
-//! field documentation is in docs/report.md. The fields marked `serde(skip)` are not part of the
-//! JSON: they are what the charts read beyond it.
+//! field documentation is in docs/report.md. Each field is declared once, in
+//! `report_and_summary!`, with how it is read from the figures and what the headline `Summary`
+//! takes of it. The fields marked `serde(skip)` are not part of the JSON: they are what the charts
+//! read beyond it.
 
 use serde::Serialize;
 
@@ -207,165 +209,190 @@ pub struct CrashTableRow {
     pub offset: Option<u64>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
-pub struct Report {
-    /// The shape of this structure; it changes when a field changes meaning or goes away.
-    pub schema_version: u32,
-    /// The settings the run used (declared from the settings table).
-    #[cfg_attr(not(target_arch = "wasm32"), ts(type = "Config"))]
-    pub config: Config,
-    pub restored_checkpoint: Option<CheckpointSummary>,
-    pub crash: Option<CrashSummary>,
-    pub replayed_events: u64,
-    pub replayed_offsets: Option<OffsetRange>,
-    /// Rate x effective interval: what a crash just before the next barrier replays.
-    pub interval_replay_events: u64,
-    /// Also counting the checkpoint's own duration: a crash just before the next one completes.
-    pub worst_case_replay_events: u64,
-    pub detected_at: Option<Stamp>,
-    pub restored_at: Option<Stamp>,
-    pub replay_done_at: Option<Stamp>,
-    pub caught_up_at: Option<Stamp>,
-    /// Why `caught_up_at` is null, when it is.
-    pub caught_up_reason: Option<String>,
-    /// Crash to caught up, in seconds.
-    pub recovery_s: Option<f64>,
-    /// Crash to restored (the job processes nothing).
-    pub downtime_s: Option<f64>,
-    pub phases: Option<RecoveryPhases>,
-    pub backlog_at_restore_events: Option<u64>,
-    /// Events lost because recovery rewound past the log's retention.
-    pub lost_events: u64,
-    /// Every failure of the run: crashes of the failure schedule and fencing at the transaction timeout.
-    pub failures: u32,
-    /// When the job became FAILED (its restart strategy gave up, or the query failed on data loss).
-    pub failed_at: Option<Stamp>,
-    /// At-least-once checkpointing: events the restored state already held and the replay counted
-    /// again.
-    pub counted_twice_events: u64,
-    pub effective_interval_ms: u64,
-    pub store_limited: bool,
-    pub store_write_bytes_per_min: u64,
-    /// Share of time paused for sync or stalled aligning, failure-free.
-    pub pause_overhead: f64,
-    pub paused_ms: u64,
-    pub aligning_ms: u64,
-    pub checkpoints: Vec<CheckpointSummary>,
-    pub sinks: SinkReport,
-    pub window_total_before_crash: Option<WindowTotal>,
-    pub crash_table: Vec<CrashTableRow>,
-    pub steady_state: SteadyState,
-    pub series: Vec<Sample>,
-    pub timeline: Vec<TimelineEntry>,
-    /// Micro-batch mode: every offset-log entry, in order (empty in barrier mode).
-    pub offset_log: Vec<LoggedBatch>,
-    pub warnings: Vec<String>,
-    /// The steady state across intervals, for the trade-off chart (not in the JSON).
-    #[serde(skip)]
-    pub tradeoff: Tradeoff,
-    /// The sinks' rows at the end of the run, for the sink-window chart and row listings (not in
-    /// the JSON).
-    #[serde(skip)]
-    pub tables: SinkTables,
-    /// The world at any instant of the run, for the pipeline view at the cursor (not in the JSON).
-    #[serde(skip)]
-    pub world: WorldIndex,
+/// Declares the report once, field by field: each field's documentation and attributes, its
+/// name and type in the JSON and how it is read from the engine's figures, and, for the headline
+/// figures, what the `Summary` takes of it (`=> summary`: the field as it is; `=> summary name:
+/// Type = value`: a figure read from the report's fields, each by its name in the list). From
+/// that one list come `Report`, the function that builds it, `Summary` and `Report::summary`,
+/// their fields in the list's order.
+macro_rules! report_and_summary {
+    // Each field normalised to `{ field } { what the summary takes of it }`, then the items written.
+    (@fields $items:tt [$($done:tt)*] $(#[$attr:meta])* $name:ident: $ty:ty = $value:expr
+        => summary $summary:ident: $summary_ty:ty = $summary_value:expr, $($rest:tt)*) => {
+        report_and_summary!(@fields $items [$($done)* { $(#[$attr])* $name: $ty = $value }
+            { $summary: $summary_ty = $summary_value }] $($rest)*);
+    };
+    (@fields $items:tt [$($done:tt)*] $(#[$attr:meta])* $name:ident: $ty:ty = $value:expr
+        => summary, $($rest:tt)*) => {
+        report_and_summary!(@fields $items [$($done)* { $(#[$attr])* $name: $ty = $value }
+            { $name: $ty = Clone::clone($name) }] $($rest)*);
+    };
+    (@fields $items:tt [$($done:tt)*] $(#[$attr:meta])* $name:ident: $ty:ty = $value:expr, $($rest:tt)*) => {
+        report_and_summary!(@fields $items [$($done)* { $(#[$attr])* $name: $ty = $value } {}] $($rest)*);
+    };
+    (@fields $items:tt [$($done:tt)*]) => {
+        report_and_summary!(@items $items $($done)*);
+    };
+    (@items {
+        $(#[$report_attr:meta])* struct $report:ident;
+        $(#[$build_attr:meta])* fn $build:ident($($param:tt)*) { $($body:tt)* }
+        $(#[$summary_attr:meta])* struct $summary_struct:ident;
+        $(#[$summary_fn_attr:meta])* fn $summary_fn:ident;
+    } $({ $(#[$attr:meta])* $name:ident: $ty:ty = $value:expr }
+        { $($summary:ident: $summary_ty:ty = $summary_value:expr)? })*) => {
+        $(#[$report_attr])*
+        pub struct $report {
+            $($(#[$attr])* pub $name: $ty,)*
+        }
+
+        $(#[$build_attr])*
+        pub fn $build($($param)*) -> $report {
+            $($body)*
+            $report { $($name: $value,)* }
+        }
+
+        $(#[$summary_attr])*
+        pub struct $summary_struct {
+            $($(pub $summary: $summary_ty,)?)*
+        }
+
+        impl $report {
+            $(#[$summary_fn_attr])*
+            pub fn $summary_fn(&self) -> $summary_struct {
+                #[allow(unused_variables)]
+                let $report { $($name,)* } = self;
+                $summary_struct { $($($summary: $summary_value,)?)* }
+            }
+        }
+    };
+    ({ $($items:tt)* } $($fields:tt)*) => {
+        report_and_summary!(@fields { $($items)* } [] $($fields)*);
+    };
 }
 
-/// The report of a run: the engine's figures, with times as stamps and facts as sentences.
-pub fn report(mut figures: Figures) -> Report {
-    let series = series(&figures.trace, figures.config.start_time_ms);
-    let timeline = timeline(&figures.trace, figures.config.start_time_ms);
-    // The trace moves into the index of the world at an instant (the charts' pipeline view).
-    let trace = std::mem::take(&mut figures.trace);
-    let world = WorldIndex::with_trace(&figures, trace);
-    let config = &figures.config;
-    let stamp = |ms| Stamp::new(config, ms);
-    let sinks = &figures.sinks;
-    Report {
-        schema_version: SCHEMA_VERSION,
-        restored_checkpoint: figures.restored_checkpoint.as_ref().map(|c| CheckpointSummary::new(config, c)),
-        crash: figures.crash.as_ref().map(|c| CrashSummary {
-            at: stamp(c.at_ms),
-            offset: c.offset,
-            offsets: c.offsets.clone(),
-            discarded_checkpoint: c.discarded_checkpoint,
-        }),
-        replayed_events: figures.replayed_events,
-        replayed_offsets: figures.replayed_offsets.clone(),
-        interval_replay_events: figures.interval_replay_events,
-        worst_case_replay_events: figures.worst_case_replay_events,
-        detected_at: figures.detected_at_ms.map(stamp),
-        restored_at: figures.restored_at_ms.map(stamp),
-        replay_done_at: figures.replay_done_at_ms.map(stamp),
-        caught_up_at: figures.caught_up_at_ms.map(stamp),
-        caught_up_reason: figures.caught_up_reason.map(|r| narration::caught_up_reason(r).to_string()),
-        recovery_s: figures.recovery_ms.map(seconds),
-        downtime_s: figures.downtime_ms.map(seconds),
-        phases: figures.phases.as_ref().map(|p| RecoveryPhases {
-            detection_s: seconds(p.detection_ms),
-            restart_s: seconds(p.restart_ms),
-            restore_s: seconds(p.restore_ms),
-            replay_s: p.replay_ms.map(seconds),
-            catch_up_s: p.catch_up_ms.map(seconds),
-        }),
-        backlog_at_restore_events: figures.backlog_at_restore_events,
-        lost_events: figures.lost_events,
-        failures: figures.failures,
-        failed_at: figures.failed_at_ms.map(stamp),
-        counted_twice_events: figures.counted_twice_events,
-        effective_interval_ms: figures.effective_interval_ms,
-        store_limited: figures.store_limited,
-        store_write_bytes_per_min: figures.store_write_bytes_per_min,
-        pause_overhead: figures.pause_overhead,
-        paused_ms: figures.paused_ms,
-        aligning_ms: figures.aligning_ms,
-        checkpoints: figures.checkpoints.iter().map(|c| CheckpointSummary::new(config, c)).collect(),
-        sinks: SinkReport {
-            append_only: SinkFigures::new(&sinks.append_only, config),
-            upsert: SinkFigures::new(&sinks.upsert, config),
-            transactional: SinkFigures::new(&sinks.transactional, config),
-            dedupe_view: SinkFigures::new(&sinks.dedupe_view, config),
-        },
-        window_total_before_crash: figures.window_total_before_crash.as_ref().map(|t| WindowTotal {
+report_and_summary! {
+    {
+        #[derive(Clone, Debug, PartialEq, Serialize)]
+        #[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
+        struct Report;
+
+        /// The report of a run: the engine's figures, with times as stamps and facts as sentences.
+        fn report(mut figures: Figures) {
+            let series = series(&figures.trace, figures.config.start_time_ms);
+            let timeline = timeline(&figures.trace, figures.config.start_time_ms);
+            // The trace moves into the index of the world at an instant (the charts' pipeline view).
+            let trace = std::mem::take(&mut figures.trace);
+            let world = WorldIndex::with_trace(&figures, trace);
+            let config = &figures.config;
+            let stamp = |ms| Stamp::new(config, ms);
+            let sinks = &figures.sinks;
+        }
+
+        /// The headline figures: what the page shows in large type and what change events carry.
+        #[derive(Clone, Debug, PartialEq, Serialize)]
+        #[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
+        struct Summary;
+
+        fn summary;
+    }
+    /// The shape of this structure; it changes when a field changes meaning or goes away.
+    schema_version: u32 = SCHEMA_VERSION,
+    /// The settings the run used (declared from the settings table).
+    #[cfg_attr(not(target_arch = "wasm32"), ts(type = "Config"))]
+    config: Config = config.clone(),
+    restored_checkpoint: Option<CheckpointSummary> =
+        figures.restored_checkpoint.as_ref().map(|c| CheckpointSummary::new(config, c)),
+    crash: Option<CrashSummary> = figures.crash.as_ref().map(|c| CrashSummary {
+        at: stamp(c.at_ms),
+        offset: c.offset,
+        offsets: c.offsets.clone(),
+        discarded_checkpoint: c.discarded_checkpoint,
+    }),
+    replayed_events: u64 = figures.replayed_events => summary,
+    replayed_offsets: Option<OffsetRange> = figures.replayed_offsets.clone(),
+    /// Rate x effective interval: what a crash just before the next barrier replays.
+    interval_replay_events: u64 = figures.interval_replay_events => summary,
+    /// Also counting the checkpoint's own duration: a crash just before the next one completes.
+    worst_case_replay_events: u64 = figures.worst_case_replay_events => summary,
+    detected_at: Option<Stamp> = figures.detected_at_ms.map(stamp),
+    restored_at: Option<Stamp> = figures.restored_at_ms.map(stamp),
+    replay_done_at: Option<Stamp> = figures.replay_done_at_ms.map(stamp),
+    caught_up_at: Option<Stamp> = figures.caught_up_at_ms.map(stamp),
+    /// Why `caught_up_at` is null, when it is.
+    caught_up_reason: Option<String> =
+        figures.caught_up_reason.map(|r| narration::caught_up_reason(r).to_string()),
+    /// Crash to caught up, in seconds.
+    recovery_s: Option<f64> = figures.recovery_ms.map(seconds) => summary,
+    /// Crash to restored (the job processes nothing).
+    downtime_s: Option<f64> = figures.downtime_ms.map(seconds),
+    phases: Option<RecoveryPhases> = figures.phases.as_ref().map(|p| RecoveryPhases {
+        detection_s: seconds(p.detection_ms),
+        restart_s: seconds(p.restart_ms),
+        restore_s: seconds(p.restore_ms),
+        replay_s: p.replay_ms.map(seconds),
+        catch_up_s: p.catch_up_ms.map(seconds),
+    }),
+    backlog_at_restore_events: Option<u64> = figures.backlog_at_restore_events,
+    /// Events lost because recovery rewound past the log's retention.
+    lost_events: u64 = figures.lost_events,
+    /// Every failure of the run: crashes of the failure schedule and fencing at the transaction timeout.
+    failures: u32 = figures.failures,
+    /// When the job became FAILED (its restart strategy gave up, or the query failed on data loss).
+    failed_at: Option<Stamp> = figures.failed_at_ms.map(stamp),
+    /// At-least-once checkpointing: events the restored state already held and the replay counted
+    /// again.
+    counted_twice_events: u64 = figures.counted_twice_events,
+    effective_interval_ms: u64 = figures.effective_interval_ms,
+    store_limited: bool = figures.store_limited,
+    store_write_bytes_per_min: u64 = figures.store_write_bytes_per_min => summary,
+    /// Share of time paused for sync or stalled aligning, failure-free.
+    pause_overhead: f64 = figures.pause_overhead => summary,
+    paused_ms: u64 = figures.paused_ms,
+    aligning_ms: u64 = figures.aligning_ms,
+    checkpoints: Vec<CheckpointSummary> =
+        figures.checkpoints.iter().map(|c| CheckpointSummary::new(config, c)).collect(),
+    sinks: SinkReport = SinkReport {
+        append_only: SinkFigures::new(&sinks.append_only, config),
+        upsert: SinkFigures::new(&sinks.upsert, config),
+        transactional: SinkFigures::new(&sinks.transactional, config),
+        dedupe_view: SinkFigures::new(&sinks.dedupe_view, config),
+    } => summary duplicate_rows: DuplicateRows = DuplicateRows {
+        append_only: sinks.append_only.duplicate_rows,
+        upsert: sinks.upsert.duplicate_rows,
+        transactional: sinks.transactional.duplicate_rows,
+        dedupe_view: sinks.dedupe_view.duplicate_rows,
+    },
+    window_total_before_crash: Option<WindowTotal> =
+        figures.window_total_before_crash.as_ref().map(|t| WindowTotal {
             window_start: stamp(t.window_start_ms),
             order_count: t.order_count,
             emitted_at: stamp(t.emitted_at_ms),
         }),
-        crash_table: figures
-            .crash_table
-            .iter()
-            .map(|fact| CrashTableRow {
-                at: stamp(fact.at_ms),
-                what: narration::crash_fact(config.mode, &fact.kind),
-                offset: fact.offset,
-            })
-            .collect(),
-        warnings: figures.warnings.iter().map(narration::warning).collect(),
-        steady_state: figures.steady_state,
-        tradeoff: figures.tradeoff,
-        series,
-        timeline,
-        offset_log: figures.offset_log.iter().map(|e| LoggedBatch::new(config, e)).collect(),
-        world,
-        tables: figures.tables,
-        config: figures.config,
-    }
-}
-
-/// The headline figures: what the page shows in large type and what change events carry.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[cfg_attr(not(target_arch = "wasm32"), derive(ts_rs::TS))]
-pub struct Summary {
-    pub replayed_events: u64,
-    pub interval_replay_events: u64,
-    pub worst_case_replay_events: u64,
-    pub recovery_s: Option<f64>,
-    pub store_write_bytes_per_min: u64,
-    pub pause_overhead: f64,
-    pub duplicate_rows: DuplicateRows,
-    pub warnings: Vec<String>,
+    crash_table: Vec<CrashTableRow> = figures
+        .crash_table
+        .iter()
+        .map(|fact| CrashTableRow {
+            at: stamp(fact.at_ms),
+            what: narration::crash_fact(config.mode, &fact.kind),
+            offset: fact.offset,
+        })
+        .collect(),
+    steady_state: SteadyState = figures.steady_state,
+    series: Vec<Sample> = series,
+    timeline: Vec<TimelineEntry> = timeline,
+    /// Micro-batch mode: every offset-log entry, in order (empty in barrier mode).
+    offset_log: Vec<LoggedBatch> = figures.offset_log.iter().map(|e| LoggedBatch::new(config, e)).collect(),
+    warnings: Vec<String> = figures.warnings.iter().map(narration::warning).collect() => summary,
+    /// The steady state across intervals, for the trade-off chart (not in the JSON).
+    #[serde(skip)]
+    tradeoff: Tradeoff = figures.tradeoff,
+    /// The sinks' rows at the end of the run, for the sink-window chart and row listings (not in
+    /// the JSON).
+    #[serde(skip)]
+    tables: SinkTables = figures.tables,
+    /// The world at any instant of the run, for the pipeline view at the cursor (not in the JSON).
+    #[serde(skip)]
+    world: WorldIndex = world,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -375,26 +402,6 @@ pub struct DuplicateRows {
     pub upsert: u64,
     pub transactional: u64,
     pub dedupe_view: u64,
-}
-
-impl Report {
-    pub fn summary(&self) -> Summary {
-        Summary {
-            replayed_events: self.replayed_events,
-            interval_replay_events: self.interval_replay_events,
-            worst_case_replay_events: self.worst_case_replay_events,
-            recovery_s: self.recovery_s,
-            store_write_bytes_per_min: self.store_write_bytes_per_min,
-            pause_overhead: self.pause_overhead,
-            duplicate_rows: DuplicateRows {
-                append_only: self.sinks.append_only.duplicate_rows,
-                upsert: self.sinks.upsert.duplicate_rows,
-                transactional: self.sinks.transactional.duplicate_rows,
-                dedupe_view: self.sinks.dedupe_view.duplicate_rows,
-            },
-            warnings: self.warnings.clone(),
-        }
-    }
 }
 
 impl crate::engine::Outcome {

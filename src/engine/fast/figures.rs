@@ -2,16 +2,17 @@
 //! a long run's report over several slices, and read the fast way where it can: a run whose
 //! append-only table is stretches of the failure-free table ([`super::emissions`]) is surveyed
 //! by those stretches, not row by row, and what is read of the failure-free rows is kept with
-//! them for the next run that reuses them ([`TruthTables`]). The reference is the same builder
-//! over a run computed the per-event way ([`Runner::per_event`](super::runner::Runner::per_event)),
-//! where every table is read row by row: tests/fast_path.rs holds the two to the same report,
-//! and tests/determinism.rs holds a report built in slices to the one built at once.
+//! them for the next run that reuses them ([`TruthTables`](super::outcome::TruthTables)). The
+//! reference is the same builder over a run computed the per-event way
+//! ([`Runner::per_event`](super::runner::Runner::per_event)), where every table is read row by
+//! row: tests/fast_path.rs holds the two to the same report, and tests/determinism.rs holds a
+//! report built in slices to the one built at once.
 
 use std::borrow::Cow;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use super::emissions::{Layout, TruthEmissions};
-use super::runner::Outcome;
+use super::outcome::Outcome;
 use crate::engine::model::report::{
     window_total_before_crash, EmissionRows, Figures, RolledBack, SinkFigures, SinkReport, SinkTables, WindowTotal,
 };
@@ -22,70 +23,6 @@ use crate::engine::model::sinks::{
 };
 use crate::engine::model::trace::Event;
 use crate::engine::settings::config::CheckpointingMode;
-
-/// What the report reads of the failure-free run's append-only table, worked out on first use
-/// and kept with the failure-free run: a run that moves only the crash time reuses that run, and
-/// these with it, so its report goes over its own rows only.
-#[derive(Debug, Default)]
-pub struct TruthTables {
-    /// Whether the rows come in boundary order (a failure-free run's emissions do).
-    in_boundary_order: OnceLock<bool>,
-    /// The windows and products of the rows (`None`: too thin to number densely).
-    keys: OnceLock<Option<KeyIndex>>,
-    /// The dedupe view of the rows.
-    view: OnceLock<Vec<Row>>,
-    /// The rows by emit boundary and by key, for reading a run's table emission by emission.
-    by_boundary: OnceLock<Option<Arc<TruthEmissions>>>,
-    /// What an upsert reader sees: the rows applied in order.
-    upsert: OnceLock<Vec<Row>>,
-    /// How many of the committed rows are checked to hold, in order, the contents of the
-    /// append-only table's first rows, and whether one did not.
-    committed_checked: Mutex<(usize, bool)>,
-}
-
-/// What reports read of the first rows of one failure-free table, per number of rows: runs that
-/// borrow the table (see [`Sinks::discard_rows`](crate::engine::model::sinks::Sinks::discard_rows)) and end
-/// with as many rows share it. A few are kept: settings that leave the readers behind at the
-/// horizon end with a row count of their own.
-#[derive(Debug, Default)]
-pub struct PrefixTables(Mutex<Vec<(usize, Arc<TruthTables>)>>);
-
-impl PrefixTables {
-    /// Row counts kept, the least recently used dropped first.
-    const KEPT: usize = 8;
-
-    /// What was read of the first `rows` rows, or `read` of them now, kept.
-    pub fn get_or_add(&self, rows: usize, read: impl FnOnce() -> Arc<TruthTables>) -> Arc<TruthTables> {
-        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let tables = match kept.iter().position(|(n, _)| *n == rows) {
-            Some(i) => kept.remove(i).1,
-            None => read(),
-        };
-        kept.push((rows, Arc::clone(&tables)));
-        if kept.len() > Self::KEPT {
-            kept.remove(0);
-        }
-        tables
-    }
-}
-
-impl TruthTables {
-    /// Whether the failure-free run's first `n` committed rows hold, in order, the contents of its
-    /// first `n` appended rows (checked as far as asked, and kept).
-    fn committed_starts_as_appended(&self, committed: &[Row], appended: &[Row], n: usize) -> bool {
-        let mut checked = self.committed_checked.lock().unwrap_or_else(|e| e.into_inner());
-        let (done, differs) = *checked;
-        if n <= done {
-            return true;
-        }
-        if differs || n > committed.len() || n > appended.len() {
-            return false;
-        }
-        let same = same_in_order(&committed[done..n], &appended[done..n]);
-        *checked = if same { (n, false) } else { (done, true) };
-        same
-    }
-}
 
 /// The rows of `rows` complete up to `boundary_ms`, in write order: borrowed when they are a
 /// prefix of the table (boundaries only grow in a run without a restart), else copied.
@@ -264,6 +201,13 @@ fn emissions_of(run: &Sim) -> Option<Vec<(u64, u64, u64)>> {
         .collect();
     let rows: u64 = emitted.iter().map(|&(_, _, rows)| rows).sum();
     (rows == run.sinks().append_only.rows().len() as u64).then_some(emitted)
+}
+
+impl Outcome {
+    /// The run's figures, in numbers: a [`FiguresBuilder`] run to the end.
+    pub fn figures(&self) -> Figures {
+        FiguresBuilder::default().finish(self)
+    }
 }
 
 /// How many passes a [`FiguresBuilder`] makes.

@@ -9,9 +9,8 @@
 use std::sync::Arc;
 
 use super::data_plane::{self, DataPlane};
-use super::figures::{FiguresBuilder, PrefixTables, TruthTables};
+use super::outcome::{Outcome, PrefixTables, TruthTables};
 use super::resume::Keyframe;
-use crate::engine::model::report::Figures;
 use crate::engine::model::sim::{crash_schedule, Execution, Sim};
 use crate::engine::model::sinks::Row;
 use crate::engine::model::trace::Event;
@@ -25,59 +24,6 @@ use crate::engine::settings::config::{Config, ConfigError};
 pub fn may_fail_more_than_once(config: &Config) -> bool {
     crash_schedule(config) != config.crash_at_ms.into_iter().collect::<Vec<_>>()
         || (config.mode.sink_has_transactions() && config.transaction_timeout_ms < config.horizon_ms)
-}
-
-/// A finished simulation and its failure-free companion (the same run without the crash).
-#[derive(Clone, Debug)]
-pub struct Outcome {
-    pub run: Sim,
-    /// The failure-free companion, shared with later outcomes that move only the crash time.
-    pub failure_free: Option<Arc<Sim>>,
-    /// Keyframes of the failure-free run, for a later run that moves only the crash time.
-    pub keyframes: Arc<Vec<Keyframe>>,
-    /// What the report reads of the failure-free run's rows, shared with later runs that reuse it.
-    pub truth_tables: Arc<TruthTables>,
-    /// What reports read of first rows of the failure-free run's whole table (see
-    /// [`AppendOnlySink::whole`](crate::engine::model::sinks::append_only::AppendOnlySink::whole)), shared with
-    /// later failure-free runs that borrow it.
-    pub prefix_tables: Arc<PrefixTables>,
-    /// Rows the run's (appended, committed) tables start with that are copies of the failure-free
-    /// run's, copied at the fork or when resumed at a keyframe: the report compares only the rest.
-    pub shared_rows: (usize, usize),
-    /// Whether the failure-free run borrowed its append-only table from an earlier failure-free
-    /// run of the same data (see [`Sinks::discard_rows`](crate::engine::model::sinks::Sinks::discard_rows)):
-    /// its rows' contents are its own, their times and epochs that run's, and it kept no upsert
-    /// or committed table. Its keyframes and trace do not serve a crash move.
-    pub truth_rows_borrowed: bool,
-}
-
-impl Outcome {
-    /// The failure-free run (the run itself when there was no crash).
-    pub fn truth(&self) -> &Sim {
-        self.failure_free.as_deref().unwrap_or(&self.run)
-    }
-
-    /// The run's figures, in numbers.
-    pub fn figures(&self) -> Figures {
-        FiguresBuilder::default().finish(self)
-    }
-
-    /// Events processed by the run and by the failure-free companion after the fork.
-    pub fn processed_events(&self) -> u64 {
-        let shared = self.failure_free.as_ref().map_or(0, |truth| {
-            let crash_at = self.run.recoveries.first().map_or(0, |r| r.crashed_at_ms);
-            truth.log().log_end_at(crash_at) - truth.config.start_offset
-        });
-        self.run.processed_events() + self.failure_free.as_ref().map_or(0, |t| t.processed_events()) - shared
-    }
-}
-
-impl Outcome {
-    /// Whether `row` was written by an attempt that later crashed, after the checkpoint that
-    /// attempt's recovery restored: its effect was rolled back and the replay writes it again.
-    pub fn is_orphan(&self, row: &Row) -> bool {
-        self.run.recoveries.iter().any(|r| r.crashed_attempt == row.attempt && row.epoch > r.restored.id())
-    }
 }
 
 /// A run that can be advanced a slice of virtual time at a time, so a page can spread a long

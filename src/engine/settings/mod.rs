@@ -1,6 +1,7 @@
-//! The scenario's settings: the one table of settings (key, attribute, flag, unit, range, slider
-//! steps, label, help), the `Config` it validates with its defaults (the lesson's worked
-//! example), and the human units and clock times the settings are written and read in.
+//! The scenario's settings: the one table of settings (key, type, default, attribute, flag, unit,
+//! range, slider steps, label, help), the `Config` it declares with its defaults (the lesson's
+//! worked example) and validates, and the human units and clock times the settings are written
+//! and read in.
 
 pub mod clock;
 pub mod config;

@@ -1,10 +1,12 @@
-//! The one table of settings. Each setting of the scenario is written here once: its config key,
-//! element attribute, command-line flag, unit, allowed range, slider steps, label and help. The
-//! engine's validation, the JavaScript and attribute readers, the clap command, the page's
-//! controls (`www/settings.js`, written by `lesson::controls`) and the TypeScript `Config`
-//! declaration are all made from it. Defaults are `Config::default()`, the lesson's worked example.
+//! The one table of settings. Each setting of the scenario is one row here: its config key, type
+//! and default (the lesson's worked example), element attribute, command-line flag, unit, allowed
+//! range, slider steps, label and help, and for a choice its values as config, the command line
+//! and the page spell them. The rows make `Config`, its defaults and its fields by key, the
+//! choices' enums, and [`SETTINGS`], from which the engine's validation, the JavaScript and
+//! attribute readers, the clap command, the page's controls (`www/settings.js`, written by
+//! `lesson::controls`) and the TypeScript `Config` declaration are all made.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::clock::{parse_clock, ClockTime};
@@ -104,51 +106,17 @@ const DAY: f64 = 24.0 * H;
 const MB: f64 = 1e6;
 const GB: f64 = 1e9;
 
-const MODES: &[Choice] = &[
-    Choice { value: "barrier", flag_value: "barrier", label: "barrier checkpoints (Flink)" },
-    Choice { value: "micro_batch", flag_value: "micro-batch", label: "micro-batches (Spark)" },
-];
-const ALIGNMENTS: &[Choice] = &[
-    Choice { value: "aligned", flag_value: "aligned", label: "aligned" },
-    Choice { value: "unaligned", flag_value: "unaligned", label: "unaligned" },
-];
-const SNAPSHOTS: &[Choice] = &[
-    Choice { value: "full", flag_value: "full", label: "full" },
-    Choice { value: "incremental", flag_value: "incremental", label: "incremental" },
-];
+/// 10:00:00 on the scenario clock.
+pub const TEN_AM_MS: u64 = 10 * 3_600_000;
 
-const FAILURES: &[Choice] = &[
-    Choice { value: "task", flag_value: "task", label: "a task throws" },
-    Choice { value: "taskmanager_lost", flag_value: "taskmanager-lost", label: "a TaskManager is lost" },
-];
-const RESTART_STRATEGIES: &[Choice] = &[
-    Choice { value: "fixed_delay", flag_value: "fixed-delay", label: "fixed delay" },
-    Choice { value: "exponential_delay", flag_value: "exponential-delay", label: "exponential backoff" },
-    Choice { value: "failure_rate", flag_value: "failure-rate", label: "failure rate" },
-    Choice { value: "none", flag_value: "none", label: "no restart" },
-];
-const HEARTBEAT_LOSSES: &[Choice] = &[
-    Choice { value: "slowest", flag_value: "slowest", label: "just after a heartbeat (slowest)" },
-    Choice { value: "drawn", flag_value: "drawn", label: "anywhere in the heartbeat interval (drawn)" },
-];
-const BUFFER_DEBLOATS: &[Choice] = &[
-    Choice { value: "off", flag_value: "off", label: "off (Flink's default)" },
-    Choice { value: "on", flag_value: "on", label: "on: about 1 s of throughput" },
-];
-const FAIL_ON_DATA_LOSS: &[Choice] = &[
-    Choice { value: "true", flag_value: "true", label: "fail the query" },
-    Choice { value: "false", flag_value: "false", label: "skip ahead with a warning" },
-];
-const CHECKPOINTING_MODES: &[Choice] = &[
-    Choice { value: "exactly_once", flag_value: "exactly-once", label: "exactly once" },
-    Choice { value: "at_least_once", flag_value: "at-least-once", label: "at least once" },
-];
-const ISOLATION_LEVELS: &[Choice] = &[
-    Choice { value: "read_committed", flag_value: "read-committed", label: "read_committed" },
-    Choice { value: "read_uncommitted", flag_value: "read-uncommitted", label: "read_uncommitted" },
-];
+/// Flink's `restart-strategy.exponential-delay.reset-backoff-threshold`: after this long without
+/// a failure the backoff starts again from its initial value.
+pub const BACKOFF_RESET_THRESHOLD_MS: u64 = 3_600_000;
 
-const fn setting(key: &'static str, flag: &'static str, unit: Unit, min: f64, max: f64) -> Setting {
+/// Kafka's `transaction.max.timeout.ms` broker default: a producer may not ask for more.
+pub const BROKER_TRANSACTION_MAX_TIMEOUT_MS: u64 = 900_000;
+
+const fn setting(key: &'static str, flag: &'static str, unit: Unit, min: f64, max: f64, optional: bool) -> Setting {
     Setting {
         key,
         attribute: flag,
@@ -156,7 +124,7 @@ const fn setting(key: &'static str, flag: &'static str, unit: Unit, min: f64, ma
         unit,
         min,
         max,
-        optional: false,
+        optional,
         control: Control::None,
         steps: Steps::None,
         label: "",
@@ -165,58 +133,300 @@ const fn setting(key: &'static str, flag: &'static str, unit: Unit, min: f64, ma
     }
 }
 
-/// Every setting, in documentation order.
-pub const SETTINGS: [Setting; 47] = [
-    Setting {
+/// A config field as the settings table reads and writes it: config JSON's value for it.
+trait Field: Sized {
+    /// Whether the setting may be `null` (attribute and flag: "none").
+    const OPTIONAL: bool = false;
+    fn to_value(&self) -> Value;
+    /// `None` for a value of another kind; the settings' `check` only returns values of the kind.
+    fn from_value(value: &Value) -> Option<Self>;
+}
+
+impl Field for u64 {
+    fn to_value(&self) -> Value {
+        Value::from(*self)
+    }
+    fn from_value(value: &Value) -> Option<Self> {
+        value.as_u64()
+    }
+}
+
+impl Field for u32 {
+    fn to_value(&self) -> Value {
+        Value::from(*self)
+    }
+    fn from_value(value: &Value) -> Option<Self> {
+        value.as_u64().and_then(|n| u32::try_from(n).ok())
+    }
+}
+
+impl Field for f64 {
+    fn to_value(&self) -> Value {
+        Value::from(*self)
+    }
+    fn from_value(value: &Value) -> Option<Self> {
+        value.as_f64()
+    }
+}
+
+impl Field for Option<u64> {
+    const OPTIONAL: bool = true;
+    fn to_value(&self) -> Value {
+        self.map_or(Value::Null, Value::from)
+    }
+    fn from_value(value: &Value) -> Option<Self> {
+        if value.is_null() {
+            Some(None)
+        } else {
+            value.as_u64().map(Some)
+        }
+    }
+}
+
+impl Field for Vec<u64> {
+    fn to_value(&self) -> Value {
+        Value::from(self.clone())
+    }
+    fn from_value(value: &Value) -> Option<Self> {
+        value.as_array()?.iter().map(Value::as_u64).collect()
+    }
+}
+
+/// The keys a config's JSON lists first, in this order, as recorded reports have them; any other
+/// setting follows in the table's order.
+const SERIALIZED_FIRST: &[&str] = &[
+    "seed",
+    "partitions",
+    "rate_per_s",
+    "products",
+    "retry_rate",
+    "retention_ms",
+    "window_ms",
+    "emit_every_ms",
+    "mode",
+    "interval_ms",
+    "alignment",
+    "snapshots",
+    "backpressure_ms",
+    "record_bytes",
+    "buffer_debloat",
+    "state_bytes",
+    "store_write_bytes_per_s",
+    "store_read_bytes_per_s",
+    "sync_pause_ms",
+    "failure",
+    "heartbeat_interval_ms",
+    "heartbeat_timeout_ms",
+    "detection_ms",
+    "restart_strategy",
+    "restart_delay_ms",
+    "backoff_initial_ms",
+    "backoff_multiplier",
+    "backoff_max_ms",
+    "backoff_jitter",
+    "backoff_reset_ms",
+    "restart_attempts",
+    "failure_rate_max",
+    "failure_rate_interval_ms",
+    "heartbeat_loss",
+    "fail_on_data_loss",
+    "checkpointing_mode",
+    "isolation_level",
+    "transaction_timeout_ms",
+    "capacity_per_s",
+    "start_time_ms",
+    "start_offset",
+    "start_checkpoint_id",
+    "crash_at_ms",
+    "more_crashes_ms",
+    "mtbf_ms",
+    "horizon_ms",
+    "latency_sla_ms",
+];
+
+/// Writes, from one row per setting, everything the setting is: the [`Setting`] in [`SETTINGS`]
+/// (in the rows' order), the `Config` field (its help as its documentation, its type, its
+/// default) and its reading and writing by key, and for a choice its enum with each value's
+/// spellings (config and JavaScript, command line, page). A row is
+/// `key: Type = default => (flag, unit, min, max) { help: "...", more Setting fields }`, or for a
+/// choice `key: enum Name { Variant = "value" / "flag-value" / "label", ... } = default =>
+/// (flag) { ... }`; a setting is optional (`null`, "none") when its type is an `Option`.
+/// `serialized first` names the keys a config's JSON lists first, in their order.
+macro_rules! settings_table {
+    (serialized first $first:ident; $($rows:tt)*) => {
+        settings_table!(@rows $first [] $($rows)*);
+    };
+    // A choice: its enum, its values' spellings and how config JSON reads and writes them.
+    (@rows $first:ident [$($done:tt)*]
+        $(#[$choice_attr:meta])*
+        $key:ident: enum $choice:ident {
+            $($(#[$variant_attr:meta])* $variant:ident = $value:literal / $flag_value:literal / $label:literal,)+
+        } = $default:expr => ($flag:literal) { help: $help:literal, $($more:tt)* }
+        $($rest:tt)*
+    ) => {
+        $(#[$choice_attr])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        pub enum $choice {
+            $($(#[$variant_attr])* #[serde(rename = $value)] $variant,)+
+        }
+
+        impl $choice {
+            /// Every value, as config and JavaScript, the command line and the page spell it.
+            pub const CHOICES: &'static [Choice] =
+                &[$(Choice { value: $value, flag_value: $flag_value, label: $label },)+];
+        }
+
+        impl Field for $choice {
+            fn to_value(&self) -> Value {
+                Value::from(match self { $($choice::$variant => $value,)+ })
+            }
+            fn from_value(value: &Value) -> Option<Self> {
+                match value.as_str()? {
+                    $($value => Some($choice::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+
+        settings_table!(@rows $first [$($done)* {
+            $key: $choice = $default; $help;
+            Setting {
+                help: $help,
+                $($more)*
+                ..setting(stringify!($key), $flag, Unit::Choice($choice::CHOICES), 0.0, 0.0, false)
+            }
+        }] $($rest)*);
+    };
+    (@rows $first:ident [$($done:tt)*]
+        $key:ident: $type:ty = $default:expr => ($flag:literal, $unit:expr, $min:expr, $max:expr)
+            { help: $help:literal, $($more:tt)* }
+        $($rest:tt)*
+    ) => {
+        settings_table!(@rows $first [$($done)* {
+            $key: $type = $default; $help;
+            Setting {
+                help: $help,
+                $($more)*
+                ..setting(stringify!($key), $flag, $unit, $min, $max, <$type as Field>::OPTIONAL)
+            }
+        }] $($rest)*);
+    };
+    (@rows $first:ident [$($done:tt)*]) => {
+        settings_table!(@emit $first $($done)*);
+    };
+    (@emit $first:ident $({ $key:ident: $type:ty = $default:expr; $help:literal; $setting:expr })+) => {
+        /// One scenario. Times are milliseconds (clock times since midnight), sizes bytes, rates per second.
+        #[derive(Clone, Debug, PartialEq, Deserialize)]
+        #[serde(deny_unknown_fields, default)]
+        pub struct Config {
+            $(#[doc = $help] pub $key: $type,)+
+        }
+
+        impl Default for Config {
+            fn default() -> Self {
+                Config { $($key: $default,)+ }
+            }
+        }
+
+        /// How many settings there are.
+        const COUNT: usize = [$(stringify!($key),)+].len();
+
+        /// Every setting, in documentation order.
+        pub const SETTINGS: [Setting; COUNT] = [$($setting,)+];
+
+        impl Serialize for Config {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeStruct;
+                let mut fields = serializer.serialize_struct("Config", COUNT)?;
+                let rest = SETTINGS.iter().map(|s| s.key).filter(|key| !$first.contains(key));
+                for key in $first.iter().copied().chain(rest) {
+                    match key {
+                        $(stringify!($key) => fields.serialize_field(stringify!($key), &self.$key)?,)+
+                        _ => unreachable!("{key} is not a setting"),
+                    }
+                }
+                fields.end()
+            }
+        }
+
+        impl Config {
+            /// The field with this config key, as config JSON gives it.
+            pub fn get(&self, key: &str) -> Option<Value> {
+                match key {
+                    $(stringify!($key) => Some(self.$key.to_value()),)+
+                    _ => None,
+                }
+            }
+
+            /// Sets the field with this config key from a value its setting's `check` returned;
+            /// false for an unknown key or a value of another kind.
+            pub fn set(&mut self, key: &str, value: &Value) -> bool {
+                match key {
+                    $(stringify!($key) => match Field::from_value(value) {
+                        Some(v) => {
+                            self.$key = v;
+                            true
+                        }
+                        None => false,
+                    },)+
+                    _ => false,
+                }
+            }
+        }
+    };
+}
+
+settings_table! {
+    serialized first SERIALIZED_FIRST;
+
+    seed: u64 = 42 => ("seed", Unit::Seed, 0.0, u64::MAX as f64) {
         help: "Root seed; every component derives its own sub-seed from it",
         label: "Seed",
-        ..setting("seed", "seed", Unit::Seed, 0.0, u64::MAX as f64)
-    },
-    Setting {
+    }
+    partitions: u32 = 12 => ("partitions", Unit::Count, 1.0, 256.0) {
         help: "Source partitions",
         label: "Partitions",
-        ..setting("partitions", "partitions", Unit::Count, 1.0, 256.0)
-    },
-    Setting {
+    }
+    rate_per_s: u64 = 2_000 => ("rate", Unit::EventsPerS, 1.0, 1e6) {
         help: "Input rate over all partitions",
         label: "Input rate",
         control: Control::Advanced,
         steps: Steps::Values(&[500.0, 1_000.0, 2_000.0, 5_000.0, 10_000.0, 20_000.0]),
-        ..setting("rate_per_s", "rate", Unit::EventsPerS, 1.0, 1e6)
-    },
-    Setting {
+    }
+    products: u32 = 100 => ("products", Unit::Count, 1.0, 1e5) {
         help: "Distinct products the orders are skewed over",
         label: "Products",
-        ..setting("products", "products", Unit::Count, 1.0, 1e5)
-    },
-    Setting {
+    }
+    retry_rate: f64 = 0.0 => ("retry-rate", Unit::Share, 0.0, 0.5) {
         help: "Share of events that are producer retries of an earlier order id, e.g. 0.01 or 1%",
         label: "Producer retries",
-        ..setting("retry_rate", "retry-rate", Unit::Share, 0.0, 0.5)
-    },
-    Setting {
+    }
+    retention_ms: Option<u64> = None => ("retention", Unit::DurationMs, 1.0 * S, 7.0 * DAY) {
         help: "How long the log keeps an event, or none",
         label: "Log retention",
-        optional: true,
-        ..setting("retention_ms", "retention", Unit::DurationMs, 1.0 * S, 7.0 * DAY)
-    },
-    Setting {
+    }
+    window_ms: u64 = 300_000 => ("window", Unit::DurationMs, 1.0 * S, DAY) {
         help: "Tumbling event-time window length",
         label: "Window",
-        ..setting("window_ms", "window", Unit::DurationMs, 1.0 * S, DAY)
-    },
-    Setting {
+    }
+    emit_every_ms: u64 = 1_000 => ("emit-every", Unit::DurationMs, 10.0, H) {
         help: "Emit running totals each time event time passes a multiple of this; divides the window",
         label: "Emit period",
-        ..setting("emit_every_ms", "emit-every", Unit::DurationMs, 10.0, H)
-    },
-    Setting {
+    }
+    /// How the job makes its progress durable.
+    #[derive(Default)]
+    mode: enum Mode {
+        /// Continuous processing with checkpoint barriers flowing through the data (Flink).
+        #[default]
+        Barrier = "barrier" / "barrier" / "barrier checkpoints (Flink)",
+        /// A batch per trigger interval, with an offset log and a commit log (Spark Structured Streaming).
+        MicroBatch = "micro_batch" / "micro-batch" / "micro-batches (Spark)",
+    } = Mode::Barrier => ("mode") {
         help: "Barrier checkpoints (Flink) or micro-batches with an offset log and a commit log (Spark)",
         label: "Restart design",
         control: Control::Main,
-        ..setting("mode", "mode", Unit::Choice(MODES), 0.0, 0.0)
-    },
-    Setting {
+    }
+    interval_ms: u64 = 30_000 => ("interval", Unit::DurationMs, 100.0, H) {
         help: "Checkpoint interval, or the trigger interval in micro-batch mode",
         label: "Checkpoint interval",
         label_micro_batch: Some("Trigger interval"),
@@ -239,35 +449,49 @@ pub const SETTINGS: [Setting; 47] = [
             7.5 * MIN,
             10.0 * MIN,
         ]),
-        ..setting("interval_ms", "interval", Unit::DurationMs, 100.0, H)
-    },
-    Setting {
+    }
+    /// How operators line up barriers that arrive on several inputs.
+    alignment: enum Alignment {
+        /// Hold an input that delivered barrier n until barrier n arrived on every input.
+        Aligned = "aligned" / "aligned" / "aligned",
+        /// Snapshot when the first barrier arrives and store the overtaken in-flight records.
+        Unaligned = "unaligned" / "unaligned" / "unaligned",
+    } = Alignment::Aligned => ("alignment") {
         help: "How operators line up barriers that arrive on several inputs",
         label: "Barrier alignment",
         control: Control::Advanced,
-        ..setting("alignment", "alignment", Unit::Choice(ALIGNMENTS), 0.0, 0.0)
-    },
-    Setting {
+    }
+    /// What a checkpoint uploads to the store.
+    snapshots: enum Snapshots {
+        /// The whole state, every time.
+        Full = "full" / "full" / "full",
+        /// Only the bytes written since the previous checkpoint.
+        Incremental = "incremental" / "incremental" / "incremental",
+    } = Snapshots::Full => ("snapshots") {
         help: "What a checkpoint uploads: the whole state or the bytes changed since the previous one \
                (micro-batch mode: the state store provider, HDFS-backed or RocksDB; both write what changed)",
         label: "Snapshots",
         label_micro_batch: Some("State store"),
         control: Control::Advanced,
-        ..setting("snapshots", "snapshots", Unit::Choice(SNAPSHOTS), 0.0, 0.0)
-    },
-    Setting {
+    }
+    backpressure_ms: u64 = 0 => ("backpressure", Unit::DurationMs, 0.0, 10.0 * MIN) {
         help: "Extra delay on one input channel (partition 0): the backpressure under which alignment matters",
         label: "Backpressure (slow input)",
         control: Control::Advanced,
         steps: Steps::Values(&[0.0, 0.5 * S, 1.0 * S, 2.0 * S, 3.0 * S, 5.0 * S, 10.0 * S]),
-        ..setting("backpressure_ms", "backpressure", Unit::DurationMs, 0.0, 10.0 * MIN)
-    },
-    Setting {
+    }
+    record_bytes: u64 = 1_000 => ("record-size", Unit::Bytes, 1.0, 1e8) {
         help: "Bytes one in-flight record adds to an unaligned checkpoint",
         label: "Record size",
-        ..setting("record_bytes", "record-size", Unit::Bytes, 1.0, 1e8)
-    },
-    Setting {
+    }
+    /// Flink's buffer debloating (`taskmanager.network.memory.buffer-debloat.enabled`): whether the
+    /// network buffers shrink to hold about one second of a channel's throughput.
+    buffer_debloat: enum BufferDebloat {
+        /// Flink's default: every channel keeps its full buffers.
+        Off = "off" / "off" / "off (Flink's default)",
+        /// The buffers hold about `buffer-debloat.target` (1 s) of the channel's throughput.
+        On = "on" / "on" / "on: about 1 s of throughput",
+    } = BufferDebloat::Off => ("buffer-debloat") {
         help: "Unaligned checkpoints store the records in the network buffers, which bound them: per \
                backpressured channel 2 exclusive and 8 floating input buffers and 10 output buffers of \
                32 KB (taskmanager.network.memory.buffers-per-channel, floating-buffers-per-gate, \
@@ -275,9 +499,8 @@ pub const SETTINGS: [Setting; 47] = [
                reading; buffer debloating (taskmanager.network.memory.buffer-debloat.enabled) shrinks \
                them to about 1 s of the channel's throughput",
         label: "Buffer debloating",
-        ..setting("buffer_debloat", "buffer-debloat", Unit::Choice(BUFFER_DEBLOATS), 0.0, 0.0)
-    },
-    Setting {
+    }
+    state_bytes: u64 = 2_000_000_000 => ("state-size", Unit::Bytes, 1e3, 1e13) {
         help: "Modelled operator state size, driving upload, restore and store write load",
         label: "State size",
         control: Control::Main,
@@ -299,9 +522,8 @@ pub const SETTINGS: [Setting; 47] = [
             50.0 * GB,
             100.0 * GB,
         ]),
-        ..setting("state_bytes", "state-size", Unit::Bytes, 1e3, 1e13)
-    },
-    Setting {
+    }
+    store_write_bytes_per_s: u64 = 1_000_000_000 => ("store-write", Unit::BytesPerS, 1e3, 1e12) {
         help: "Checkpoint store write bandwidth",
         label: "Store write bandwidth",
         control: Control::Advanced,
@@ -317,31 +539,32 @@ pub const SETTINGS: [Setting; 47] = [
             5.0 * GB,
             10.0 * GB,
         ]),
-        ..setting("store_write_bytes_per_s", "store-write", Unit::BytesPerS, 1e3, 1e12)
-    },
-    Setting {
+    }
+    store_read_bytes_per_s: u64 = 200_000_000 => ("store-read", Unit::BytesPerS, 1e3, 1e12) {
         help: "Restore bandwidth (download and rebuild)",
         label: "Restore bandwidth",
-        ..setting("store_read_bytes_per_s", "store-read", Unit::BytesPerS, 1e3, 1e12)
-    },
-    Setting {
+    }
+    sync_pause_ms: u64 = 100 => ("sync-pause", Unit::DurationMs, 0.0, 10.0 * MIN) {
         help: "Processing pause at each checkpoint's synchronous phase (micro-batch mode: the offset-log write)",
         label: "Sync pause",
-        ..setting("sync_pause_ms", "sync-pause", Unit::DurationMs, 0.0, 10.0 * MIN)
-    },
-    Setting {
+    }
+    /// What failed, which decides how soon the JobManager notices.
+    failure: enum Failure {
+        /// An operator throws: the task reports the failure to the JobManager at once.
+        Task = "task" / "task" / "a task throws",
+        /// The TaskManager process is gone: noticed when its heartbeat times out.
+        TaskmanagerLost = "taskmanager_lost" / "taskmanager-lost" / "a TaskManager is lost",
+    } = Failure::TaskmanagerLost => ("failure") {
         help: "What fails: a task throws (the JobManager hears at once) or a TaskManager process is lost \
                (noticed when its heartbeat times out)",
         label: "Failure",
         control: Control::Advanced,
-        ..setting("failure", "failure", Unit::Choice(FAILURES), 0.0, 0.0)
-    },
-    Setting {
+    }
+    heartbeat_interval_ms: u64 = 10_000 => ("heartbeat-interval", Unit::DurationMs, 100.0, H) {
         help: "How often the JobManager asks each TaskManager for a heartbeat (Flink's heartbeat.interval, 10 s)",
         label: "Heartbeat interval",
-        ..setting("heartbeat_interval_ms", "heartbeat-interval", Unit::DurationMs, 100.0, H)
-    },
-    Setting {
+    }
+    heartbeat_timeout_ms: u64 = 10_000 => ("heartbeat-timeout", Unit::DurationMs, 100.0, H) {
         help: "Silence after which a TaskManager is declared lost; at least the heartbeat interval \
                (Flink's heartbeat.timeout, 50 s by default; micro-batch mode: how long the query's \
                supervisor takes to notice it stopped)",
@@ -349,168 +572,182 @@ pub const SETTINGS: [Setting; 47] = [
         label_micro_batch: Some("Supervisor notices after"),
         control: Control::Advanced,
         steps: Steps::Values(&[10.0 * S, 15.0 * S, 20.0 * S, 30.0 * S, 50.0 * S, 1.0 * MIN, 2.0 * MIN]),
-        ..setting("heartbeat_timeout_ms", "heartbeat-timeout", Unit::DurationMs, 100.0, H)
-    },
-    Setting {
+    }
+    /// Where in the heartbeat window a lost TaskManager's last answered heartbeat lies, which decides
+    /// how soon the loss is noticed.
+    heartbeat_loss: enum HeartbeatLoss {
+        /// It answered just before the crash: noticed a whole heartbeat timeout later.
+        Slowest = "slowest" / "slowest" / "just after a heartbeat (slowest)",
+        /// Its last answer is drawn from the seed within the last heartbeat interval before the
+        /// crash: noticed between the timeout minus the interval and the timeout.
+        Drawn = "drawn" / "drawn" / "anywhere in the heartbeat interval (drawn)",
+    } = HeartbeatLoss::Slowest => ("heartbeat-loss") {
         help: "When a lost TaskManager last answered a heartbeat: just before the crash, so the loss is \
                noticed a whole timeout later (the slowest case), or drawn from the seed within the last \
                heartbeat interval, so it is noticed between the timeout minus the interval and the timeout",
         label: "Heartbeat loss",
-        ..setting("heartbeat_loss", "heartbeat-loss", Unit::Choice(HEARTBEAT_LOSSES), 0.0, 0.0)
-    },
-    Setting {
+    }
+    detection_ms: Option<u64> = None => ("detection", Unit::DurationMs, 0.0, H) {
         help: "Time from the crash until the failure is detected, overriding the failure kind, or none",
         label: "Failure detection",
-        optional: true,
-        ..setting("detection_ms", "detection", Unit::DurationMs, 0.0, H)
-    },
-    Setting {
+    }
+    /// How long a failed job waits before it restarts (Flink's `restart-strategy.type`).
+    restart_strategy: enum RestartStrategy {
+        /// The same delay before every restart.
+        FixedDelay = "fixed_delay" / "fixed-delay" / "fixed delay",
+        /// A backoff that grows by a multiplier with each failure, up to a maximum, with jitter;
+        /// Flink's default since 1.19.
+        ExponentialDelay = "exponential_delay" / "exponential-delay" / "exponential backoff",
+        /// A fixed delay, as long as no more than a number of failures fall within an interval.
+        FailureRate = "failure_rate" / "failure-rate" / "failure rate",
+        /// No restart: the first failure leaves the job failed.
+        None = "none" / "none" / "no restart",
+    } = RestartStrategy::FixedDelay => ("restart-strategy") {
         help: "How a failed job restarts: a fixed delay with a number of attempts, a backoff that grows \
                with each failure (Flink's default since 1.19), a fixed delay while failures stay under a \
                rate, or not at all",
         label: "Restart strategy",
         control: Control::Advanced,
-        ..setting("restart_strategy", "restart-strategy", Unit::Choice(RESTART_STRATEGIES), 0.0, 0.0)
-    },
-    Setting {
+    }
+    restart_delay_ms: u64 = 0 => ("restart-delay", Unit::DurationMs, 0.0, H) {
         help: "Fixed-delay and failure-rate strategies: time from detection until the restore starts \
                (micro-batch mode: the supervisor's wait before it restarts the query)",
         label: "Restart delay",
-        ..setting("restart_delay_ms", "restart-delay", Unit::DurationMs, 0.0, H)
-    },
-    Setting {
+    }
+    // The lesson's job restarts after every failure (Flink's own default, when the
+    // strategy is chosen without attempts, is 1).
+    restart_attempts: u64 = 2_147_483_647 => ("restart-attempts", Unit::Count, 0.0, 2_147_483_647.0) {
         help: "Fixed-delay strategy: restarts allowed before the job fails (Flink's \
                restart-strategy.fixed-delay.attempts; here every failure restarts unless this is lowered, \
                where Flink's own default is 1)",
         label: "Restart attempts",
-        ..setting("restart_attempts", "restart-attempts", Unit::Count, 0.0, 2_147_483_647.0)
-    },
-    Setting {
+    }
+    failure_rate_max: u64 = 1 => ("failure-rate-max", Unit::Count, 1.0, 2_147_483_647.0) {
         help: "Failure-rate strategy: failures allowed within the failure-rate interval before the job \
                fails (Flink's restart-strategy.failure-rate.max-failures-per-interval, 1 by default)",
         label: "Failures per interval",
-        ..setting("failure_rate_max", "failure-rate-max", Unit::Count, 1.0, 2_147_483_647.0)
-    },
-    Setting {
+    }
+    failure_rate_interval_ms: u64 = 60_000 => ("failure-rate-interval", Unit::DurationMs, 1.0 * S, DAY) {
         help: "Failure-rate strategy: the interval failures are counted over (Flink's \
                restart-strategy.failure-rate.failure-rate-interval, 1 min by default)",
         label: "Failure-rate interval",
-        ..setting("failure_rate_interval_ms", "failure-rate-interval", Unit::DurationMs, 1.0 * S, DAY)
-    },
-    Setting {
+    }
+    backoff_initial_ms: u64 = 1_000 => ("backoff-initial", Unit::DurationMs, 1.0, H) {
         help: "Exponential-delay strategy: the first backoff",
         label: "Initial backoff",
-        ..setting("backoff_initial_ms", "backoff-initial", Unit::DurationMs, 1.0, H)
-    },
-    Setting {
+    }
+    backoff_multiplier: f64 = 1.5 => ("backoff-multiplier", Unit::Factor, 1.01, 10.0) {
         help: "Exponential-delay strategy: what each further failure multiplies the backoff by; above 1, \
                as Flink requires",
         label: "Backoff multiplier",
-        ..setting("backoff_multiplier", "backoff-multiplier", Unit::Factor, 1.01, 10.0)
-    },
-    Setting {
+    }
+    backoff_max_ms: u64 = 60_000 => ("backoff-max", Unit::DurationMs, 1.0, H) {
         help: "Exponential-delay strategy: the longest backoff",
         label: "Maximum backoff",
-        ..setting("backoff_max_ms", "backoff-max", Unit::DurationMs, 1.0, H)
-    },
-    Setting {
+    }
+    backoff_jitter: f64 = 0.1 => ("backoff-jitter", Unit::Share, 0.0, 1.0) {
         help: "Exponential-delay strategy: the share of the backoff added or taken off at random",
         label: "Backoff jitter",
-        ..setting("backoff_jitter", "backoff-jitter", Unit::Share, 0.0, 1.0)
-    },
-    Setting {
+    }
+    backoff_reset_ms: u64 = BACKOFF_RESET_THRESHOLD_MS => ("backoff-reset", Unit::DurationMs, 1.0, DAY) {
         help: "Exponential-delay strategy: after this long without a failure the backoff starts again \
                from the initial one (Flink's reset-backoff-threshold, 1 h)",
         label: "Backoff reset",
-        ..setting("backoff_reset_ms", "backoff-reset", Unit::DurationMs, 1.0, DAY)
-    },
-    Setting {
+    }
+    /// What a restore guarantees about the state (Flink's `execution.checkpointing.mode`).
+    checkpointing_mode: enum CheckpointingMode {
+        /// Barriers are aligned (or unaligned with their in-flight records stored): the state of a
+        /// checkpoint holds exactly the records before its barriers.
+        ExactlyOnce = "exactly_once" / "exactly-once" / "exactly once",
+        /// Barriers are not aligned: records that pass a barrier before the operator snapshots are
+        /// in the checkpoint's state and are read again after a restore.
+        AtLeastOnce = "at_least_once" / "at-least-once" / "at least once",
+    } = CheckpointingMode::ExactlyOnce => ("checkpointing-mode") {
         help: "Exactly once aligns barriers; at least once lets records pass a barrier before the \
                snapshot, so a restore reads them again",
         label: "Checkpointing mode",
         control: Control::Advanced,
-        ..setting("checkpointing_mode", "checkpointing-mode", Unit::Choice(CHECKPOINTING_MODES), 0.0, 0.0)
-    },
-    Setting {
+    }
+    /// What the transactional sink's readers see (Kafka's consumer `isolation.level`).
+    isolation_level: enum IsolationLevel {
+        /// Only rows of committed transactions.
+        ReadCommitted = "read_committed" / "read-committed" / "read_committed",
+        /// Every row as it is written, including rows of transactions later aborted.
+        ReadUncommitted = "read_uncommitted" / "read-uncommitted" / "read_uncommitted",
+    } = IsolationLevel::ReadCommitted => ("isolation-level") {
         help: "What readers of the transactional sink see: committed rows only, or every row as written",
         label: "Reader isolation",
         control: Control::Advanced,
-        ..setting("isolation_level", "isolation-level", Unit::Choice(ISOLATION_LEVELS), 0.0, 0.0)
-    },
-    Setting {
+    }
+    transaction_timeout_ms: u64 = BROKER_TRANSACTION_MAX_TIMEOUT_MS
+        => ("transaction-timeout", Unit::DurationMs, 1.0 * S, 15.0 * MIN) {
         help: "The sink producer's transaction.timeout.ms: the broker aborts a transaction not committed \
                this long after it began; at most the broker's transaction.max.timeout.ms (15 min)",
         label: "Transaction timeout",
         control: Control::Advanced,
         steps: Steps::Values(&[30.0 * S, 1.0 * MIN, 2.0 * MIN, 5.0 * MIN, 10.0 * MIN, 15.0 * MIN]),
-        ..setting("transaction_timeout_ms", "transaction-timeout", Unit::DurationMs, 1.0 * S, 15.0 * MIN)
-    },
-    Setting {
+    }
+    capacity_per_s: u64 = 4_000 => ("capacity", Unit::EventsPerS, 1.0, 1e7) {
         help: "Events per second the job can process at most",
         label: "Capacity",
         control: Control::Advanced,
         steps: Steps::Values(&[
             1_000.0, 2_000.0, 2_500.0, 3_000.0, 4_000.0, 6_000.0, 8_000.0, 10_000.0, 20_000.0, 40_000.0,
         ]),
-        ..setting("capacity_per_s", "capacity", Unit::EventsPerS, 1.0, 1e7)
-    },
-    Setting {
+    }
+    start_time_ms: u64 = TEN_AM_MS => ("start-time", Unit::ClockMs, 0.0, DAY - 1.0) {
         help: "Scenario start on the clock",
         label: "Start time",
-        ..setting("start_time_ms", "start-time", Unit::ClockMs, 0.0, DAY - 1.0)
-    },
-    Setting {
+    }
+    start_offset: u64 = 1_000_000 => ("start-offset", Unit::Count, 0.0, (1u64 << 50) as f64) {
         help: "Sum of the partition offsets at the start, where the start checkpoint is complete",
         label: "Start offset",
-        ..setting("start_offset", "start-offset", Unit::Count, 0.0, (1u64 << 50) as f64)
-    },
-    Setting {
+    }
+    start_checkpoint_id: u64 = 41 => ("start-checkpoint", Unit::Count, 0.0, (1u64 << 50) as f64) {
         help: "The completed checkpoint the scenario starts from",
         label: "Start checkpoint",
-        ..setting("start_checkpoint_id", "start-checkpoint", Unit::Count, 0.0, (1u64 << 50) as f64)
-    },
-    Setting {
+    }
+    crash_at_ms: Option<u64> = Some(TEN_AM_MS + 45_000) => ("crash-at", Unit::ClockMs, 0.0, DAY - 1.0) {
         help: "Crash time on the clock (HH:MM:SS or HH:MM:SS.mmm), inside the horizon, or none",
         label: "Crash time",
-        optional: true,
         control: Control::Main,
         steps: Steps::EverySecondOfHorizon,
-        ..setting("crash_at_ms", "crash-at", Unit::ClockMs, 0.0, DAY - 1.0)
-    },
-    Setting {
+    }
+    more_crashes_ms: Vec<u64> = Vec::new() => ("more-crashes", Unit::ClockList, 0.0, DAY - 1.0) {
         help: "Further crash times on the clock besides the crash time, comma-separated \
                (10:01:30,10:04:00), each inside the horizon; at most 100",
         label: "More crashes",
-        ..setting("more_crashes_ms", "more-crashes", Unit::ClockList, 0.0, DAY - 1.0)
-    },
-    Setting {
+    }
+    mtbf_ms: Option<u64> = None => ("mtbf", Unit::DurationMs, 1.0 * S, DAY) {
         help: "Mean time between failures: crashes drawn from the seed over the horizon, at \
                exponentially distributed gaps of this mean, or none",
         label: "Mean time between failures",
-        optional: true,
-        ..setting("mtbf_ms", "mtbf", Unit::DurationMs, 1.0 * S, DAY)
-    },
-    Setting {
+    }
+    /// What a Spark query does when the offsets it must read again are gone from the log
+    /// (`failOnDataLoss`).
+    fail_on_data_loss: enum FailOnDataLoss {
+        /// The query fails (Spark's default).
+        True = "true" / "true" / "fail the query",
+        /// The query skips to the oldest offset the log still holds, with a warning.
+        False = "false" / "false" / "skip ahead with a warning",
+    } = FailOnDataLoss::True => ("fail-on-data-loss") {
         help: "Micro-batch mode: Spark's failOnDataLoss, what a query does when offsets it must read \
                again are gone from the log: fail (Spark's default) or skip to the oldest offset kept, \
                with a warning",
         label: "Fail on data loss",
-        ..setting("fail_on_data_loss", "fail-on-data-loss", Unit::Choice(FAIL_ON_DATA_LOSS), 0.0, 0.0)
-    },
-    Setting {
+    }
+    horizon_ms: u64 = 600_000 => ("horizon", Unit::DurationMs, 1.0 * S, DAY) {
         help: "How long the scenario runs",
         label: "Horizon",
-        ..setting("horizon_ms", "horizon", Unit::DurationMs, 1.0 * S, DAY)
-    },
-    Setting {
+    }
+    latency_sla_ms: u64 = 300_000 => ("latency-sla", Unit::DurationMs, 100.0, DAY) {
         help: "End-to-end latency SLA, for the interval rule (an interval of about a tenth of it)",
         label: "Latency SLA",
         control: Control::Advanced,
         steps: Steps::Values(&[10.0 * S, 30.0 * S, 1.0 * MIN, 2.0 * MIN, 5.0 * MIN, 10.0 * MIN, 30.0 * MIN]),
         attribute: "sla",
-        ..setting("latency_sla_ms", "latency-sla", Unit::DurationMs, 100.0, DAY)
-    },
-];
+    }
+}
 
 /// The setting with this config key.
 pub fn by_key(key: &str) -> Option<&'static Setting> {
@@ -869,3 +1106,16 @@ pub enum FieldValue {
 
 /// Largest integer JavaScript represents exactly.
 pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_keys_listed_first_are_settings_each_once() {
+        for (i, key) in SERIALIZED_FIRST.iter().enumerate() {
+            assert!(by_key(key).is_some(), "{key} is not a setting");
+            assert!(!SERIALIZED_FIRST[..i].contains(key), "{key} is listed twice");
+        }
+    }
+}
