@@ -121,17 +121,34 @@ fn the_browser_build_reproduces_the_native_reports() {
 #[wasm_bindgen_test]
 fn exercises_are_checked_by_the_engine_in_the_browser() {
     use checkpoint_lab::web::{builtin_exercises, check_exercise, validate_exercises};
+    use wasm_bindgen::closure::Closure;
+    // The exercises' checks run the engine they are given: here the lab's simulate(), as the page
+    // passes it.
+    let engine = Closure::<dyn Fn(JsValue) -> Result<JsValue, JsValue>>::new(|config: JsValue| {
+        simulate(config).map_err(JsValue::from)
+    });
+    let engine: &js_sys::Function = engine.as_ref().unchecked_ref();
     let all = builtin_exercises().unwrap();
     let first = js_sys::Array::from(&all).get(0);
     assert_eq!(get(&first, "id").as_string().as_deref(), Some("replay-15s-after-barrier"));
-    let right = check_exercise(first.clone(), JsValue::from_f64(30_000.0)).unwrap();
+    let right = check_exercise(first.clone(), JsValue::from_f64(30_000.0), engine).unwrap();
     assert_eq!(get(&right, "correct").as_bool(), Some(true));
-    let wrong = check_exercise(first, JsValue::from_f64(60_000.0)).unwrap();
+    let wrong = check_exercise(first.clone(), JsValue::from_f64(60_000.0), engine).unwrap();
     assert_eq!(get(&wrong, "correct").as_bool(), Some(false));
     let bad = js_sys::Array::of1(&config(&[("id", JsValue::from_str("broken"))]));
-    let error: JsValue = validate_exercises(bad.into()).unwrap_err().into();
+    let error: JsValue = validate_exercises(bad.into(), engine).unwrap_err().into();
     let message = error.dyn_ref::<js_sys::Error>().unwrap().message().as_string().unwrap();
     assert!(message.contains("\"broken\"") && message.contains("title"), "{message}");
+    // An engine that fails is named, and the module stays usable.
+    let failing = Closure::<dyn Fn(JsValue) -> Result<JsValue, JsValue>>::new(|_: JsValue| {
+        Err(js_sys::Error::new("no engine here").into())
+    });
+    let error: JsValue = check_exercise(first.clone(), JsValue::from_f64(30_000.0), failing.as_ref().unchecked_ref())
+        .unwrap_err()
+        .into();
+    let message = error.dyn_ref::<js_sys::Error>().unwrap().message().as_string().unwrap();
+    assert!(message.contains("simulate: no engine here"), "{message}");
+    assert!(check_exercise(first, JsValue::from_f64(30_000.0), engine).is_ok());
 }
 
 #[wasm_bindgen_test]

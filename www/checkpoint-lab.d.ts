@@ -502,7 +502,7 @@ export interface CheckpointLabAttributes extends SettingAttributes {
   theme?: "light" | "dark" | "auto";
   /** A named scenario the settings start from. */
   scenario?: ScenarioName;
-  /** Which controls show, e.g. "interval state-size crash-at"; the pipeline view's parts are "cursor", "play" and "description". */
+  /** Which controls show, e.g. "interval state-size crash-at", or an advanced setting on its own ("alignment backpressure"); the pipeline view's parts are "cursor", "play" and "description". */
   controls?: string;
   /** Which views show, e.g. "pipeline" or "replay latency". */
   charts?: string;
