@@ -121,15 +121,20 @@ fn the_browser_build_reproduces_the_native_reports() {
 #[wasm_bindgen_test]
 fn exercises_are_checked_by_the_engine_in_the_browser() {
     use checkpoint_lab::web::{builtin_exercises, check_exercise, validate_exercises};
+    // The checks run the lab's engine, as the page passes it in.
+    let engine = wasm_bindgen::closure::Closure::<dyn Fn(JsValue) -> Result<JsValue, JsValue>>::new(|config| {
+        simulate(config).map_err(JsValue::from)
+    });
+    let simulate_fn: &js_sys::Function = engine.as_ref().unchecked_ref();
     let all = builtin_exercises().unwrap();
     let first = js_sys::Array::from(&all).get(0);
     assert_eq!(get(&first, "id").as_string().as_deref(), Some("replay-15s-after-barrier"));
-    let right = check_exercise(first.clone(), JsValue::from_f64(30_000.0)).unwrap();
+    let right = check_exercise(first.clone(), JsValue::from_f64(30_000.0), simulate_fn).unwrap();
     assert_eq!(get(&right, "correct").as_bool(), Some(true));
-    let wrong = check_exercise(first, JsValue::from_f64(60_000.0)).unwrap();
+    let wrong = check_exercise(first, JsValue::from_f64(60_000.0), simulate_fn).unwrap();
     assert_eq!(get(&wrong, "correct").as_bool(), Some(false));
     let bad = js_sys::Array::of1(&config(&[("id", JsValue::from_str("broken"))]));
-    let error: JsValue = validate_exercises(bad.into()).unwrap_err().into();
+    let error: JsValue = validate_exercises(bad.into(), simulate_fn).unwrap_err().into();
     let message = error.dyn_ref::<js_sys::Error>().unwrap().message().as_string().unwrap();
     assert!(message.contains("\"broken\"") && message.contains("title"), "{message}");
 }
