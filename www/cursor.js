@@ -3,12 +3,17 @@
 // moves it on. LabView (lab-view.js) builds on it.
 import { TIME_CHARTS, CRASH_SETTING } from "./settings.js";
 import { el } from "./shared.js";
-import { formatValue, Player } from "./engine.js";
+import { formatValue } from "./engine.js";
 import { Scheduler } from "./scheduler.js";
 
 const clock = (ms) => formatValue("clock_ms", ms);
 /// How long the spoken description of the pipeline waits between two updates while the cursor moves.
 const DESCRIBE_EVERY_MS = 600;
+/// While Play runs, the pipeline view is drawn every frame; the time charts' cursor marks at most
+/// this often.
+const PLAY_TIME_CHARTS_EVERY_MS = 50;
+/// With reduced motion, Play shows each event this long before it jumps to the next.
+const PLAY_EVENT_EVERY_MS = 1500;
 
 export class Cursor extends Scheduler {
   /// The "Scenario time" control, the event and play buttons, the speed, and the spoken description.
@@ -44,16 +49,23 @@ export class Cursor extends Scheduler {
   /// Moves the cursor to `ms` since the scenario start: the pipeline view, the time charts' marks,
   /// the control and (throttled) the description follow.
   setCursor(ms) {
-    if (!this.summary || !Number.isFinite(ms)) return;
+    if (!this.placeCursor(ms)) return;
+    this.requestDraw(["pipeline", ...TIME_CHARTS]);
+  }
+
+  /// Moves the cursor to `ms` as setCursor does, leaving the drawing to the caller; false when
+  /// there is no run to move it on.
+  placeCursor(ms) {
+    if (!this.summary || !Number.isFinite(ms)) return false;
     const clamped = Math.min(Math.max(0, ms), this.horizonMs);
     this.cursorS = clamped / 1000;
     // Moved by the student: a cursor the page wrote relative to the crash no longer follows it.
     this.cursorSource = undefined;
     this.showCursor();
-    this.requestDraw(["pipeline", ...TIME_CHARTS]);
     this.host.dispatchEvent(new CustomEvent("checkpointlab-cursor", {
       bubbles: true, composed: true, detail: { ms: clamped, at: clock(this.startMs + clamped) },
     }));
+    return true;
   }
 
   /// Reads a time ("10:00:58" or ms since the scenario start) and moves the cursor there; throws an
@@ -206,36 +218,62 @@ export class Cursor extends Scheduler {
 
   /// Shows only the named views (charts, "figures", "crash-table"); all of them when `list` is undefined.
 
-  /// Play moves the cursor through the run at the chosen speed (a gloo-timers interval on the
-  /// Rust side, Player); with prefers-reduced-motion it jumps from event to event instead.
+  /// Play moves the cursor through the run at the chosen speed, a step every animation frame of
+  /// the display (as long as the frame took, times the speed), drawing the pipeline view each
+  /// frame and the time charts' marks every PLAY_TIME_CHARTS_EVERY_MS; with prefers-reduced-motion
+  /// it jumps from event to event instead.
   togglePlay() {
     if (this.player) {
-      this.player.free?.();
-      clearInterval(this.player.jumps);
-      this.player = undefined;
+      this.stopPlay();
       this.flushDraw();
-      this.play.setAttribute("aria-pressed", "false");
       return;
     }
     if (!this.summary) return;
-    const end = this.horizonMs / 1000;
-    const now = this.cursorMs() / 1000;
-    const from = now < end - 1 ? now : 0;
+    const end = this.horizonMs;
+    const now = this.cursorMs();
+    const from = now < end - 1000 ? now : 0;
     if (this.reducedMotion.matches) {
       this.player = { jumps: setInterval(() => {
         const before = this.cursorMs();
         this.stepEvent(1);
         if (this.cursorMs() === before) this.togglePlay();
-      }, 1500) };
+      }, PLAY_EVENT_EVERY_MS) };
       this.stepEvent(1);
     } else {
-      this.player = new Player(from, end, Number(this.speed.get()), (t) => {
-        this.setCursor(t * 1000);
-        if (t >= end) this.togglePlay();
-      });
+      const speed = Number(this.speed.get());
+      const player = { cursorMs: from, frameAt: undefined, chartsAt: -Infinity };
+      const frame = (at) => {
+        if (this.player !== player) return;
+        // A frame long delayed (a hidden tab) moves the cursor as far as a tenth of a second would.
+        const elapsed = player.frameAt === undefined ? 0 : Math.min(Math.max(0, at - player.frameAt), 100);
+        player.frameAt = at;
+        player.cursorMs = Math.min(end, player.cursorMs + elapsed * speed);
+        if (this.placeCursor(player.cursorMs)) {
+          const charts = at - player.chartsAt >= PLAY_TIME_CHARTS_EVERY_MS ? ["pipeline", ...TIME_CHARTS] : ["pipeline"];
+          if (charts.length > 1) player.chartsAt = at;
+          for (const name of charts) this.dirty.delete(name);
+          this.drawCharts(charts);
+        }
+        if (player.cursorMs >= end) {
+          this.togglePlay();
+          return;
+        }
+        player.frame = requestAnimationFrame(frame);
+      };
+      this.player = player;
+      player.frame = requestAnimationFrame(frame);
     }
     // A toggle button keeps its name: "Play", pressed while it plays (a name that changed to
     // "Pause" as well would read "Pause, pressed").
     this.play.setAttribute("aria-pressed", "true");
+  }
+
+  /// Stops Play where the cursor stands.
+  stopPlay() {
+    if (!this.player) return;
+    cancelAnimationFrame(this.player.frame);
+    clearInterval(this.player.jumps);
+    this.player = undefined;
+    this.play.setAttribute("aria-pressed", "false");
   }
 }

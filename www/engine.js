@@ -11,7 +11,7 @@ export { glue };
 // ---------- surviving a panic in the engine ----------
 // A Rust panic aborts the wasm instance. The engine then tells the page (the event below, while
 // the old instance still answers) and is re-created on the next call, so one panic never poisons
-// the module. Objects of the discarded instance (each view's Lab and Player) are stale: a view
+// the module. Objects of the discarded instance (each view's Lab) are stale: a view
 // makes a new Lab on its next call and runs its settings again.
 export let restarts = 0;
 /// Every live view, to stop its timers and re-run it after a restart.
@@ -45,7 +45,6 @@ export const formatValue = (key, value) => (labLoaded || !firstChartFormatValue 
 /// module has loaded; undefined while none has.
 export const viewOf = (values) => (labLoaded ? labView(values) : firstChartView?.(values));
 export const settingsText = guarded(glue.settingsText);
-export const Player = glue.Player;
 
 /// A view's engine handle that outlives a restart: every call goes to the Lab of the current
 /// instance (made anew after a restart) and a trap becomes restartedError(). The Lab is made at

@@ -513,13 +513,7 @@ export class LabView extends Cursor {
   /// The engine is about to be re-created (a panic): Play stops while the old instance still
   /// answers; the run and the pin are gone with it, so the settings run again shortly.
   engineStopped() {
-    try {
-      this.player?.free();
-    } catch {
-      // the instance is going away; its timer goes with it
-    }
-    this.player = undefined;
-    this.play.setAttribute("aria-pressed", "false");
+    this.stopPlay();
     this.pinned = undefined;
     this.pinId++;
     this.pinButton.textContent = "Pin these settings as A";
@@ -565,9 +559,7 @@ export class LabView extends Cursor {
   destroy() {
     this.stopLoading();
     views.delete(this);
-    this.player?.free?.();
-    clearInterval(this.player?.jumps);
-    this.player = undefined;
+    this.stopPlay();
     clearTimeout(this.describeTimer);
     this.resizeObserver.disconnect();
     this.viewObserver?.disconnect();

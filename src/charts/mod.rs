@@ -5,6 +5,7 @@
 //! page and the tests go through them.
 
 pub mod checkpoints;
+pub mod flow;
 pub mod latency;
 pub mod pipeline;
 pub mod replay;

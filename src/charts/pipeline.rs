@@ -1,15 +1,19 @@
 //! The pipeline at the cursor: the partitions as logs (log end, reader position, barrier in
-//! flight, the last completed checkpoint's offsets and what a recovery replays), the operator
-//! (dedupe and window, its state, inputs held for alignment), the checkpoint store (completed
-//! checkpoints, the upload or the restore in progress) or in micro-batch mode the offset log,
-//! the batch and the commit log, the job's status, and the four sinks with their rows,
-//! duplicates and what a reader sees. Drawn from the world at the cursor, which the report's
-//! trace answers without simulating again.
+//! flight, the last completed checkpoint's offsets and what a recovery replays) on a window of the
+//! log that stays put while time passes, each partition's channel to the operator with the records
+//! and the barrier travelling down it (blocked, its records held, once an aligned operator has its
+//! barrier), the operator (dedupe and window, its state, inputs held for alignment, the restore
+//! filling it), the checkpoint store (completed checkpoints, the snapshot on its way up, the
+//! restore on its way back) or in micro-batch mode the offset log, the batch and the commit log,
+//! the job's status, and the four sinks with their rows on the way, duplicates and what a reader
+//! sees. Drawn from the world at the cursor, which the report's trace answers without simulating
+//! again; what moves is [`super::flow`].
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::flow::{flow, log_window, Channel, Flow};
 use super::{Focus, Palette, TextAlternative, View};
 use crate::engine::fast::world_index::WorldIndex;
 use crate::engine::model::sinks::SinkDesign;
@@ -112,15 +116,22 @@ impl<DB: DrawingBackend> Pen<'_, DB> {
         self.area.draw(&Rectangle::new([(x0, y0), (x1, y1)], color.stroke_width(self.view.px(width_css))))
     }
 
-    fn line(&self, from: (i32, i32), to: (i32, i32), color: RGBColor, width_css: f64) -> Result<DB> {
+    fn line(&self, from: (i32, i32), to: (i32, i32), color: impl Color, width_css: f64) -> Result<DB> {
         self.area.draw(&PathElement::new(vec![from, to], color.stroke_width(self.view.px(width_css))))
     }
 
     fn arrow(&self, from: (i32, i32), to: (i32, i32)) -> Result<DB> {
         let color = self.pal.foreground.mix(0.6);
-        let head = self.view.px(5.0) as i32;
+        let head = f64::from(self.view.px(5.0));
         self.area.draw(&PathElement::new(vec![from, to], color.stroke_width(self.view.px(1.5))))?;
-        self.area.draw(&PathElement::new(vec![(to.0 - head, to.1 - head), to, (to.0 - head, to.1 + head)], color))
+        // The head's two strokes, back from the tip along the arrow and to either side.
+        let (dx, dy) = (f64::from(to.0 - from.0), f64::from(to.1 - from.1));
+        let len = dx.hypot(dy).max(1.0);
+        let (ux, uy) = (dx / len * head, dy / len * head);
+        let side = |sign: f64| {
+            ((f64::from(to.0) - ux - sign * uy).round() as i32, (f64::from(to.1) - uy + sign * ux).round() as i32)
+        };
+        self.area.draw(&PathElement::new(vec![side(1.0), to, side(-1.0)], color))
     }
 
     fn px(&self, css: f64) -> i32 {
@@ -148,38 +159,155 @@ pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, scene: &Scene<'_>
     let pal = view.theme.palette();
     area.fill(&pal.background)?;
     let world = scene.world.at(crate::lesson::pipeline::cursor_ms(scene.config, view.cursor_s));
+    let flow = flow(scene.config, &world);
     let pen = Pen { area, view, pal };
     let (w, h) = area.dim_in_pixel();
     let (w, h) = (w as i32, h as i32);
     let m = pen.px(10.0);
     let header = draw_header(&pen, scene, &world, Rect { x0: m, y0: m, x1: w - m, y1: h }, view.compact)?;
     let top = header + pen.px(6.0);
+    let channel = pen.px(24.0);
     if view.compact {
-        // Stacked: the source, the operator beside the store, then the sinks two by two.
+        // Stacked: the source, its channels down into the operator beside the store, then the
+        // sinks two by two.
         let sinks_h = pen.px(132.0);
         let middle_h = pen.px(100.0);
-        let source = Rect { x0: m, y0: top, x1: w - m, y1: h - m - sinks_h - middle_h - pen.px(12.0) };
-        draw_source(&pen, scene, &world, source)?;
-        let my = source.y1 + pen.px(6.0);
-        let half = (w - 2 * m - pen.px(8.0)) / 2;
-        draw_operator(&pen, scene, &world, Rect { x0: m, y0: my, x1: m + half, y1: my + middle_h })?;
-        draw_store(&pen, scene, &world, Rect { x0: w - m - half, y0: my, x1: w - m, y1: my + middle_h })?;
-        let sy = my + middle_h + pen.px(6.0);
+        let source = Rect { x0: m, y0: top, x1: w - m, y1: h - m - sinks_h - middle_h - 2 * channel };
+        let rows = draw_source(&pen, scene, &world, source)?;
+        let my = source.y1 + channel;
+        let gap = pen.px(16.0);
+        let half = (w - 2 * m - gap) / 2;
+        let operator = Rect { x0: m, y0: my, x1: m + half, y1: my + middle_h };
+        let store = Rect { x0: w - m - half, y0: my, x1: w - m, y1: my + middle_h };
+        draw_operator(&pen, scene, &world, &flow, operator)?;
+        draw_store(&pen, scene, &world, store)?;
+        let drawn = rows.len().max(1) as i32;
+        for (i, &(p, _)) in rows.iter().enumerate() {
+            let x = operator.x0 + (2 * i as i32 + 1) * operator.w() / (2 * drawn);
+            draw_channel(&pen, scene, &flow.channels[p], (x, source.y1 + pen.px(2.0)), (x, my - pen.px(2.0)))?;
+        }
+        let y = operator.y0 + middle_h / 2;
+        draw_snapshot(&pen, &flow, (operator.x1 + pen.px(2.0), y), (store.x0 - pen.px(2.0), y))?;
+        let sy = my + middle_h + channel;
+        let x = operator.x0 + operator.w() / 2;
+        draw_to_sinks(&pen, &flow, (x, operator.y1 + pen.px(2.0)), (x, sy - pen.px(2.0)))?;
         draw_sinks(&pen, scene, &world, Rect { x0: m, y0: sy, x1: w - m, y1: h - m }, 2)?;
     } else {
-        let source = Rect { x0: m, y0: top, x1: (w as f64 * 0.42) as i32, y1: h - m };
+        let source = Rect { x0: m, y0: top, x1: (w as f64 * 0.35) as i32, y1: h - m };
         let mid = Rect { x0: (w as f64 * 0.46) as i32, y0: top, x1: (w as f64 * 0.69) as i32, y1: h - m };
-        let sinks = Rect { x0: (w as f64 * 0.73) as i32, y0: top, x1: w - m, y1: h - m };
-        draw_source(&pen, scene, &world, source)?;
+        let sinks = Rect { x0: (w as f64 * 0.75) as i32, y0: top, x1: w - m, y1: h - m };
+        let rows = draw_source(&pen, scene, &world, source)?;
         let split = mid.y0 + (mid.y1 - mid.y0) * 45 / 100;
-        draw_operator(&pen, scene, &world, Rect { y1: split - pen.px(4.0), ..mid })?;
-        draw_store(&pen, scene, &world, Rect { y0: split + pen.px(4.0), ..mid })?;
+        let operator = Rect { y1: split - channel / 2, ..mid };
+        let store = Rect { y0: split + channel / 2, ..mid };
+        draw_operator(&pen, scene, &world, &flow, operator)?;
+        draw_store(&pen, scene, &world, store)?;
+        // Each drawn partition's channel, from its log to the operator's edge.
+        let drawn = rows.len().max(1) as i32;
+        let inner = operator.y1 - operator.y0 - pen.px(16.0);
+        for (i, &(p, y)) in rows.iter().enumerate() {
+            let to_y = operator.y0 + pen.px(8.0) + (2 * i as i32 + 1) * inner / (2 * drawn);
+            draw_channel(&pen, scene, &flow.channels[p], (source.x1 + pen.px(6.0), y), (mid.x0 - pen.px(2.0), to_y))?;
+        }
+        let x = mid.x0 + mid.w() / 2;
+        draw_snapshot(&pen, &flow, (x, operator.y1 + pen.px(2.0)), (x, store.y0 - pen.px(2.0)))?;
         let arrow_y = mid.y0 + (split - mid.y0) / 2;
-        pen.arrow((source.x1 + pen.px(4.0), arrow_y), (mid.x0 - pen.px(3.0), arrow_y))?;
-        pen.arrow((mid.x1 + pen.px(3.0), arrow_y), (sinks.x0 - pen.px(3.0), arrow_y))?;
+        draw_to_sinks(&pen, &flow, (mid.x1 + pen.px(3.0), arrow_y), (sinks.x0 - pen.px(3.0), arrow_y))?;
         draw_sinks(&pen, scene, &world, sinks, 1)?;
     }
     area.present()
+}
+
+/// The point a share `s` of the way from `from` to `to`.
+fn along(from: (i32, i32), to: (i32, i32), s: f64) -> (i32, i32) {
+    let lerp = |a: i32, b: i32| a + (f64::from(b - a) * s).round() as i32;
+    (lerp(from.0, to.0), lerp(from.1, to.1))
+}
+
+/// A short stroke across the path from `from` to `to` at `at`, `half` pixels each side.
+fn across(from: (i32, i32), to: (i32, i32), at: (i32, i32), half: i32) -> [(i32, i32); 2] {
+    let (dx, dy) = (f64::from(to.0 - from.0), f64::from(to.1 - from.1));
+    let len = dx.hypot(dy).max(1.0);
+    let (nx, ny) = ((-dy / len * f64::from(half)).round() as i32, (dx / len * f64::from(half)).round() as i32);
+    [(at.0 - nx, at.1 - ny), (at.0 + nx, at.1 + ny)]
+}
+
+/// The records' colour: Okabe-Ito blue, or on the dark background its sky blue.
+fn record_color(pen: &Pen<'_, impl DrawingBackend>) -> RGBColor {
+    if pen.view.theme == super::Theme::Dark {
+        pen.pal.sky
+    } else {
+        pen.pal.blue
+    }
+}
+
+/// One partition's channel to the operator: its records on the way, the barrier travelling
+/// down it, or, once the barrier is in and the operator aligns, the channel blocked with the
+/// records held behind the barrier.
+fn draw_channel<DB: DrawingBackend>(
+    pen: &Pen<'_, DB>,
+    scene: &Scene<'_>,
+    channel: &Channel,
+    from: (i32, i32),
+    to: (i32, i32),
+) -> Result<DB> {
+    let pal = pen.pal;
+    let held = channel.held_marks(scene.config);
+    if held > 0 {
+        pen.line(from, to, pal.orange, 1.5)?;
+    } else {
+        pen.line(from, to, pal.foreground.mix(0.25), 1.0)?;
+    }
+    let dot = pen.px(2.5) as u32;
+    for &s in &channel.records {
+        pen.area.draw(&Circle::new(along(from, to, s), dot, record_color(pen).filled()))?;
+    }
+    if held > 0 {
+        // The barrier waits at the operator's door; the held records queue behind it.
+        let door = along(from, to, 0.97);
+        pen.area
+            .draw(&PathElement::new(across(from, to, door, pen.px(5.0)), pal.yellow.stroke_width(pen.view.px(3.0))))?;
+        let len = f64::from(to.0 - from.0).hypot(f64::from(to.1 - from.1)).max(1.0);
+        let step = f64::from(pen.px(6.0)) / len;
+        let side = pen.px(2.0);
+        for k in 0..held {
+            let (x, y) = along(from, to, 0.97 - step * (k as f64 + 1.0));
+            pen.rect(x - side, y - side, x + side, y + side, pal.orange, 0.9)?;
+        }
+    }
+    if let Some(s) = channel.barrier {
+        let at = along(from, to, s);
+        pen.area
+            .draw(&PathElement::new(across(from, to, at, pen.px(6.0)), pal.yellow.stroke_width(pen.view.px(3.0))))?;
+    }
+    Ok(())
+}
+
+/// The snapshot on its way from the operator to the checkpoint store, or the restore on its way
+/// back; a plain link between the two otherwise.
+fn draw_snapshot<DB: DrawingBackend>(pen: &Pen<'_, DB>, flow: &Flow, from: (i32, i32), to: (i32, i32)) -> Result<DB> {
+    let pal = pen.pal;
+    pen.line(from, to, pal.green.mix(0.6), 1.0)?;
+    let side = pen.px(4.0);
+    if let Some(s) = flow.snapshot {
+        let (x, y) = along(from, to, s);
+        pen.rect(x - side, y - side, x + side, y + side, record_color(pen), 1.0)?;
+    }
+    if let Some(s) = flow.restore {
+        let (x, y) = along(to, from, s);
+        pen.rect(x - side, y - side, x + side, y + side, pal.vermillion, 1.0)?;
+    }
+    Ok(())
+}
+
+/// The arrow from the operator to the sinks, with the rows on their way.
+fn draw_to_sinks<DB: DrawingBackend>(pen: &Pen<'_, DB>, flow: &Flow, from: (i32, i32), to: (i32, i32)) -> Result<DB> {
+    pen.arrow(from, to)?;
+    let dot = pen.px(2.5) as u32;
+    for &s in &flow.to_sinks {
+        pen.area.draw(&Circle::new(along(from, to, s * 0.9), dot, pen.pal.purple.filled()))?;
+    }
+    Ok(())
 }
 
 /// The clock, the status word with its numbers, and the readers' position; returns its bottom.
@@ -263,8 +391,14 @@ fn draw_position<DB: DrawingBackend>(
     Ok(y + pen.px(16.0))
 }
 
-/// The partitions as logs on one scale of offsets.
-fn draw_source<DB: DrawingBackend>(pen: &Pen<'_, DB>, scene: &Scene<'_>, world: &World, r: Rect) -> Result<DB> {
+/// The partitions as logs on one scale of offsets, fixed for a page of the scenario clock
+/// ([`log_window`]); returns each drawn partition with the middle of its row.
+fn draw_source<DB: DrawingBackend>(
+    pen: &Pen<'_, DB>,
+    scene: &Scene<'_>,
+    world: &World,
+    r: Rect,
+) -> std::result::Result<Vec<(usize, i32)>, DrawingAreaErrorKind<DB::ErrorType>> {
     let pal = pen.pal;
     let config = scene.config;
     let partitions = world.offsets.len().max(1);
@@ -290,23 +424,14 @@ fn draw_source<DB: DrawingBackend>(pen: &Pen<'_, DB>, scene: &Scene<'_>, world: 
     let bar_h = (row * 7 / 10).max(1).min(pen.px(14.0));
     let label_w = pen.px(26.0);
     let (bx0, bx1) = (r.x0 + label_w, r.x1);
-    // One scale for every partition: from a little before the oldest offset that matters (the
-    // reader, the restored checkpoint) to the newest log end.
-    let per_partition = |total: u64| total / partitions as u64;
-    let restored = world.crash.as_ref().filter(|_| !world.caught_up()).map(|c| c.restore_offset);
-    let hi = world.log_ends.iter().copied().max().unwrap_or(0);
-    let shown = (config.rate_per_s * 40 / partitions as u64).max(1);
-    let oldest = world
-        .offsets
-        .iter()
-        .copied()
-        .chain(restored.map(per_partition))
-        .chain(last_completed_offset(world, scene).map(per_partition))
-        .min()
-        .unwrap_or(hi);
-    let span = (hi.saturating_sub(oldest) * 115 / 100).max(shown);
-    let lo = hi.saturating_sub(span);
-    let x = |offset: u64| bx0 + ((offset.saturating_sub(lo)) as f64 / span as f64 * f64::from(bx1 - bx0)) as i32;
+    // One scale for every partition: the page of the log the instant is in.
+    let (from_total, to_total) = log_window(config, world.at_ms);
+    let (lo, hi) = (from_total / partitions as u64, to_total.div_ceil(partitions as u64));
+    let span = hi.saturating_sub(lo).max(1);
+    let x = |offset: u64| {
+        let share = (offset.saturating_sub(lo) as f64 / span as f64).min(1.0);
+        bx0 + (share * f64::from(bx1 - bx0)) as i32
+    };
     let barrier = world.checkpoint.as_ref();
     let batch_end = world
         .batch
@@ -319,9 +444,11 @@ fn draw_source<DB: DrawingBackend>(pen: &Pen<'_, DB>, scene: &Scene<'_>, world: 
     // row's where the rows are packed (a phone), so that none touches the next.
     let label_every = (pen.px(13.0) + row - 1) / row;
     let label_every = label_every.max(1) as usize;
+    let mut rows = Vec::with_capacity(drawn);
     for (i, p) in (0..partitions).step_by(every).enumerate() {
         let y = top + row * i as i32;
         let (yb0, yb1) = (y, y + bar_h);
+        rows.push((p, y + bar_h / 2));
         if i % label_every == 0 && row * label_every as i32 >= pen.px(9.0) {
             pen.text(
                 &format!("p{p}"),
@@ -335,6 +462,8 @@ fn draw_source<DB: DrawingBackend>(pen: &Pen<'_, DB>, scene: &Scene<'_>, world: 
         }
         let end = world.log_ends.get(p).copied().unwrap_or(0);
         let offset = world.offsets.get(p).copied().unwrap_or(0);
+        // The page's room for the log still to come, then the log written so far.
+        pen.rect(bx0, yb0, bx1, yb1, pal.grid, 0.35)?;
         pen.rect(bx0, yb0, x(end), yb1, pal.grid, 1.0)?;
         pen.rect(bx0, yb0, x(offset), yb1, pal.blue, 0.75)?;
         if offset < end {
@@ -380,21 +509,27 @@ fn draw_source<DB: DrawingBackend>(pen: &Pen<'_, DB>, scene: &Scene<'_>, world: 
         lx += sw + tw + pen.px(12.0);
     }
     let scale = format!("offsets per partition {} to {}", format_count(lo), format_count(hi));
-    pen.text(&scale, bx0, ly + pen.px(13.0), 10.0, pal.foreground, bx1 - bx0, HPos::Left)
-}
-
-/// The offsets total of the newest completed checkpoint (or committed batch).
-fn last_completed_offset(world: &World, scene: &Scene<'_>) -> Option<u64> {
-    let id = *world.completed.last()?;
-    scene.checkpoints.iter().rev().find(|c| c.id == id).map(|c| c.offset)
+    pen.text(&scale, bx0, ly + pen.px(13.0), 10.0, pal.foreground, bx1 - bx0, HPos::Left)?;
+    Ok(rows)
 }
 
 /// The operator: dedupe and window, its state, and inputs held or records in flight.
-fn draw_operator<DB: DrawingBackend>(pen: &Pen<'_, DB>, scene: &Scene<'_>, world: &World, r: Rect) -> Result<DB> {
+fn draw_operator<DB: DrawingBackend>(
+    pen: &Pen<'_, DB>,
+    scene: &Scene<'_>,
+    world: &World,
+    flow: &Flow,
+    r: Rect,
+) -> Result<DB> {
     let pal = pen.pal;
     let config = scene.config;
     let down = matches!(world.phase, Phase::Detecting | Phase::Restarting | Phase::Restoring);
     pen.rect(r.x0, r.y0, r.x1, r.y1, if down { pal.vermillion } else { pal.sky }, 0.12)?;
+    // The restore fills the operator with the restored state from the bottom up.
+    if let Some(loaded) = flow.restore {
+        let top = r.y1 - (f64::from(r.y1 - r.y0) * loaded).round() as i32;
+        pen.rect(r.x0, top, r.x1, r.y1, pal.sky, 0.35)?;
+    }
     pen.frame(r.x0, r.y0, r.x1, r.y1, if down { pal.vermillion } else { pal.sky }, 1.5)?;
     let (x, w) = (r.x0 + pen.px(6.0), r.w() - pen.px(12.0));
     let mut y = r.y0 + pen.px(5.0);

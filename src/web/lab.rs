@@ -534,36 +534,3 @@ struct SinkRow {
     order_count: u32,
     emitted_at: String,
 }
-
-/// Moves a time cursor through the run: every `tick_ms` of real time the cursor advances
-/// `speed` x `tick_ms` of virtual time and `on_tick(cursor_s)` is called; it stops at `to_s`.
-#[wasm_bindgen]
-pub struct Player {
-    _interval: gloo_timers::callback::Interval,
-}
-
-#[wasm_bindgen]
-impl Player {
-    #[wasm_bindgen(constructor)]
-    pub fn new(from_s: f64, to_s: f64, speed: f64, on_tick: js_sys::Function) -> Result<Player, JsError> {
-        if !(from_s.is_finite() && to_s.is_finite() && from_s <= to_s) {
-            return Err(JsError::new("from_s, to_s: must be finite seconds with from_s <= to_s"));
-        }
-        if !(speed.is_finite() && speed > 0.0 && speed <= 1_000.0) {
-            return Err(JsError::new(&format!("speed: must be between 0 and 1000 (got {speed})")));
-        }
-        const TICK_MS: u32 = 50;
-        let mut cursor = from_s;
-        let interval = gloo_timers::callback::Interval::new(TICK_MS, move || {
-            if cursor > to_s {
-                return;
-            }
-            cursor = (cursor + speed * f64::from(TICK_MS) / 1000.0).min(to_s);
-            let _ = on_tick.call1(&JsValue::NULL, &JsValue::from_f64(cursor));
-            if cursor >= to_s {
-                cursor = f64::INFINITY;
-            }
-        });
-        Ok(Player { _interval: interval })
-    }
-}

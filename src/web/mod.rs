@@ -1,4 +1,4 @@
-//! The web edge: the only code that touches wasm-bindgen, web-sys, js-sys and gloo-timers. It
+//! The web edge: the only code that touches wasm-bindgen, web-sys and js-sys. It
 //! turns JavaScript values into a checked config, keeps the finished run in wasm memory behind a
 //! handle, and draws the charts on canvases. Errors become thrown `Error`s naming the field.
 //!

@@ -1,6 +1,7 @@
 // The pipeline at the cursor, end to end in headless Chromium: seeking to the lesson's instants
 // gives a description whose status, checkpoint, offsets and sink counts agree with report() and
-// with simulate() of the same run stopped at that instant; the picture changes between them; Play,
+// with simulate() of the same run stopped at that instant; the picture changes between them; Play
+// (drawing the pipeline every animation frame, records moving along its channels),
 // the previous/next-event buttons, reduced motion, clicks on a time chart, the share link, seek(),
 // the first screen at 1280×900 and 360×740, and a small inline figure. Screenshots of the view at
 // each instant, light and dark, 1280 and 360 px wide, land in target/screenshots/.
@@ -209,6 +210,38 @@ test("Play advances the cursor; the event buttons land on the report's events", 
   assert.deepEqual(errors, []);
 });
 
+/// A fingerprint of the pipeline canvas's channels (the gap between the partitions' logs and the
+/// operator, where records and barriers travel), read in an animation frame, with the cursor then.
+function channelPixelsNextFrame(page, selector = "checkpoint-lab") {
+  return page.$eval(selector, (e) => new Promise((resolve) => requestAnimationFrame(() => {
+    const c = e.shadowRoot.querySelector("[data-chart=pipeline]");
+    const [x0, x1] = [Math.round(c.width * 0.355), Math.round(c.width * 0.455)];
+    const data = c.getContext("2d").getImageData(x0, 0, x1 - x0, c.height).data;
+    let h = 2166136261;
+    for (let i = 0; i < data.length; i += 4) h = Math.imul(h ^ (data[i] + 3 * data[i + 1] + 7 * data[i + 2]), 16777619);
+    resolve({ hash: h, ms: e.view.cursorMs() });
+  })));
+}
+
+test("Play draws the pipeline every animation frame: records move along the channels from one frame to the next", async () => {
+  const { page, errors } = await open(browser, `${base}/index.html`);
+  await seek(page, "10:00:20");
+  const still = [await channelPixelsNextFrame(page), await channelPixelsNextFrame(page)];
+  assert.equal(still[0].hash, still[1].hash, "paused: nothing moves");
+  await page.click("[data-action=play]");
+  const frames = [];
+  for (let i = 0; i < 6; i++) frames.push(await channelPixelsNextFrame(page));
+  await page.click("[data-action=play]");
+  assert.equal(await page.getAttribute("[data-action=play]", "aria-pressed"), "false");
+  const moves = frames.slice(1).filter((f, i) => f.ms !== frames[i].ms);
+  assert.ok(moves.length >= 4, `the cursor moved in most frames: ${frames.map((f) => f.ms)}`);
+  const changed = frames.slice(1).filter((f, i) => f.ms !== frames[i].ms && f.hash !== frames[i].hash);
+  assert.equal(changed.length, moves.length, `the channels changed in every frame the cursor moved: ${JSON.stringify(frames)}`);
+  // A frame moves the cursor by the frame's duration times the speed (10×): a fraction of a second.
+  for (const [i, f] of frames.slice(1).entries()) assert.ok(f.ms - frames[i].ms < 2000, `${frames[i].ms} → ${f.ms}`);
+  assert.deepEqual(errors, []);
+});
+
 test("with reduced motion, Play jumps from event to event", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
   await page.emulateMedia({ reducedMotion: "reduce" });
@@ -222,10 +255,14 @@ test("with reduced motion, Play jumps from event to event", async () => {
     seen.push(await cursorMs(page));
     await page.waitForTimeout(400);
   }
+  // Between two animation frames the cursor stays on its event: Play does not animate.
+  const frames = [];
+  for (let i = 0; i < 8; i++) frames.push((await channelPixelsNextFrame(page)).ms);
   await page.click("[data-action=play]");
   const moved = seen.filter((ms, i) => i === 0 || ms !== seen[i - 1]);
   assert.ok(moved.length >= 2, `the cursor moved: ${seen}`);
-  for (const ms of seen) assert.ok(events.has(ms), `${ms} is an event instant, not a frame of an animation`);
+  for (const ms of [...seen, ...frames]) assert.ok(events.has(ms), `${ms} is an event instant, not a frame of an animation`);
+  assert.ok(new Set(frames).size <= 2, `eight frames, at most one jump: ${frames}`);
   assert.deepEqual(errors, []);
 });
 
