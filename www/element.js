@@ -7,6 +7,7 @@ import { SETTINGS, SCENARIOS, SINKS } from "./settings.js";
 import { ALL_CONTROLS, ALL_VIEWS, VIEW_OPTIONS, THEMES, TAG, describeValue, textOption, listOption } from "./shared.js";
 import {
   load, forgetLoad, labLoaded, parseAttributes, firstChartNow, loadFirstChart, FIRST_CHART_PATIENCE_MS, FIRST_CHART_MODULE,
+  drawingFirstChart, firstChartsDrawn,
   loadExercises, exercises, exerciseCatalogue, BUILTIN_IDS, namesExercises, yieldToPage,
 } from "./engine.js";
 import { registerExercises } from "./api.js";
@@ -64,8 +65,11 @@ export class CheckpointLabElement extends ElementBase {
     // Where no picture of the first frame stands, the first chart's module draws it before the
     // lab's module is fetched; a module (or styles) slower than FIRST_CHART_PATIENCE_MS no longer
     // holds the lab back, and draws only if it still comes first.
-    if (builtNow && !this.firstPictureFits()) {
-      await Promise.race([this.drawFirstChart(), new Promise((resolve) => setTimeout(resolve, FIRST_CHART_PATIENCE_MS))]);
+    if (builtNow && !this.firstPictureFits() && !this.drawsFirstChartItself()) {
+      await drawingFirstChart(Promise.race([this.drawFirstChart(), new Promise((resolve) => setTimeout(resolve, FIRST_CHART_PATIENCE_MS))]));
+    } else if (builtNow) {
+      // Another element's first chart comes first (see drawingFirstChart).
+      await firstChartsDrawn();
     }
     // Where the element shows exercises from the start, their module loads beside the lab's.
     const options = this.initialOptions ?? {};

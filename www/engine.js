@@ -190,6 +190,17 @@ export function firstChartNow() {
   return glue;
 }
 /// Loads the first chart's module once per page; resolves to its glue, instantiated.
+/// The first charts the first chart's module is drawing now. An element that draws its own first
+/// view (an inline figure) waits for them before it fetches the lab's module, so that fetch does
+/// not compete with theirs.
+const firstChartsDrawing = new Set();
+export function drawingFirstChart(drawn) {
+  firstChartsDrawing.add(drawn);
+  drawn.finally(() => firstChartsDrawing.delete(drawn));
+  return drawn;
+}
+export const firstChartsDrawn = () => Promise.allSettled([...firstChartsDrawing]);
+
 export function loadFirstChart() {
   firstChartReady ??= import("./checkpoint_lab_first.js").then(async (module) => {
     const url = wasmSource(new URL("./checkpoint_lab_first_bg.wasm", import.meta.url));

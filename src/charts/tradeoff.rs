@@ -7,7 +7,6 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
     count_label, draw_legend, pinned_label, pinned_line, points_along, seconds_label, LegendEntry, LogSecondsAxis,
@@ -19,8 +18,8 @@ use crate::lesson::Report;
 
 pub const SHORT_TITLE: &str = "Choosing the interval";
 pub const TITLE: &str = "Choosing the interval: replay and recovery against store load and pauses";
-pub const X_LABEL: &str = "checkpoint interval (log scale)";
-pub const BATCH_X_LABEL: &str = "trigger interval (log scale)";
+pub const X_LABEL: &str = "checkpoint interval (log scale) · shaded green: where most jobs start, 30 s – 5 min";
+pub const BATCH_X_LABEL: &str = "trigger interval (log scale) · shaded green: where most jobs start, 30 s – 5 min";
 pub const Y_LABELS: [&str; 4] =
     ["replay (events)", "worst-case recovery (s)", "store writes per minute", "pause overhead (%)"];
 
@@ -129,15 +128,6 @@ pub fn draw<DB: DrawingBackend>(
             [(STARTING_RANGE_S.0, 0.0), (STARTING_RANGE_S.1, left_max)],
             pal.green.mix(0.10).filled(),
         )))?;
-        if which == 1 {
-            // Named on the band itself, at its top, where the costs' curves are low.
-            let style = text(10.0).pos(Pos::new(HPos::Left, VPos::Top));
-            chart.draw_series(std::iter::once(Text::new(
-                "most jobs start here: 30 s – 5 min",
-                (STARTING_RANGE_S.0 * 1.06, left_max * 0.96),
-                style,
-            )))?;
-        }
         // The region the store cannot absorb, then the rule's marks.
         if store_s > MIN_INTERVAL_S {
             chart.draw_series(std::iter::once(Rectangle::new(
