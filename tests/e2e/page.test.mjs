@@ -36,7 +36,7 @@ function chartPixels(page) {
 }
 
 function figures(page) {
-  return page.$$eval("#lab [data-figure]", (els) => Object.fromEntries(els.map((e) => [e.dataset.figure, e.textContent])));
+  return page.$$eval("#lab >> [data-figure]", (els) => Object.fromEntries(els.map((e) => [e.dataset.figure, e.textContent])));
 }
 
 /// Presses an arrow key `times` times on a focused slider, letting each frame draw.
@@ -50,9 +50,9 @@ async function press(page, selector, key, times) {
 
 test("share links: the URL restores the settings", async () => {
   const { page, errors } = await open(browser, `${base}/index.html#interval=5s&crash-at=10:02:10`);
-  assert.equal(await page.$eval("#lab [data-control=interval]", (e) => e.getAttribute("aria-valuetext")), "5 s");
-  assert.match(await page.textContent("#lab [data-table=crash]"), /10:02:10/);
-  await press(page, "#lab [data-control=interval]", "ArrowRight", 1);
+  assert.equal(await page.$eval("#lab >> [data-control=interval]", (e) => e.getAttribute("aria-valuetext")), "5 s");
+  assert.match(await page.textContent("#lab >> [data-table=crash]"), /10:02:10/);
+  await press(page, "#lab >> [data-control=interval]", "ArrowRight", 1);
   assert.match(await page.evaluate(() => location.hash), /interval=10s/);
   assert.deepEqual(errors, []);
 });
@@ -110,9 +110,9 @@ test("the default scenario's figures are on the page", async () => {
 test("each slider changes the figures and the charts it affects", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
   const cases = [
-    ["#lab [data-control=interval]", "ArrowRight", 3, "interval_replay_events", ["replay", "tradeoff", "checkpoints"]],
-    ["#lab [data-control=state-size]", "ArrowRight", 2, "recovery_s", ["replay", "tradeoff", "checkpoints"]],
-    ["#lab [data-control=crash-at]", "ArrowRight", 20, "replayed_events", ["replay", "latency", "sink-window"]],
+    ["#lab >> [data-control=interval]", "ArrowRight", 3, "interval_replay_events", ["replay", "tradeoff", "checkpoints"]],
+    ["#lab >> [data-control=state-size]", "ArrowRight", 2, "recovery_s", ["replay", "tradeoff", "checkpoints"]],
+    ["#lab >> [data-control=crash-at]", "ArrowRight", 20, "replayed_events", ["replay", "latency", "sink-window"]],
   ];
   for (const [slider, key, times, figure, affected] of cases) {
     const before = { f: await figures(page), px: await chartPixels(page), v: await page.$eval(slider, (e) => e.value) };
@@ -132,7 +132,7 @@ test("each slider changes the figures and the charts it affects", async () => {
   assert.equal(recovery, caughtUp.match(/caught up: (.*) from crash to catch-up/)?.[1], `${recovery} against "${caughtUp}"`);
   assert.ok(seconds(recovery) > 60);
   // A real mouse drag on the crash-time slider.
-  const box = await (await page.$("#lab [data-control=crash-at]")).boundingBox();
+  const box = await (await page.$("#lab >> [data-control=crash-at]")).boundingBox();
   const before = await figures(page);
   await page.mouse.move(box.x + box.width * 0.1, box.y + box.height / 2);
   await page.mouse.down();
@@ -198,8 +198,8 @@ test("during a drag only the charts in view are redrawn; the others follow when 
 
 test("the crash table is the engine's table for the current settings", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
-  await press(page, "#lab [data-control=crash-at]", "ArrowLeft", 14);
-  const shown = await page.$$eval("#lab [data-table=crash] tbody tr", (rows) => rows.map((r) => [...r.cells].map((c) => c.textContent)));
+  await press(page, "#lab >> [data-control=crash-at]", "ArrowLeft", 14);
+  const shown = await page.$$eval("#lab >> [data-table=crash] tbody tr", (rows) => rows.map((r) => [...r.cells].map((c) => c.textContent)));
   const expected = await page.evaluate(async () => {
     const { simulate } = await import("/pkg/checkpoint-lab.js");
     return (await simulate({ crash_at_ms: 36_031_000 })).crash_table.map((r) => [r.at.at, r.offset == null ? "" : r.offset.toLocaleString("en-US"), r.what]);
@@ -211,10 +211,10 @@ test("the crash table is the engine's table for the current settings", async () 
 
 test("presets, reset, warnings and the text alternatives", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
-  await page.selectOption("#lab [data-control=scenario]", "slow-store");
+  await page.selectOption("#lab >> [data-control=scenario]", "slow-store");
   await settled(page);
   assert.match(await page.textContent(".warnings"), /cannot absorb/);
-  await page.click("#lab [data-action=reset]");
+  await page.click("#lab >> [data-action=reset]");
   await settled(page);
   assert.equal(await page.textContent(".warnings"), "");
   assert.equal((await figures(page)).replayed_events, "30,000");
@@ -224,7 +224,7 @@ test("presets, reset, warnings and the text alternatives", async () => {
   // The text alternatives follow the last change after a short pause.
   await page.waitForTimeout(400);
   for (const name of CHARTS) {
-    assert.ok((await page.getAttribute(`#lab [data-chart=${name}]`, "aria-label")).length > 40, `${name} has a text alternative`);
+    assert.ok((await page.getAttribute(`#lab >> [data-chart=${name}]`, "aria-label")).length > 40, `${name} has a text alternative`);
   }
   assert.deepEqual(errors, []);
 });
@@ -234,15 +234,15 @@ test("Play moves a time cursor through the crash and recovery", async () => {
   // only once the cursor stops.
   const { page, errors } = await open(browser, `${base}/index.html`, { height: 2000 });
   const before = (await chartPixels(page)).replay.h;
-  await page.click("#lab [data-action=play]");
-  assert.equal(await page.getAttribute("#lab [data-action=play]", "aria-pressed"), "true");
+  await page.click("#lab >> [data-action=play]");
+  assert.equal(await page.getAttribute("#lab >> [data-action=play]", "aria-pressed"), "true");
   await page.waitForTimeout(400);
   const moving = (await chartPixels(page)).replay.h;
   assert.notEqual(moving, before, "the cursor is drawn");
   await page.waitForTimeout(300);
   assert.notEqual((await chartPixels(page)).replay.h, moving, "and it moves");
-  await page.click("#lab [data-action=play]");
-  assert.equal(await page.textContent("#lab [data-action=play]"), "Play");
+  await page.click("#lab >> [data-action=play]");
+  assert.equal(await page.textContent("#lab >> [data-action=play]"), "Play");
   const paused = (await chartPixels(page)).replay.h;
   await page.waitForTimeout(300);
   assert.equal((await chartPixels(page)).replay.h, paused, "paused: the cursor stays");
@@ -284,7 +284,7 @@ test("a chart that fails to draw says so; the others and the text alternatives f
     assert.equal((await figures(page)).replayed_events, shown, "the figures are shown, for the settings the student left");
     // The canvas works again: the next change clears the error and draws every chart.
     await page.evaluate(() => { window.__failing = undefined; });
-    await press(page, "#lab [data-control=interval]", failing === "pipeline" ? "ArrowRight" : "ArrowLeft", 1);
+    await press(page, "#lab >> [data-control=interval]", failing === "pipeline" ? "ArrowRight" : "ArrowLeft", 1);
     assert.equal(await error(), "", `${failing}: the next change clears the error`);
     const pixels = await chartPixels(page);
     for (const name of CHARTS) assert.ok(pixels[name].ink > 1000, `${failing}: ${name} is drawn after`);
@@ -295,8 +295,8 @@ test("a chart that fails to draw says so; the others and the text alternatives f
 test("heavy settings run in slices over frames, and a newer value cancels an older run", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
   await page.click(".advanced summary");
-  await press(page, "#lab [data-control=rate]", "End", 1); // 20,000 events/s
-  await press(page, "#lab [data-control=capacity]", "End", 1); // 40,000 events/s
+  await press(page, "#lab >> [data-control=rate]", "End", 1); // 20,000 events/s
+  await press(page, "#lab >> [data-control=capacity]", "End", 1); // 40,000 events/s
   // One input that slows one input channel (backpressure): the readers go partition by partition
   // and every millisecond of both ten-minute runs is simulated, so the run does not finish inside
   // the input's frame; a progress bar shows meanwhile. (Moving the interval at 20,000 events/s
@@ -317,7 +317,7 @@ test("heavy settings run in slices over frames, and a newer value cancels an old
   assert.ok(sliced.frames >= 3, `the run spread over ${sliced.frames} frames`);
   assert.ok(sliced.sawProgress, "a progress bar showed while it ran");
   // Quick successive values: each replaces the run before it, and the last one wins.
-  await page.focus("#lab [data-control=interval]");
+  await page.focus("#lab >> [data-control=interval]");
   for (let i = 0; i < 4; i++) await page.keyboard.press("ArrowLeft"); // 30 s → 5 s
   await settled(page);
   assert.equal((await figures(page)).interval_replay_events, "100,000", "5 s × 20,000 events/s");
@@ -328,7 +328,7 @@ test("on a phone the crash table's rows stack, what happens under its time and o
   for (const width of [1280, 360]) {
     const { page, errors } = await open(browser, `${base}/index.html`, { width });
     await settled(page);
-    const rows = await page.$$eval("#lab [data-table=crash] tbody tr", (trs) => trs.map((tr) => {
+    const rows = await page.$$eval("#lab >> [data-table=crash] tbody tr", (trs) => trs.map((tr) => {
       const [time, , what] = [...tr.cells].map((c) => c.getBoundingClientRect());
       return { time, what, row: tr.getBoundingClientRect(), role: tr.getAttribute("role"), cells: [...tr.cells].map((c) => c.getAttribute("role")) };
     }));
@@ -343,7 +343,7 @@ test("on a phone the crash table's rows stack, what happens under its time and o
         assert.equal(Math.round(r.what.top), Math.round(r.time.top), "at 1280 px a row is one line of three cells");
       }
     }
-    assert.equal(await page.$eval("#lab [data-table=crash]", (t) => t.getAttribute("role")), "table");
+    assert.equal(await page.$eval("#lab >> [data-table=crash]", (t) => t.getAttribute("role")), "table");
     assert.deepEqual(errors, []);
   }
 });
