@@ -255,14 +255,14 @@ test("with reduced motion, Play jumps from event to event", async () => {
     seen.push(await cursorMs(page));
     await page.waitForTimeout(400);
   }
-  // Between two animation frames the cursor stays on its event: Play does not animate.
+  // In every animation frame the cursor stands on an event: Play does not animate (how many
+  // jumps fall in eight frames depends on how far apart the frames come, so it is not asserted).
   const frames = [];
   for (let i = 0; i < 8; i++) frames.push((await channelPixelsNextFrame(page)).ms);
   await page.click("[data-action=play]");
   const moved = seen.filter((ms, i) => i === 0 || ms !== seen[i - 1]);
   assert.ok(moved.length >= 2, `the cursor moved: ${seen}`);
   for (const ms of [...seen, ...frames]) assert.ok(events.has(ms), `${ms} is an event instant, not a frame of an animation`);
-  assert.ok(new Set(frames).size <= 2, `eight frames, at most one jump: ${frames}`);
   assert.deepEqual(errors, []);
 });
 
