@@ -508,6 +508,9 @@ export interface CheckpointLabAttributes extends SettingAttributes {
   charts?: string;
   /** The scenario time the pipeline view shows, e.g. "10:00:58", or "crash+1s", which follows the crash. */
   cursor?: string;
+  /** Play the crash and its recovery by itself, on a loop, while the pipeline view is in view
+   * (not where the reader prefers reduced motion); the reader's first touch of the time stops it. */
+  autoplay?: boolean | "";
   /** One exercise's id. */
   exercise?: string;
   /** Exercise ids, space-separated, or "all". */

@@ -49,6 +49,10 @@ export class Cursor extends Scheduler {
   /// Moves the cursor to `ms` since the scenario start: the pipeline view, the time charts' marks,
   /// the control and (throttled) the description follow.
   setCursor(ms) {
+    if (this.player?.loop) {
+      this.autoplayStopped = true;
+      this.stopPlay();
+    }
     if (!this.placeCursor(ms)) return;
     this.requestDraw(["pipeline", ...TIME_CHARTS]);
   }
@@ -222,16 +226,19 @@ export class Cursor extends Scheduler {
   /// the display (as long as the frame took, times the speed), drawing the pipeline view each
   /// frame and the time charts' marks every PLAY_TIME_CHARTS_EVERY_MS; with prefers-reduced-motion
   /// it jumps from event to event instead.
-  togglePlay() {
+  /// With `loop` (a figure's autoplay), it plays the view's loop (lesson::view's play_loop_ms)
+  /// over and over.
+  togglePlay(loop = false) {
     if (this.player) {
       this.stopPlay();
       this.flushDraw();
       return;
     }
     if (!this.summary) return;
-    const end = this.horizonMs;
+    const [loopFrom, loopTo] = loop ? this.playLoopMs : [0, this.horizonMs];
+    const end = loopTo;
     const now = this.cursorMs();
-    const from = now < end - 1000 ? now : 0;
+    const from = now >= loopFrom && now < end - 1000 ? now : loopFrom;
     if (this.reducedMotion.matches) {
       this.player = { jumps: setInterval(() => {
         const before = this.cursorMs();
@@ -241,7 +248,7 @@ export class Cursor extends Scheduler {
       this.stepEvent(1);
     } else {
       const speed = Number(this.speed.get());
-      const player = { cursorMs: from, frameAt: undefined, chartsAt: -Infinity };
+      const player = { cursorMs: from, frameAt: undefined, chartsAt: -Infinity, loop };
       const frame = (at) => {
         if (this.player !== player) return;
         // A frame long delayed (a hidden tab) moves the cursor as far as a tenth of a second would.
@@ -254,7 +261,9 @@ export class Cursor extends Scheduler {
           for (const name of charts) this.dirty.delete(name);
           this.drawCharts(charts);
         }
-        if (player.cursorMs >= end) {
+        if (player.cursorMs >= end && loop) {
+          player.cursorMs = loopFrom;
+        } else if (player.cursorMs >= end) {
           this.togglePlay();
           return;
         }
@@ -266,6 +275,15 @@ export class Cursor extends Scheduler {
     // A toggle button keeps its name: "Play", pressed while it plays (a name that changed to
     // "Pause" as well would read "Pause, pressed").
     this.play.setAttribute("aria-pressed", "true");
+  }
+
+  /// A figure with the `autoplay` attribute plays its loop by itself while its pipeline view is
+  /// in view, unless the reader prefers reduced motion; the student's first touch of its time
+  /// (Play, the time slider, the event buttons, a click on a chart) stops it for good.
+  autoplay(inView = this.nearView?.get(this.charts.pipeline?.canvas) !== false) {
+    if (!this.host.hasAttribute("autoplay") || this.autoplayStopped || !this.playLoopMs || this.reducedMotion.matches) return;
+    if (inView && !this.player) this.togglePlay(true);
+    else if (!inView && this.player?.loop) this.stopPlay();
   }
 
   /// Stops Play where the cursor stands.

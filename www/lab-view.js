@@ -244,7 +244,10 @@ export class LabView extends Cursor {
     this.scenario.input.addEventListener("change", () => { this.applySettings(SCENARIOS[this.scenario.get()].settings); this.update("input"); });
     this.reset.addEventListener("click", () => { this.scenario.set("lesson"); this.applySettings({}); this.cursorS = undefined; this.update("input"); });
     this.reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
-    this.play.addEventListener("click", () => this.togglePlay());
+    this.play.addEventListener("click", () => {
+      this.autoplayStopped = true;
+      this.togglePlay();
+    });
     this.pinButton.addEventListener("click", () => this.pin());
     this.unpinButton.addEventListener("click", () => this.unpin());
     // Each canvas's size in CSS pixels, kept by a ResizeObserver so drawing never asks for
@@ -272,6 +275,7 @@ export class LabView extends Cursor {
       for (const entry of entries) {
         this.nearView.set(entry.target, entry.isIntersecting);
         if (entry.isIntersecting && this.outOfView.has(entry.target.dataset.chart)) near.push(entry.target.dataset.chart);
+        if (entry.target === this.charts.pipeline?.canvas) this.autoplay(entry.isIntersecting);
       }
       if (near.length && this.summary && this.lab) this.drawCharts(near);
     }, { rootMargin: OUT_OF_VIEW_MARGIN });

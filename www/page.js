@@ -4,7 +4,8 @@
 import { SETTINGS } from "../pkg/settings.js";
 import { mountDedupeSql } from "./dedupe-sql.js";
 
-const lab = document.querySelector("checkpoint-lab");
+// The playground: the full lab, whose settings a link shares.
+const lab = document.querySelector("#lab");
 // Every setting's attribute (from the settings table), and the view's sink and scenario.
 const SHARED = [...SETTINGS.map((s) => s.attribute), "sink", "scenario", "cursor"];
 

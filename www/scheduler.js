@@ -306,6 +306,7 @@ export class Scheduler {
     const view = this.lab.view(this.config());
     this.horizonMs = view.span_ms;
     this.defaultCursorMs = view.default_cursor_ms;
+    this.playLoopMs = view.play_loop_ms ?? undefined;
     if (this.cursorS !== undefined && this.cursorS * 1000 > this.horizonMs) this.cursorS = this.horizonMs / 1000;
     // The cursor the page wrote, read again after each run: a time relative to the crash
     // ("crash+1s") follows the crash the student moves.
@@ -412,6 +413,7 @@ export class Scheduler {
     if (this.firstDrawnAt !== undefined || !this.stylesReady) return;
     this.firstDrawnAt = performance.now();
     this.onFirstDraw?.();
+    this.autoplay();
     this.warmUpLater();
   }
 

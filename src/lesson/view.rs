@@ -102,6 +102,11 @@ pub struct ViewState {
     /// Where the last run's cursor stands before the student moves it, in ms since the start:
     /// the crash, or without one the first barrier and a second. None before the first run.
     pub default_cursor_ms: Option<u64>,
+    /// What a figure that plays by itself (`autoplay`) loops over, in ms since the start: from
+    /// two seconds before the barrier of the checkpoint the restart restores (or, with none,
+    /// fifteen seconds before the crash) to five seconds after the job has caught up. None before
+    /// the first run and in a run with no crash or no catch-up.
+    pub play_loop_ms: Option<[u64; 2]>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -355,7 +360,28 @@ pub fn view(config: &Config, report: Option<&Report>, pinned: Option<Pinned>) ->
         windows: windows(config),
         default_cursor_ms: report
             .map(|r| crate::lesson::pipeline::default_cursor_ms(&r.config) - r.config.start_time_ms),
+        play_loop_ms: report.and_then(play_loop_ms),
     }
+}
+
+/// Seconds of run a self-playing figure shows before the restored barrier and after catch-up.
+const LOOP_LEAD_MS: u64 = 2_000;
+const LOOP_CRASH_LEAD_MS: u64 = 15_000;
+const LOOP_TAIL_MS: u64 = 5_000;
+
+/// The crash and its recovery, from the restored checkpoint's barrier to catch-up (see
+/// `ViewState::play_loop_ms`).
+fn play_loop_ms(report: &Report) -> Option<[u64; 2]> {
+    let config = &report.config;
+    let crash_ms = report.crash.as_ref()?.at.ms;
+    let caught_up_ms = report.caught_up_at.as_ref()?.ms;
+    let from_ms = match &report.restored_checkpoint {
+        Some(c) => c.barrier_at.ms.saturating_sub(LOOP_LEAD_MS),
+        None => crash_ms.saturating_sub(LOOP_CRASH_LEAD_MS),
+    };
+    let start_ms = config.start_time_ms;
+    let to_ms = (caught_up_ms + LOOP_TAIL_MS).min(start_ms + config.horizon_ms);
+    Some([from_ms.max(start_ms) - start_ms, to_ms - start_ms])
 }
 
 /// The setting the crash marker on the lag chart sets when the student drags it.
@@ -491,6 +517,12 @@ mod tests {
         let state = view(&Config::default(), Some(&report), None);
         assert!(state.crash_table.iter().any(|r| r.offset == "1,090,000"), "{:?}", state.crash_table);
         assert_eq!(state.compare_status, COMPARE_HINT);
+        // The loop a self-playing figure shows: checkpoint 42's barrier (10:00:30) less two
+        // seconds, to catch-up (10:01:40.2) and five seconds more.
+        assert_eq!(state.play_loop_ms, Some([28_000, 105_200]));
+        let no_crash = Config { crash_at_ms: None, ..Config::default() };
+        let calm = crate::lesson::simulate(&no_crash).unwrap();
+        assert_eq!(view(&no_crash, Some(&calm), None).play_loop_ms, None);
     }
 
     #[test]

@@ -25,7 +25,7 @@ function pinnedFigures(page) {
 /// A checksum of one chart's pixels.
 function chartHash(page, name) {
   return page.evaluate((name) => {
-    const c = document.querySelector("checkpoint-lab").shadowRoot.querySelector(`[data-chart=${name}]`);
+    const c = document.querySelector("#lab").shadowRoot.querySelector(`[data-chart=${name}]`);
     const data = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
     let h = 2166136261;
     for (let i = 0; i < data.length; i += 4) h = Math.imul(h ^ (data[i] + 3 * data[i + 1] + 7 * data[i + 2]), 16777619);
@@ -42,10 +42,10 @@ function engine(page, config) {
 
 test("switching to micro-batches re-runs the engine in Spark's mode", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
-  assert.equal(await page.textContent("label[for$=-interval]"), "Checkpoint interval");
+  assert.equal(await page.textContent("#lab >> label[for$=-interval]"), "Checkpoint interval");
   await page.selectOption("#lab >> [data-control=mode]", "micro_batch");
   await settled(page);
-  assert.equal(await page.textContent("label[for$=-interval]"), "Trigger interval");
+  assert.equal(await page.textContent("#lab >> label[for$=-interval]"), "Trigger interval");
   assert.equal(await page.textContent("#lab >> [data-figure=interval_replay_events] + .label"), "replayed, crash just before a commit");
   assert.equal(await page.isDisabled("#lab >> [data-control=alignment]"), true, "alignment has no meaning without barriers");
   const expected = await engine(page, { mode: "micro_batch" });
@@ -121,9 +121,9 @@ test("the export panel follows the settings and copies them", async () => {
   await page.focus("#lab >> [data-control=interval]");
   await page.keyboard.press("ArrowRight");
   await page.keyboard.press("ArrowRight");
-  await page.click(".advanced summary");
+  await page.click("#lab >> .advanced summary");
   // In micro-batch mode the snapshots control chooses Spark's state store provider.
-  const provider = await page.evaluate(() => document.querySelector("checkpoint-lab").shadowRoot.querySelector("[data-control=snapshots] option[value=incremental]").textContent);
+  const provider = await page.evaluate(() => document.querySelector("#lab").shadowRoot.querySelector("[data-control=snapshots] option[value=incremental]").textContent);
   assert.equal(provider, "RocksDB (changelog)");
   await page.selectOption("#lab >> [data-control=snapshots]", "incremental");
   await settled(page);
@@ -135,7 +135,7 @@ test("the export panel follows the settings and copies them", async () => {
   assert.equal(await page.locator("#lab >> [data-export-warnings] li").count(), 0);
   assert.match(await page.textContent("#lab >> [data-export=flink]"), /^execution\.checkpointing\.incremental: true$/m);
   await page.click("#lab >> [data-copy=spark]");
-  await page.waitForFunction(() => document.querySelector("checkpoint-lab").shadowRoot.querySelector("[data-copy=spark] + .copy-status").textContent === "Copied.");
+  await page.waitForFunction(() => document.querySelector("#lab").shadowRoot.querySelector("[data-copy=spark] + .copy-status").textContent === "Copied.");
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), spark);
   await page.locator("#lab >> [data-panel=export]").screenshot({ path: shotPath("export-panel.png") });
   assert.deepEqual(errors, []);

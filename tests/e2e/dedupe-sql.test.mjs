@@ -29,12 +29,12 @@ async function resultForCurrentRun(page) {
   // The page's module, as a script on the page reaches it (a predicate below must not be async).
   await page.evaluate(async () => { window.dedupeSqlState = (await import("/pkg/lesson-page.js")).dedupeSql; });
   await page.waitForFunction((selector) => {
-    const lab = document.querySelector("checkpoint-lab");
+    const lab = document.querySelector("#lab");
     return document.querySelector(selector).dataset.state === "done" && !lab.busy && window.dedupeSqlState.result?.forRun === lab.view.summary;
   }, SECTION, { timeout: 30000, polling: 100 });
   return page.evaluate(async (selector) => {
     const { dedupeSql } = await import("/pkg/lesson-page.js");
-    const engine = document.querySelector("checkpoint-lab").view.lab;
+    const engine = document.querySelector("#lab").view.lab;
     const byKey = (a, b) => a[1] - b[1] || a[0] - b[0] || a[2] - b[2];
     const section = document.querySelector(selector);
     const { result } = dedupeSql;
@@ -126,7 +126,7 @@ test("after each change in the lab the query runs again and still returns the de
   let previous;
   for (const attributes of scenarios) {
     await page.evaluate((attributes) => {
-      const lab = document.querySelector("checkpoint-lab");
+      const lab = document.querySelector("#lab");
       for (const name of ["interval", "crash-at", "scenario", "mode", "retry-rate", "products"]) lab.removeAttribute(name);
       for (const [name, value] of Object.entries(attributes)) lab.setAttribute(name, value);
     }, attributes);

@@ -44,8 +44,8 @@ test("the exercises' module loads only where exercises are shown, also when they
   const { page: lesson, errors } = await open(browser, `${base}/index.html`);
   assert.deepEqual(await fetched(lesson), [], "the lesson page, which shows no exercises, never fetches their module");
   // An unknown id is refused at once, from the built-in ids, without the module.
-  const text = () => lesson.evaluate(() => document.querySelector("checkpoint-lab").shadowRoot.querySelector(".error").textContent);
-  await lesson.evaluate(() => document.querySelector("checkpoint-lab").setAttribute("exercise", "no-such-exercise"));
+  const text = () => lesson.evaluate(() => document.querySelector("#lab").shadowRoot.querySelector(".error").textContent);
+  await lesson.evaluate(() => document.querySelector("#lab").setAttribute("exercise", "no-such-exercise"));
   assert.match(await text(), /^exercise: unknown exercise "no-such-exercise"; known: replay-15s-after-barrier, /);
   const refused = await lesson.evaluate(async () => {
     const { mount } = await import("/pkg/checkpoint-lab.js");
@@ -63,7 +63,7 @@ test("the exercises' module loads only where exercises are shown, also when they
   });
   assert.match(shown, /Exercise 1 of 1/);
   assert.deepEqual(await fetched(lesson), both);
-  await lesson.evaluate(() => document.querySelector("checkpoint-lab").setAttribute("exercise", "replay-15s-after-barrier"));
+  await lesson.evaluate(() => document.querySelector("#lab").setAttribute("exercise", "replay-15s-after-barrier"));
   await lesson.waitForSelector("[data-exercise=answer]");
   assert.equal(await text(), "", "the error said before is gone with the run the change started");
   assert.deepEqual(errors, []);

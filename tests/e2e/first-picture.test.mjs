@@ -43,7 +43,7 @@ async function heldBack(url, { colorScheme = "light", fail = false } = {}) {
     else await route.continue();
   });
   await page.goto(url);
-  await page.waitForFunction(() => document.querySelector("checkpoint-lab")?.shadowRoot?.querySelector(".lab:not(.first-screen)"));
+  await page.waitForFunction(() => document.querySelector("#lab")?.shadowRoot?.querySelector(".lab:not(.first-screen)"));
   return { page, errors, release };
 }
 
@@ -51,7 +51,7 @@ async function heldBack(url, { colorScheme = "light", fail = false } = {}) {
 /// it has loaded), the main readouts and the pipeline canvas's box.
 function firstScreen(page) {
   return page.evaluate(() => {
-    const lab = document.querySelector("checkpoint-lab");
+    const lab = document.querySelector("#lab");
     const root = lab.shadowRoot.querySelector(".lab");
     const slot = lab.shadowRoot.querySelector("slot.first-picture");
     const shown = slot?.assignedElements().find((picture) => picture.getBoundingClientRect().width > 0);
@@ -123,7 +123,7 @@ test("a shared link, another theme or a narrow page never shows the default scen
     const { page, release } = await heldBack(url, options);
     await page.waitForTimeout(300);
     // A picture the page's head drew from the link (a canvas, see below) may stand there.
-    const defaults = await page.evaluate(() => [...document.querySelector("checkpoint-lab").querySelectorAll(":scope > [slot=first-picture]")]
+    const defaults = await page.evaluate(() => [...document.querySelector("#lab").querySelectorAll(":scope > [slot=first-picture]")]
       .filter((picture) => picture.localName !== "canvas" && picture.getBoundingClientRect().width > 0).length);
     assert.equal(defaults, 0, url);
     release();
@@ -135,7 +135,7 @@ test("a shared link, another theme or a narrow page never shows the default scen
   const gate = new Promise((resolve) => (release = resolve));
   await page.route("**/checkpoint_lab_bg.wasm", async (route) => { await gate; await route.continue(); });
   await page.goto(`${base}/index.html`);
-  await page.waitForFunction(() => document.querySelector("checkpoint-lab")?.shadowRoot?.querySelector(".lab:not(.first-screen)"));
+  await page.waitForFunction(() => document.querySelector("#lab")?.shadowRoot?.querySelector(".lab:not(.first-screen)"));
   assert.equal((await firstScreen(page)).picture, null, "the compact layout has no wide picture");
   release();
   await page.close();
@@ -153,7 +153,7 @@ test("a shared link: the page's head draws the first chart from the first chart'
   await page.goto(url, { waitUntil: "commit" });
   await page.waitForFunction(() => document.documentElement.dataset.firstChart !== undefined);
   const headOnly = await page.evaluate(() => {
-    const lab = document.querySelector("checkpoint-lab");
+    const lab = document.querySelector("#lab");
     const canvas = lab.querySelector(":scope > canvas[slot=first-picture]");
     const r = canvas.getBoundingClientRect();
     const visible = (e) => getComputedStyle(e).visibility === "visible";
@@ -172,9 +172,9 @@ test("a shared link: the page's head draws the first chart from the first chart'
   assert.notEqual(headOnly.image, headOnly.blank);
 
   releaseScript();
-  await page.waitForFunction(() => document.querySelector("checkpoint-lab").built?.firstChartAt !== undefined);
+  await page.waitForFunction(() => document.querySelector("#lab").built?.firstChartAt !== undefined);
   const before = await firstScreen(page);
-  const by = await page.evaluate(() => document.querySelector("checkpoint-lab").built.firstChartBy);
+  const by = await page.evaluate(() => document.querySelector("#lab").built.firstChartBy);
   await page.screenshot({ path: shotPath("first-chart-before-lab.png") });
   assert.equal(by, "page");
   assert.equal(before.inert, true, "the controls wait for the lab");
@@ -186,7 +186,7 @@ test("a shared link: the page's head draws the first chart from the first chart'
   await page.waitForSelector("body[data-ready=true]", { state: "attached" });
   const after = await firstScreen(page);
   const late = await page.evaluate(() => {
-    const lab = document.querySelector("checkpoint-lab");
+    const lab = document.querySelector("#lab");
     const canvas = lab.shadowRoot.querySelector("[data-chart=pipeline]");
     const at = (name) => performance.getEntriesByType("resource").find((e) => e.name.endsWith(name))?.startTime;
     return {
@@ -213,9 +213,9 @@ test("a shared link: the page's head draws the first chart from the first chart'
   await phone.goto(url);
   await phone.waitForSelector("body[data-ready=true]", { state: "attached" });
   const seen = await phone.evaluate(() => ({
-    by: document.querySelector("checkpoint-lab").view.firstChartBy,
+    by: document.querySelector("#lab").view.firstChartBy,
     head: document.documentElement.dataset.firstChart,
-    readout: document.querySelector("checkpoint-lab").shadowRoot.querySelector(".controls .readout").textContent,
+    readout: document.querySelector("#lab").shadowRoot.querySelector(".controls .readout").textContent,
   }));
   assert.deepEqual(seen, { by: "first-chart", head: undefined, readout: "5 s" });
   assert.deepEqual(phoneErrors, []);
@@ -268,9 +268,9 @@ test("a shared link: the page's head compiles the first chart's module while the
         usedByElement: window.instantiated.includes(early?.module),
         fetches: fetched.length,
         fetchedBeforeElement: fetched[0]?.startTime < performance.getEntriesByName(document.querySelector("script[type=module][src]").src)[0]?.startTime,
-        by: document.querySelector("checkpoint-lab").view.firstChartBy,
+        by: document.querySelector("#lab").view.firstChartBy,
         // A link with no sink: the head's drawing highlights the sink the lab highlights by default.
-        sameAsLab: early?.drawn ? early.drawn.canvas.toDataURL() === document.querySelector("checkpoint-lab").shadowRoot.querySelector("[data-chart=pipeline]").toDataURL() : null,
+        sameAsLab: early?.drawn ? early.drawn.canvas.toDataURL() === document.querySelector("#lab").shadowRoot.querySelector("[data-chart=pipeline]").toDataURL() : null,
       };
     });
     const expected = first === "head" ? { by: "page", sameAsLab: true } : { by: "first-chart", sameAsLab: null };
@@ -300,7 +300,7 @@ test("a page that leaves something else where the first chart's module is looked
     await page.goto(`${base}/index.html#interval=5s&crash-at=10:01:10`);
     await page.waitForSelector("body[data-ready=true]", { state: "attached" });
     const seen = await page.evaluate(() => {
-      const lab = document.querySelector("checkpoint-lab");
+      const lab = document.querySelector("#lab");
       return { by: lab.view.firstChartBy, readout: lab.shadowRoot.querySelector(".controls .readout").textContent };
     });
     assert.deepEqual(seen, { by: "first-chart", readout: "5 s" }, name);
@@ -336,7 +336,7 @@ test("from the HTML alone, before any module runs: the first screen at the defau
     assert.equal(screen.picture?.theme, theme, `the ${theme} picture, and only it`);
     assert.deepEqual(screen.picture.box, screen.canvas, "the picture covers the canvas's box exactly");
     assert.deepEqual(screen.readouts, ["30 s", "2 GB", "10:00:45 (+45 s)"]);
-    const background = await page.evaluate(() => getComputedStyle(document.querySelector("checkpoint-lab").shadowRoot.querySelector(".lab")).backgroundColor);
+    const background = await page.evaluate(() => getComputedStyle(document.querySelector("#lab").shadowRoot.querySelector(".lab")).backgroundColor);
     assert.equal(background, theme === "dark" ? "rgb(24, 26, 31)" : "rgb(255, 255, 255)", "the component's styles, in the reader's theme");
     assert.equal(await page.evaluate(() => document.documentElement.dataset.sharedLink), undefined);
     assert.deepEqual(errors, [], "the inline script runs under the page's policy");
@@ -359,11 +359,11 @@ test("from the HTML alone, before any module runs: the first screen at the defau
 test("a shared link leaves the page's first screen out of layout, its space kept, until the element has built its own", async () => {
   for (const width of [1280, 360]) {
     const { page: written } = await withoutModules(`${base}/index.html`, { width });
-    const screenHeight = await written.evaluate(() => document.querySelector("checkpoint-lab").getBoundingClientRect().height);
+    const screenHeight = await written.evaluate(() => document.querySelector("#lab").getBoundingClientRect().height);
     await written.close();
     const { page, errors } = await withoutModules(`${base}/index.html#interval=5s`, { width });
     const state = await page.evaluate(() => {
-      const lab = document.querySelector("checkpoint-lab");
+      const lab = document.querySelector("#lab");
       const style = getComputedStyle(lab);
       const screen = lab.shadowRoot.querySelector(".first-screen");
       return {
@@ -400,7 +400,7 @@ test("an engine module that cannot load is said on the page", async () => {
   const { page, release } = await heldBack(`${base}/index.html`, { fail: true });
   release();
   const error = await page.waitForFunction(() => {
-    const text = document.querySelector("checkpoint-lab").shadowRoot.querySelector(".error")?.textContent;
+    const text = document.querySelector("#lab").shadowRoot.querySelector(".error")?.textContent;
     return text || undefined;
   });
   assert.match(await error.jsonValue(), /^The simulation could not load \(the file is missing or damaged\)\. Reload the page; if this keeps happening, tell the course team\.$/);

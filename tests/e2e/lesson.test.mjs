@@ -69,6 +69,86 @@ for (const [width, height, colorScheme] of [[1280, 800, "light"], [390, 844, "da
   });
 }
 
+/// The hero's pipeline canvas, as pixels.
+const heroPixels = (page) => page.$eval("#hero", (lab) => lab.shadowRoot.querySelector("canvas[data-chart=pipeline]").toDataURL());
+
+for (const [width, height, colorScheme] of [[1280, 800, "light"], [390, 844, "dark"]]) {
+  test(`the first screen at ${width} × ${height} (${colorScheme}): the title, one paragraph and the mechanism playing, no scrolling`, async () => {
+    const { page, errors } = await open(browser, `${base}/index.html`, { width, height, colorScheme });
+    await page.waitForFunction(() => document.querySelector("#hero")?.dataset.ready, null, { timeout: 30000 });
+    const boxes = await page.evaluate(() => {
+      const box = (node) => { const r = node.getBoundingClientRect(); return { top: r.top, bottom: r.bottom }; };
+      const hero = document.querySelector("#hero");
+      return {
+        title: box(document.querySelector("h1")),
+        lede: box(document.querySelector(".lede")),
+        picture: box(hero.shadowRoot.querySelector("canvas[data-chart=pipeline]")),
+        // What comes between the title and the picture: the one paragraph.
+        between: [...document.querySelector("main").children].filter((n) => n !== hero && !n.contains(document.querySelector("h1")) && n.getBoundingClientRect().top < hero.getBoundingClientRect().top).length,
+        playing: hero.shadowRoot.querySelector("[data-action=play]").getAttribute("aria-pressed"),
+      };
+    });
+    assert.ok(boxes.title.bottom <= boxes.lede.top && boxes.lede.bottom <= boxes.picture.top, JSON.stringify(boxes));
+    assert.equal(boxes.between, 0, "nothing but the title and its paragraph comes before the picture");
+    // The picture starts on the first screen, a good part of it in view.
+    assert.ok(boxes.picture.top < height - 200, `the picture starts at ${boxes.picture.top}, below ${height - 200}`);
+    assert.equal(boxes.playing, "true", "the hero plays by itself");
+    // It moves: its pixels change from one drawn frame to a later one.
+    const first = await heroPixels(page);
+    await page.waitForFunction((before) => document.querySelector("#hero").shadowRoot.querySelector("canvas[data-chart=pipeline]").toDataURL() !== before, first, { timeout: 20000 });
+    await page.screenshot({ path: shotPath(`lesson-first-screen-${width}-${colorScheme}.png`) });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}
+
+test("the hero plays the crash and its recovery on a loop, stops for good at the student's touch, and not at all with reduced motion", async () => {
+  const { page, errors } = await open(browser, `${base}/index.html`);
+  await page.waitForFunction(() => document.querySelector("#hero")?.dataset.ready, null, { timeout: 30000 });
+  // The loop is the engine's: from checkpoint 42's barrier less two seconds to catch-up and five
+  // more. Every clock the hero shows lies in it, and it comes round again.
+  const clocks = new Set();
+  const loopFrom = "10:00:28", loopTo = "10:01:45.200";
+  await page.waitForFunction(() => {
+    const out = document.querySelector("#hero").shadowRoot.querySelector("[data-cursor=clock]");
+    (window.__heroClocks ??= []).push(out.textContent);
+    const seen = window.__heroClocks;
+    // Seen late in the loop, then early again: it wrapped.
+    const late = seen.findIndex((t) => t >= "10:01:3");
+    return late >= 0 && seen.slice(late).some((t) => t < "10:00:4");
+  }, null, { timeout: 60000, polling: "raf" });
+  for (const t of await page.evaluate(() => window.__heroClocks)) clocks.add(t);
+  for (const t of clocks) assert.ok(t >= loopFrom && t <= loopTo, `${t} outside the loop ${loopFrom}–${loopTo}`);
+  // Play pressed: it stops and stays where it is.
+  await page.locator("#hero >> [data-action=play]").click();
+  assert.equal(await page.locator("#hero >> [data-action=play]").getAttribute("aria-pressed"), "false");
+  const stopped = await heroPixels(page);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(r)))));
+  assert.equal(await heroPixels(page), stopped, "stopped, the picture holds still");
+  assert.deepEqual(errors, []);
+  await page.close();
+
+  const calm = await browser.newPage({ viewport: { width: 1280, height: 800 }, reducedMotion: "reduce" });
+  await calm.goto(`${base}/index.html`);
+  await calm.waitForFunction(() => document.querySelector("#hero")?.dataset.ready, null, { timeout: 30000 });
+  await settled(calm);
+  assert.equal(await calm.locator("#hero >> [data-action=play]").getAttribute("aria-pressed"), "false", "with reduced motion the student starts Play");
+  await calm.close();
+});
+
+test("a shared link puts the playground under the title, before the lesson", async () => {
+  const { page, errors } = await open(browser, `${base}/index.html#interval=5s`);
+  const tops = await page.evaluate(() => Object.fromEntries(["h1", "#lab", "#hero", "#checkpoint-holds"]
+    .map((sel) => [sel, document.querySelector(sel).getBoundingClientRect().top])));
+  assert.ok(tops.h1 < tops["#lab"] && tops["#lab"] < tops["#hero"] && tops["#hero"] < tops["#checkpoint-holds"], JSON.stringify(tops));
+  const plain = await open(browser, `${base}/index.html`);
+  const plainTops = await plain.page.evaluate(() => [document.querySelector("#hero"), document.querySelector("#checkpoint-holds"), document.querySelector("#lab")].map((n) => n.getBoundingClientRect().top));
+  assert.ok(plainTops[0] < plainTops[1] && plainTops[1] < plainTops[2], `without a link the playground comes last: ${plainTops}`);
+  assert.deepEqual(errors, []);
+  await page.close();
+  await plain.page.close();
+});
+
 test("alignment: aligned, the fast channels' records are held while the slow barrier comes; unaligned, they are stored in the checkpoint", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
   await reach(page, "alignment");

@@ -22,7 +22,7 @@ function chartPixels(page) {
   return page.evaluate((names) => {
     const out = {};
     for (const name of names) {
-      const c = document.querySelector("checkpoint-lab").shadowRoot.querySelector(`[data-chart=${name}]`);
+      const c = document.querySelector("checkpoint-lab:not(.figure)").shadowRoot.querySelector(`[data-chart=${name}]`);
       const data = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
       let h = 2166136261, ink = 0;
       for (let i = 0; i < data.length; i += 4) {
@@ -62,7 +62,7 @@ test("the page loads its script and the element as one file, and exports the mod
   const seen = await page.evaluate(async () => {
     const scripts = performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname).filter((p) => p.endsWith(".js"));
     const { element } = await import("/pkg/lesson-page.js");
-    const lab = document.querySelector("checkpoint-lab");
+    const lab = document.querySelector("checkpoint-lab:not(.figure)");
     return {
       scripts,
       same: customElements.get("checkpoint-lab") === element.CheckpointLabElement && lab instanceof element.CheckpointLabElement,
@@ -78,7 +78,7 @@ test("the page loads its script and the element as one file, and exports the mod
 test("a change's link is written once its frame is shown, in a task of its own, not in the input's", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
   const written = await page.evaluate(async () => {
-    const view = document.querySelector("checkpoint-lab").view;
+    const view = document.querySelector("checkpoint-lab:not(.figure)").view;
     const input = view.shadow.querySelector("[data-control=interval]");
     input.value = String(Number(input.value) + 1);
     input.dispatchEvent(new Event("input", { bubbles: true }));
@@ -125,7 +125,7 @@ test("each slider changes the figures and the charts it affects", async () => {
   // The recovery figure and the crash table's last line say the same time in the same units.
   const seconds = (text) => [...text.matchAll(/([\d.]+) (min|s)\b/g)].reduce((t, [, n, unit]) => t + Number(n) * (unit === "min" ? 60 : 1), 0);
   const recovery = (await figures(page)).recovery_s;
-  const caughtUp = await page.evaluate(() => [...document.querySelector("checkpoint-lab").shadowRoot.querySelectorAll("[data-table=crash] td")]
+  const caughtUp = await page.evaluate(() => [...document.querySelector("checkpoint-lab:not(.figure)").shadowRoot.querySelectorAll("[data-table=crash] td")]
     .map((td) => td.textContent).find((text) => text.includes("from crash to catch-up")));
   assert.match(recovery, /^\d+ min( [\d.]+ s)?$/, "over a minute, in minutes and seconds");
   // One rounding rule for durations: the figure is the table's very words.
@@ -146,8 +146,8 @@ test("each slider changes the figures and the charts it affects", async () => {
 test("during a drag only the charts in view are redrawn; the others follow when it pauses or as they come into view", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
   const result = await page.evaluate(async () => {
-    const view = document.querySelector("checkpoint-lab").view;
-    const root = document.querySelector("checkpoint-lab").shadowRoot;
+    const view = document.querySelector("checkpoint-lab:not(.figure)").view;
+    const root = document.querySelector("checkpoint-lab:not(.figure)").shadowRoot;
     const canvas = (name) => root.querySelector(`[data-chart=${name}]`);
     const pixels = (name) => {
       const c = canvas(name);
@@ -165,6 +165,10 @@ test("during a drag only the charts in view are redrawn; the others follow when 
       while (view.busy) await frame();
     };
     const inView = (name) => { const r = canvas(name).getBoundingClientRect(); return r.top < innerHeight && r.bottom > 0; };
+    // The playground at the top of the window, as a student who scrolled to it sees it.
+    document.querySelector("#lab").scrollIntoView({ block: "start" });
+    await frame();
+    await frame();
     const before = { pipeline: pixels("pipeline"), tradeoff: pixels("tradeoff"), replay: pixels("replay") };
     const out = { pipelineInView: inView("pipeline"), tradeoffInView: inView("tradeoff"), replayInView: inView("replay") };
     // A drag: a new value every frame or two, never pausing.
@@ -213,14 +217,14 @@ test("presets, reset, warnings and the text alternatives", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
   await page.selectOption("#lab >> [data-control=scenario]", "slow-store");
   await settled(page);
-  assert.match(await page.textContent(".warnings"), /cannot absorb/);
+  assert.match(await page.textContent("#lab >> .warnings"), /cannot absorb/);
   await page.click("#lab >> [data-action=reset]");
   await settled(page);
-  assert.equal(await page.textContent(".warnings"), "");
+  assert.equal(await page.textContent("#lab >> .warnings"), "");
   assert.equal((await figures(page)).replayed_events, "30,000");
-  await page.click("details.alt >> nth=0");
-  await page.waitForSelector("details.alt[open] table tbody tr");
-  assert.match(await page.textContent("details.alt[open] .alt-summary"), /10:00:45/);
+  await page.click("#lab >> details.alt >> nth=0");
+  await page.waitForSelector("#lab >> details.alt[open] table tbody tr");
+  assert.match(await page.textContent("#lab >> details.alt[open] .alt-summary"), /10:00:45/);
   // The text alternatives follow the last change after a short pause.
   await page.waitForTimeout(400);
   for (const name of CHARTS) {
@@ -258,7 +262,7 @@ test("a chart that fails to draw says so; the others and the text alternatives f
       return this.dataset.chart === window.__failing ? null : getContext.apply(this, args);
     };
   });
-  const error = () => page.evaluate(() => document.querySelector("checkpoint-lab").shadowRoot.querySelector(".error").textContent);
+  const error = () => page.evaluate(() => document.querySelector("checkpoint-lab:not(.figure)").shadowRoot.querySelector(".error").textContent);
   // The pipeline view is the first run's first chart, drawn in the run's own task; the replay
   // chart is drawn frames later.
   for (const failing of ["pipeline", "replay"]) {
@@ -267,16 +271,16 @@ test("a chart that fails to draw says so; the others and the text alternatives f
     const shown = (await figures(page)).replayed_events;
     await page.evaluate(async (failing) => {
       window.__failing = failing;
-      const lab = document.querySelector("checkpoint-lab");
+      const lab = document.querySelector("checkpoint-lab:not(.figure)");
       const parent = lab.parentNode, next = lab.nextSibling;
       lab.remove();
       await new Promise((r) => setTimeout(r, 50));
       parent.insertBefore(lab, next);
     }, failing);
-    await page.waitForFunction(() => /2d context/.test(document.querySelector("checkpoint-lab").shadowRoot.querySelector(".error").textContent));
+    await page.waitForFunction(() => /2d context/.test(document.querySelector("checkpoint-lab:not(.figure)").shadowRoot.querySelector(".error").textContent));
     await page.waitForTimeout(800);
     assert.match(await error(), /2d context/, `${failing}: the error stands after the run is shown`);
-    const labels = await page.evaluate(() => Object.fromEntries([...document.querySelector("checkpoint-lab").shadowRoot.querySelectorAll("[data-chart]")]
+    const labels = await page.evaluate(() => Object.fromEntries([...document.querySelector("checkpoint-lab:not(.figure)").shadowRoot.querySelectorAll("[data-chart]")]
       .map((c) => [c.dataset.chart, c.getAttribute("aria-label") ?? ""])));
     for (const name of ["pipeline", "replay", "checkpoints"]) {
       assert.ok(labels[name].length > 40, `${failing} failing: ${name} has this run's text alternative: ${labels[name]}`);
@@ -294,7 +298,7 @@ test("a chart that fails to draw says so; the others and the text alternatives f
 
 test("heavy settings run in slices over frames, and a newer value cancels an older run", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
-  await page.click(".advanced summary");
+  await page.click("#lab >> .advanced summary");
   await press(page, "#lab >> [data-control=rate]", "End", 1); // 20,000 events/s
   await press(page, "#lab >> [data-control=capacity]", "End", 1); // 40,000 events/s
   // One input that slows one input channel (backpressure): the readers go partition by partition
@@ -302,7 +306,7 @@ test("heavy settings run in slices over frames, and a newer value cancels an old
   // the input's frame; a progress bar shows meanwhile. (Moving the interval at 20,000 events/s
   // reuses the data plane and now fits one frame.)
   const sliced = await page.evaluate(async () => {
-    const lab = document.querySelector("checkpoint-lab");
+    const lab = document.querySelector("checkpoint-lab:not(.figure)");
     const input = lab.shadowRoot.querySelector("[data-control=backpressure]");
     input.value = String(Number(input.value) + 1);
     input.dispatchEvent(new Event("input", { bubbles: true }));

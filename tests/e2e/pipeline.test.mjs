@@ -43,10 +43,10 @@ after(async () => {
   server?.close();
 });
 
-const lab = (page, selector = "checkpoint-lab") => page.$(selector);
+const lab = (page, selector = "checkpoint-lab:not(.figure)") => page.$(selector);
 
 /// Moves the cursor with the element's attribute and waits for the description to follow.
-async function seek(page, clockText, selector = "checkpoint-lab") {
+async function seek(page, clockText, selector = "checkpoint-lab:not(.figure)") {
   await page.$eval(selector, (e, t) => e.setAttribute("cursor", t), clockText);
   const ms = await page.$eval(selector, (e, t) => {
     const [h, m, s] = t.split(":").map(Number);
@@ -60,14 +60,14 @@ async function seek(page, clockText, selector = "checkpoint-lab") {
   return ms;
 }
 
-function description(page, selector = "checkpoint-lab") {
+function description(page, selector = "checkpoint-lab:not(.figure)") {
   return page.$eval(selector, (e) => {
     const d = e.shadowRoot.querySelector("[data-pipeline-description]");
     return { text: d.textContent, status: d.dataset.status, ms: Number(d.dataset.cursorMs) };
   });
 }
 
-function pipelinePixels(page, selector = "checkpoint-lab") {
+function pipelinePixels(page, selector = "checkpoint-lab:not(.figure)") {
   return page.$eval(selector, (e) => {
     const c = e.shadowRoot.querySelector("[data-chart=pipeline]");
     const data = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
@@ -77,7 +77,7 @@ function pipelinePixels(page, selector = "checkpoint-lab") {
   });
 }
 
-const cursorMs = (page, selector = "checkpoint-lab") => page.$eval(selector, (e) => e.view.cursorMs());
+const cursorMs = (page, selector = "checkpoint-lab:not(.figure)") => page.$eval(selector, (e) => e.view.cursorMs());
 
 const n = (v) => v.toLocaleString("en-US");
 
@@ -103,7 +103,7 @@ function expected(report, t) {
 
 test("seeking to the lesson's instants: the description agrees with report() and simulate()", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
-  const report = await page.$eval("checkpoint-lab", (e) => e.report());
+  const report = await page.$eval("#lab", (e) => e.report());
   const start = report.config.start_time_ms;
   const pixels = new Set();
   for (const clockText of INSTANTS) {
@@ -138,7 +138,7 @@ test("seeking to the lesson's instants: the description agrees with report() and
     pixels.add(await pipelinePixels(page));
   }
   assert.equal(pixels.size, INSTANTS.length, "the pipeline looks different at every instant");
-  assert.equal(await page.getAttribute("[data-pipeline-description]", "aria-live"), "polite");
+  assert.equal(await page.getAttribute("#lab >> [data-pipeline-description]", "aria-live"), "polite");
   assert.deepEqual(errors, []);
 });
 
@@ -158,16 +158,16 @@ test("screenshots of the pipeline at each instant, light and dark, 1280 and 360 
 
 test("Play advances the cursor; the event buttons land on the report's events", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
-  const report = await page.$eval("checkpoint-lab", (e) => e.report());
+  const report = await page.$eval("#lab", (e) => e.report());
   const start = report.config.start_time_ms;
   const events = [...new Set(report.timeline.filter((e) => STEP_KINDS.includes(e.kind)).map((e) => e.at.ms - start))].sort((a, b) => a - b);
   await seek(page, "10:00:20");
   const from = await cursorMs(page);
-  await page.click("[data-action=play]");
+  await page.click("#lab >> [data-action=play]");
   await page.waitForTimeout(600);
   const moving = await cursorMs(page);
   assert.ok(moving > from, `Play moved the cursor from ${from} to ${moving}`);
-  await page.click("[data-action=play]");
+  await page.click("#lab >> [data-action=play]");
   const paused = await cursorMs(page);
   await page.waitForTimeout(300);
   assert.equal(await cursorMs(page), paused, "paused: the cursor stays");
@@ -175,22 +175,22 @@ test("Play advances the cursor; the event buttons land on the report's events", 
   await seek(page, "10:00:20");
   let at = await cursorMs(page);
   for (let i = 0; i < 8; i++) {
-    await page.click("[data-action=next-event]");
+    await page.click("#lab >> [data-action=next-event]");
     const next = await cursorMs(page);
     assert.equal(next, events.find((t) => t > at), `next event after ${at}`);
     at = next;
   }
   for (let i = 0; i < 4; i++) {
-    await page.click("[data-action=previous-event]");
+    await page.click("#lab >> [data-action=previous-event]");
     const previous = await cursorMs(page);
     assert.equal(previous, events.findLast((t) => t < at), `previous event before ${at}`);
     at = previous;
   }
   // The keyboard: the control takes arrow keys; a time chart takes arrows and ] for the next event.
-  await page.focus("[data-control=cursor]");
+  await page.focus("#lab >> [data-control=cursor]");
   await page.keyboard.press("ArrowRight");
   assert.equal(await cursorMs(page), at + 100, "the Scenario time control steps 100 ms");
-  await page.focus("[data-chart=replay]");
+  await page.focus("#lab >> [data-chart=replay]");
   await page.keyboard.press("]");
   assert.equal(await cursorMs(page), events.find((t) => t > at + 100), "] on a chart jumps to the next event");
   await page.keyboard.press("ArrowLeft");
@@ -212,7 +212,7 @@ test("Play advances the cursor; the event buttons land on the report's events", 
 
 /// A fingerprint of the pipeline canvas's channels (the gap between the partitions' logs and the
 /// operator, where records and barriers travel), read in an animation frame, with the cursor then.
-function channelPixelsNextFrame(page, selector = "checkpoint-lab") {
+function channelPixelsNextFrame(page, selector = "checkpoint-lab:not(.figure)") {
   return page.$eval(selector, (e) => new Promise((resolve) => requestAnimationFrame(() => {
     const c = e.shadowRoot.querySelector("[data-chart=pipeline]");
     const [x0, x1] = [Math.round(c.width * 0.355), Math.round(c.width * 0.455)];
@@ -228,11 +228,11 @@ test("Play draws the pipeline every animation frame: records move along the chan
   await seek(page, "10:00:20");
   const still = [await channelPixelsNextFrame(page), await channelPixelsNextFrame(page)];
   assert.equal(still[0].hash, still[1].hash, "paused: nothing moves");
-  await page.click("[data-action=play]");
+  await page.click("#lab >> [data-action=play]");
   const frames = [];
   for (let i = 0; i < 6; i++) frames.push(await channelPixelsNextFrame(page));
-  await page.click("[data-action=play]");
-  assert.equal(await page.getAttribute("[data-action=play]", "aria-pressed"), "false");
+  await page.click("#lab >> [data-action=play]");
+  assert.equal(await page.getAttribute("#lab >> [data-action=play]", "aria-pressed"), "false");
   const moves = frames.slice(1).filter((f, i) => f.ms !== frames[i].ms);
   assert.ok(moves.length >= 4, `the cursor moved in most frames: ${frames.map((f) => f.ms)}`);
   const changed = frames.slice(1).filter((f, i) => f.ms !== frames[i].ms && f.hash !== frames[i].hash);
@@ -245,11 +245,11 @@ test("Play draws the pipeline every animation frame: records move along the chan
 test("with reduced motion, Play jumps from event to event", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
   await page.emulateMedia({ reducedMotion: "reduce" });
-  const report = await page.$eval("checkpoint-lab", (e) => e.report());
+  const report = await page.$eval("#lab", (e) => e.report());
   const start = report.config.start_time_ms;
   const events = new Set(report.timeline.filter((e) => STEP_KINDS.includes(e.kind)).map((e) => e.at.ms - start));
   await seek(page, "10:00:20");
-  await page.click("[data-action=play]");
+  await page.click("#lab >> [data-action=play]");
   const seen = [];
   for (let i = 0; i < 6; i++) {
     seen.push(await cursorMs(page));
@@ -259,7 +259,7 @@ test("with reduced motion, Play jumps from event to event", async () => {
   // jumps fall in eight frames depends on how far apart the frames come, so it is not asserted).
   const frames = [];
   for (let i = 0; i < 8; i++) frames.push((await channelPixelsNextFrame(page)).ms);
-  await page.click("[data-action=play]");
+  await page.click("#lab >> [data-action=play]");
   const moved = seen.filter((ms, i) => i === 0 || ms !== seen[i - 1]);
   assert.ok(moved.length >= 2, `the cursor moved: ${seen}`);
   for (const ms of [...seen, ...frames]) assert.ok(events.has(ms), `${ms} is an event instant, not a frame of an animation`);
@@ -272,7 +272,7 @@ test("clicking the lag chart moves the cursor there, and the cursor is in the sh
   const canvas = await page.$("#lab >> [data-chart=replay]");
   await canvas.scrollIntoViewIfNeeded();
   const box = await canvas.boundingBox();
-  const axis = await page.$eval("checkpoint-lab", (e) => {
+  const axis = await page.$eval("#lab", (e) => {
     const c = e.shadowRoot.querySelector("[data-chart=replay]");
     return { ...e.view.axes.replay, ratio: c.width / c.getBoundingClientRect().width };
   });
@@ -282,7 +282,7 @@ test("clicking the lag chart moves the cursor there, and the cursor is in the sh
   const ms = await cursorMs(page);
   const middle = ((axis.from_s + axis.to_s) / 2) * 1000;
   assert.ok(Math.abs(ms - middle) <= 2000, `the cursor went to ${ms}, the axis' middle is ${middle}`);
-  const shown = await page.$eval("checkpoint-lab", (e) => e.shadowRoot.querySelector("[data-cursor=clock]").textContent);
+  const shown = await page.$eval("#lab", (e) => e.shadowRoot.querySelector("[data-cursor=clock]").textContent);
   assert.notEqual(shown, "10:01:08", "the cursor moved");
   // The link follows (after a short pause) and carries the cursor the page shows.
   await page.waitForFunction((want) => new URLSearchParams(location.hash.slice(1)).get("cursor") === want, shown);
@@ -294,7 +294,7 @@ test("dragging the crash marker on the lag chart moves the crash", async () => {
   const canvas = await page.$("#lab >> [data-chart=replay]");
   await canvas.scrollIntoViewIfNeeded();
   const box = await canvas.boundingBox();
-  const { axis, ratio, crashS } = await page.$eval("checkpoint-lab", (e) => {
+  const { axis, ratio, crashS } = await page.$eval("#lab", (e) => {
     const c = e.shadowRoot.querySelector("[data-chart=replay]");
     return { axis: e.view.axes.replay, ratio: c.width / c.getBoundingClientRect().width, crashS: e.report().crash.at.s };
   });
@@ -305,23 +305,30 @@ test("dragging the crash marker on the lag chart moves the crash", async () => {
   for (let i = 1; i <= 10; i++) await page.mouse.move(xAt(crashS + i * 6), y);
   await page.mouse.up();
   await settled(page);
-  const moved = await page.$eval("checkpoint-lab", (e) => e.report().crash.at.s);
+  const moved = await page.$eval("#lab", (e) => e.report().crash.at.s);
   assert.ok(Math.abs(moved - (crashS + 60)) <= 2, `the crash moved from ${crashS} s to ${moved} s, about 60 s later`);
-  assert.match(await page.$eval("checkpoint-lab", (e) => e.shadowRoot.querySelector("[data-control=crash-at]").getAttribute("aria-valuetext")),
+  assert.match(await page.$eval("#lab", (e) => e.shadowRoot.querySelector("[data-control=crash-at]").getAttribute("aria-valuetext")),
     new RegExp(`\\+${Math.round(moved)} s`));
   assert.deepEqual(errors, []);
 });
 
-test("the first screen: sliders, headline figures and the pipeline at 1280×900; the first picture within 1.5 screens at 360×740", async () => {
+test("the playground's first screen: sliders, headline figures and the pipeline at 1280×900; its picture within 1.5 screens at 360×740", async () => {
+  // The playground's top at the top of the window: where a student who scrolled to it, or came by
+  // a shared link, starts.
+  const toPlayground = (page) => page.evaluate(() => new Promise((r) => {
+    document.querySelector("#lab").scrollIntoView({ block: "start" });
+    requestAnimationFrame(() => requestAnimationFrame(r));
+  }));
   {
     const { page, errors } = await open(browser, `${base}/index.html`, { width: 1280, height: 900 });
+    await toPlayground(page);
     for (const selector of ["[data-control=interval]", "[data-control=state-size]", "[data-control=crash-at]", ".figures", "[data-chart=pipeline]"]) {
-      const box = await (await page.$(`checkpoint-lab >> ${selector}`)).boundingBox();
+      const box = await (await page.$(`#lab >> ${selector}`)).boundingBox();
       assert.ok(box.y >= 0 && box.y + box.height <= 900, `${selector} is on the first screen (${box.y} to ${box.y + box.height})`);
     }
     // Moving a slider visibly changes the picture on the first screen.
     const before = await pipelinePixels(page);
-    await page.focus("checkpoint-lab >> [data-control=interval]");
+    await page.focus("#lab >> [data-control=interval]");
     await page.keyboard.press("ArrowLeft");
     await settled(page);
     assert.notEqual(await pipelinePixels(page), before, "the interval slider changes the pipeline view");
@@ -330,9 +337,11 @@ test("the first screen: sliders, headline figures and the pipeline at 1280×900;
   }
   {
     const { page, errors } = await open(browser, `${base}/index.html`, { width: 360, height: 740 });
-    const box = await (await page.$("checkpoint-lab >> [data-chart=pipeline]")).boundingBox();
+    await toPlayground(page);
+    const box = await (await page.$("#lab >> [data-chart=pipeline]")).boundingBox();
     assert.ok(box.y < 1.5 * 740, `the pipeline starts at ${box.y} px, within a screen and a half`);
-    await fullScreenshot(page, { path: shotPath("first-screens-360x740.png"), clip: { x: 0, y: 0, width: 360, height: 1110 } });
+    const top = await page.evaluate(() => scrollY);
+    await fullScreenshot(page, { path: shotPath("first-screens-360x740.png"), clip: { x: 0, y: top, width: 360, height: 1110 } });
     assert.deepEqual(errors, []);
   }
 });
@@ -465,7 +474,7 @@ test("the first picture is the pipeline view at the crash, drawn before the whol
   await page.goto(`${base}/index.html`);
   await page.waitForSelector("body[data-ready=true]", { state: "attached" });
   const { first, run, texts } = await page.evaluate(() => {
-    const view = document.querySelector("checkpoint-lab").view;
+    const view = document.querySelector("checkpoint-lab:not(.figure)").view;
     return { first: view.firstChartAt, run: view.firstRunAt, texts: window.pipelineTexts };
   });
   assert.ok(first < run, `first chart at ${first} ms, the whole first run in at ${run} ms`);

@@ -42,7 +42,7 @@ const inLab = (page, fn, arg) => page.evaluate(fn, arg);
 
 /// Every slider's aria-valuetext and its readout, in the document's lab.
 const sliderWords = (page) => page.evaluate(() => {
-  const root = document.querySelector("checkpoint-lab").shadowRoot;
+  const root = document.querySelector("checkpoint-lab:not(.figure)").shadowRoot;
   return [...root.querySelectorAll("input[type=range]")].map((input) => ({
     control: input.dataset.control,
     valuetext: input.getAttribute("aria-valuetext"),
@@ -78,7 +78,7 @@ test("every slider says its value in words from the first render, before any is 
 test("the charts' text alternatives and their disclosures are in the accessibility tree, in view or not", { skip: CHROMIUM_ONLY }, async () => {
   const { page, errors } = await open(browser, `${base}/index.html`, { height: 700 });
   await settled(page);
-  const read = () => page.evaluate(() => [...document.querySelector("checkpoint-lab").shadowRoot.querySelectorAll("canvas.chart")]
+  const read = () => page.evaluate(() => [...document.querySelector("checkpoint-lab:not(.figure)").shadowRoot.querySelectorAll("canvas.chart")]
     .map((c) => ({ chart: c.dataset.chart, label: c.getAttribute("aria-label"), disclosure: c.closest("figure").querySelector("details > summary").textContent, below: c.getBoundingClientRect().top > innerHeight + 200 })));
   const cdp = await page.context().newCDPSession(page);
   // The text alternatives are filled a moment after the run: the tree is read between two reads
@@ -102,12 +102,12 @@ test("the charts' text alternatives and their disclosures are in the accessibili
 test("Play is a toggle whose name stays Play, pressed while it plays", async () => {
   const { page, errors } = await open(browser, `${base}/index.html`);
   await settled(page);
-  await page.click("[data-action=play]");
-  assert.equal(await page.getAttribute("[data-action=play]", "aria-pressed"), "true");
-  assert.equal(await page.textContent("[data-action=play]"), "Play");
-  await page.click("[data-action=play]");
-  assert.equal(await page.getAttribute("[data-action=play]", "aria-pressed"), "false");
-  assert.equal(await page.textContent("[data-action=play]"), "Play");
+  await page.click("#lab >> [data-action=play]");
+  assert.equal(await page.getAttribute("#lab >> [data-action=play]", "aria-pressed"), "true");
+  assert.equal(await page.textContent("#lab >> [data-action=play]"), "Play");
+  await page.click("#lab >> [data-action=play]");
+  assert.equal(await page.getAttribute("#lab >> [data-action=play]", "aria-pressed"), "false");
+  assert.equal(await page.textContent("#lab >> [data-action=play]"), "Play");
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -115,7 +115,7 @@ test("Play is a toggle whose name stays Play, pressed while it plays", async () 
 /// The exercise panel's focused control (its data-exercise, or the tag of what holds focus) and
 /// whether the feedback node is the one marked before.
 const panelState = (page) => page.evaluate(() => {
-  const root = document.querySelector("checkpoint-lab").shadowRoot;
+  const root = document.querySelector("checkpoint-lab:not(.figure)").shadowRoot;
   const active = root.activeElement;
   const feedback = root.querySelector("[data-exercise=feedback]");
   return {
@@ -125,7 +125,7 @@ const panelState = (page) => page.evaluate(() => {
     feedback: feedback?.textContent,
   };
 });
-const markFeedback = (page) => page.evaluate(() => { document.querySelector("checkpoint-lab").shadowRoot.querySelector("[data-exercise=feedback]").__marked = true; });
+const markFeedback = (page) => page.evaluate(() => { document.querySelector("checkpoint-lab:not(.figure)").shadowRoot.querySelector("[data-exercise=feedback]").__marked = true; });
 
 test("Check, Hint and Next keep focus on the pressed control and update the panel in place; the feedback is a live region that was there before", async () => {
   const { page, errors } = await open(browser, `${base}/three.html`, ready);
@@ -211,7 +211,7 @@ test("two tabs: a save merges with the other tab's progress, and each follows th
     await newer.click("[data-exercise=check]");
     assert.deepEqual(await stored(), { solved: true, attempts: 2 });
     // The older tab hears of it.
-    await older.waitForFunction(() => /1 solved/.test(document.querySelector("checkpoint-lab").shadowRoot.querySelector(".exercise .progress").textContent));
+    await older.waitForFunction(() => /1 solved/.test(document.querySelector("checkpoint-lab:not(.figure)").shadowRoot.querySelector(".exercise .progress").textContent));
     // A wrong try in the older tab does not take it back.
     await older.fill("[data-exercise=answer]", "12345");
     await older.click("[data-exercise=check]");
@@ -221,7 +221,7 @@ test("two tabs: a save merges with the other tab's progress, and each follows th
     // A reset in one tab is followed in the other.
     await newer.click("[data-exercise=reset-progress]");
     await newer.click("[data-exercise=reset-confirm]");
-    await older.waitForFunction(() => /0 solved/.test(document.querySelector("checkpoint-lab").shadowRoot.querySelector(".exercise .progress").textContent));
+    await older.waitForFunction(() => /0 solved/.test(document.querySelector("checkpoint-lab:not(.figure)").shadowRoot.querySelector(".exercise .progress").textContent));
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
@@ -230,7 +230,7 @@ test("two tabs: a save merges with the other tab's progress, and each follows th
 
 /// The lab's readouts by control, and its error line.
 const labState = (page) => page.evaluate(() => {
-  const root = document.querySelector("checkpoint-lab").shadowRoot;
+  const root = document.querySelector("checkpoint-lab:not(.figure)").shadowRoot;
   const readout = (name) => root.querySelector(`[data-control=${name}]`).getAttribute("aria-valuetext");
   return { interval: readout("interval"), crash: readout("crash-at"), error: root.querySelector(".error").textContent, replay: root.querySelector("[data-figure=replayed_events]")?.textContent };
 });
@@ -240,11 +240,11 @@ test("a link pasted into a tab already on the lesson is applied, and the next mo
   await settled(page);
   assert.equal((await labState(page)).interval, "20 s");
   await page.evaluate(() => { location.hash = "#interval=5s&crash-at=10:01:10"; });
-  await page.waitForFunction(() => document.querySelector("checkpoint-lab").shadowRoot.querySelector("[data-control=interval]").getAttribute("aria-valuetext") === "5 s");
+  await page.waitForFunction(() => document.querySelector("checkpoint-lab:not(.figure)").shadowRoot.querySelector("[data-control=interval]").getAttribute("aria-valuetext") === "5 s");
   await settled(page);
   assert.match((await labState(page)).crash, /^10:01:10\b/);
   // The student moves another slider: the link keeps the pasted interval.
-  await page.focus("[data-control=state-size]");
+  await page.focus("#lab >> [data-control=state-size]");
   await page.keyboard.press("ArrowRight");
   await settled(page);
   await page.waitForFunction(() => /state-size=/.test(location.hash));
@@ -255,7 +255,7 @@ test("a link pasted into a tab already on the lesson is applied, and the next mo
   const after = await page.evaluate(() => new Promise((resolve) => {
     // After the page's own listener, which was added first.
     addEventListener("hashchange", () => {
-      const lab = document.querySelector("checkpoint-lab");
+      const lab = document.querySelector("checkpoint-lab:not(.figure)");
       resolve({ busy: lab.busy, interval: lab.shadowRoot.querySelector("[data-control=interval]").getAttribute("aria-valuetext") });
     }, { once: true });
     location.hash = "#sink-sees-twice";
@@ -263,14 +263,14 @@ test("a link pasted into a tab already on the lesson is applied, and the next mo
   assert.deepEqual(after, { busy: false, interval: "5 s" });
   // A pasted link with a bad value: named, and the rest of the link drawn.
   await page.evaluate(() => { location.hash = "#interval=banana&crash-at=10:02:10"; });
-  await page.waitForFunction(() => /^10:02:10/.test(document.querySelector("checkpoint-lab").shadowRoot.querySelector("[data-control=crash-at]").getAttribute("aria-valuetext")));
+  await page.waitForFunction(() => /^10:02:10/.test(document.querySelector("checkpoint-lab:not(.figure)").shadowRoot.querySelector("[data-control=crash-at]").getAttribute("aria-valuetext")));
   await settled(page);
   const pasted = await labState(page);
   assert.match(pasted.error, /^interval: .*banana.*The lab shows that setting at the lesson's default instead\.$/);
   assert.equal(pasted.interval, "30 s");
   // A link naming nothing brings back the defaults.
   await page.evaluate(() => { location.hash = "#"; });
-  await page.waitForFunction(() => document.querySelector("checkpoint-lab").shadowRoot.querySelector("[data-control=interval]").getAttribute("aria-valuetext") === "30 s");
+  await page.waitForFunction(() => document.querySelector("checkpoint-lab:not(.figure)").shadowRoot.querySelector("[data-control=interval]").getAttribute("aria-valuetext") === "30 s");
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -285,9 +285,9 @@ test("a link with bad settings names every bad one and draws the rest", async ()
   assert.equal(state.interval, "30 s", "the bad interval is shown at its default");
   assert.match(state.crash, /^10:01:10\b/, "the good part of the link is applied");
   assert.match(state.replay, /\d/, "the figures are drawn");
-  assert.ok(await page.evaluate(() => document.querySelector("checkpoint-lab").summary()), "the run is there");
+  assert.ok(await page.evaluate(() => document.querySelector("checkpoint-lab:not(.figure)").summary()), "the run is there");
   // Still said after the student's next change.
-  await page.focus("[data-control=interval]");
+  await page.focus("#lab >> [data-control=interval]");
   await page.keyboard.press("ArrowLeft");
   await settled(page);
   assert.match((await labState(page)).error, /interval/);
@@ -299,7 +299,7 @@ test("leaving right after a cursor move keeps that move in the link", { skip: CH
   const { page, errors } = await open(browser, `${base}/index.html`);
   await settled(page);
   const at = await page.evaluate(() => {
-    const input = document.querySelector("checkpoint-lab").shadowRoot.querySelector("[data-control=cursor]");
+    const input = document.querySelector("checkpoint-lab:not(.figure)").shadowRoot.querySelector("[data-control=cursor]");
     input.value = "20000";
     input.dispatchEvent(new Event("input", { bubbles: true }));
     return input.getAttribute("aria-valuetext");
@@ -318,7 +318,7 @@ test("an element removed and put back is ready only once drawn again, and keeps 
   for (let i = 0; i < 3; i++) await page.keyboard.press("ArrowLeft"); // 30 s → 10 s
   await settled(page);
   const result = await page.evaluate(async () => {
-    const lab = document.querySelector("checkpoint-lab");
+    const lab = document.querySelector("checkpoint-lab:not(.figure)");
     const interval = () => lab.shadowRoot.querySelector("[data-control=interval]").getAttribute("aria-valuetext");
     const out = { before: interval() };
     // Put back in the same task: nothing happens to it.
@@ -362,9 +362,9 @@ test("while the engine loads the controls are visibly not live and the page says
     await route.continue();
   });
   await page.goto(`${base}/plain.html`);
-  await page.waitForFunction(() => document.querySelector("checkpoint-lab")?.shadowRoot?.querySelector(".lab"));
+  await page.waitForFunction(() => document.querySelector("checkpoint-lab:not(.figure)")?.shadowRoot?.querySelector(".lab"));
   const loading = await page.evaluate(() => {
-    const root = document.querySelector("checkpoint-lab").shadowRoot;
+    const root = document.querySelector("checkpoint-lab:not(.figure)").shadowRoot;
     const lab = root.querySelector(".lab");
     const bar = root.querySelector("[role=progressbar]");
     const slider = root.querySelector("[data-control=interval]");
@@ -382,7 +382,7 @@ test("while the engine loads the controls are visibly not live and the page says
   release();
   await page.waitForSelector("checkpoint-lab[data-ready=true]", { state: "attached" });
   const loaded = await page.evaluate(() => {
-    const root = document.querySelector("checkpoint-lab").shadowRoot;
+    const root = document.querySelector("checkpoint-lab:not(.figure)").shadowRoot;
     return { loading: root.querySelector("[data-loading]"), inert: root.querySelector(".lab").inert, progress: root.querySelector("[role=progressbar]").getAttribute("aria-label") };
   });
   assert.deepEqual(loaded, { loading: null, inert: false, progress: "Simulating" });
@@ -406,7 +406,7 @@ for (const [name, answer, words, detail] of [
     });
     await page.goto(`${base}/plain.html`);
     const shown = await page.waitForFunction(() => {
-      const root = document.querySelector("checkpoint-lab")?.shadowRoot;
+      const root = document.querySelector("checkpoint-lab:not(.figure)")?.shadowRoot;
       const failure = root?.querySelector(".load-failure");
       return failure && {
         words: root.querySelector(".error").textContent,
@@ -427,7 +427,7 @@ for (const [name, answer, words, detail] of [
 test("a policy without 'wasm-unsafe-eval' is said in words, naming what the page needs", { skip: CHROMIUM_ONLY }, async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await page.goto(`${base}/no-wasm-policy.html`);
-  const words = await page.waitForFunction(() => document.querySelector("checkpoint-lab")?.shadowRoot?.querySelector(".load-failure") && document.querySelector("checkpoint-lab").shadowRoot.querySelector(".error").textContent);
+  const words = await page.waitForFunction(() => document.querySelector("checkpoint-lab:not(.figure)")?.shadowRoot?.querySelector(".load-failure") && document.querySelector("checkpoint-lab:not(.figure)").shadowRoot.querySelector(".error").textContent);
   assert.match(await words.jsonValue(), /^The simulation could not start \(this page's security settings do not allow WebAssembly\)\. Reload the page; .*'wasm-unsafe-eval'/);
   await page.close();
 });
@@ -436,10 +436,10 @@ test("a lesson page whose script did not load says the lab could not start and k
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await page.route("**/pkg/lesson-page.js", (route) => route.fulfill({ status: 404, body: "not found" }));
   await page.goto(`${base}/index.html#interval=5s`);
-  const note = await page.waitForSelector(".lab-failed");
+  const note = await page.waitForSelector("#lab >> .lab-failed");
   assert.match(await note.textContent(), /The interactive lab could not start: the page's script did not load\. Reload the page/);
   const state = await page.evaluate(() => {
-    const lab = document.querySelector("checkpoint-lab");
+    const lab = document.querySelector("checkpoint-lab:not(.figure)");
     const screen = lab.shadowRoot.querySelector(".lab.first-screen");
     return { visible: getComputedStyle(lab).visibility, screenHeight: screen.getBoundingClientRect().height, sharedLink: document.documentElement.hasAttribute("data-shared-link") };
   });
@@ -460,7 +460,7 @@ test("at 320 px the practice page's exercise list stays inside the page", async 
   const { page, errors } = await open(browser, `${base}/exercises.html`, { width: 320, height: 700 });
   await page.waitForSelector("[data-exercise=list]");
   const edges = await page.evaluate(() => {
-    const root = document.querySelector("checkpoint-lab").shadowRoot;
+    const root = document.querySelector("checkpoint-lab:not(.figure)").shadowRoot;
     return { list: root.querySelector("[data-exercise=list]").getBoundingClientRect().right, panel: root.querySelector(".exercise").getBoundingClientRect().right, width: document.documentElement.clientWidth };
   });
   assert.ok(edges.list <= edges.panel && edges.panel <= edges.width, JSON.stringify(edges));
