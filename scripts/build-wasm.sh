@@ -54,8 +54,11 @@ cp node_modules/sql.js/LICENSE pkg/sql/LICENSE
 # The package's scripts are minified (the sources, with their comments, are www/ and src/): the
 # element is about half the bytes gzipped (BENCHMARKS.md, "Kept"). The element is www/element.js
 # bundled with the files it is split into (the view, the scheduler, the engine's loader, the API);
-# the glue, the settings and the modules loaded on demand stay files of their own.
-esbuild --log-level=warning --bundle --minify --format=esm www/element.js --outfile=pkg/checkpoint-lab.js \
+# the glue, the settings and the modules loaded on demand stay files of their own. The element's
+# styles (www/checkpoint-lab.css) go into it as a string, so they are in force from its first
+# frame (www/lab-view.js); pkg/checkpoint-lab.css is the same text, for a page that writes the
+# first screen into its HTML.
+esbuild --log-level=warning --bundle --minify --format=esm --loader:.css=text www/element.js --outfile=pkg/checkpoint-lab.js \
   --external:./checkpoint_lab.js --external:./settings.js --external:./checkpoint_lab_first.js \
   --external:./checkpoint_lab_exercises.js --external:./exercise-panel.js
 for js in settings.js exercise-panel.js checkpoint_lab.js checkpoint_lab_exercises.js checkpoint_lab_first.js; do
@@ -65,7 +68,7 @@ done
 # for fewer files before its first chart, and the browser sends a fresh page's requests one after
 # another (BENCHMARKS.md). The modules the element loads on demand stay files of their own; this
 # file is the repository's page, not part of the package.
-esbuild --log-level=warning --bundle --minify --format=esm www/page.js --outfile=pkg/lesson-page.js \
+esbuild --log-level=warning --bundle --minify --format=esm --loader:.css=text www/page.js --outfile=pkg/lesson-page.js \
   --external:./checkpoint_lab_first.js --external:./checkpoint_lab_exercises.js --external:./exercise-panel.js
 # The package's entry is the element; the raw engine is "checkpoint-lab/engine", the exercises'
 # checks "checkpoint-lab/exercises". The element module

@@ -26,7 +26,7 @@ export function writtenBlock(html = fs.readFileSync(PAGE, "utf8")) {
 
 /// The element's view at the defaults, as markup a declarative shadow root holds: the state the
 /// view keeps in properties (a slider's value, a chosen option) written as attributes, a
-/// `<!--styles-->` comment where its stylesheet link stood, the theme left to the reader's
+/// `<!--styles-->` comment before it where its styles go, the theme left to the reader's
 /// preference.
 function viewMarkup() {
   const lab = document.createElement("checkpoint-lab");
@@ -38,8 +38,10 @@ function viewMarkup() {
   }
   for (const option of root.querySelectorAll("option")) option.toggleAttribute("selected", option.selected);
   for (const node of root.querySelectorAll("[style]")) node.removeAttribute("style");
-  // The styles, written in by the caller: no stylesheet to fetch before the first paint.
-  for (const link of root.querySelectorAll("link[rel=stylesheet]")) link.replaceWith(document.createComment("styles"));
+  // The styles, written in by the caller where the view adopted them (or linked them): no
+  // stylesheet to fetch before the first paint.
+  for (const link of root.querySelectorAll("link[rel=stylesheet], style")) link.remove();
+  root.prepend(document.createComment("styles"));
   const view = root.querySelector(".lab");
   view.classList.remove("dark");
   view.classList.add("first-screen");

@@ -15,6 +15,16 @@ const PLAY_TIME_CHARTS_EVERY_MS = 50;
 /// With reduced motion, Play shows each event this long before it jumps to the next.
 const PLAY_EVENT_EVERY_MS = 1500;
 
+/// What keeps the spoken description's place before the engine has written it: a description as
+/// long as the engine writes one a second after the lesson's crash (its longest kind: restoring,
+/// the readers stopped, every sink's counts). Laid out, never shown, under the description, it
+/// makes the description's box that tall at the view's width from the first frame, so the text
+/// written once the engine has run (of that length or shorter) moves nothing below it.
+const DESCRIPTION_PLACE = "10:00:46. Status: down since 10:00:45: the failure is not detected yet; checkpoint 42 will be "
+  + "restored. To restore: checkpoint 42. Last completed checkpoint: 42. Readers stopped at offset 1,090,000 (per "
+  + "partition 90,833 to 90,834), log end 1,092,000, lag 2,000 events. Sinks so far: append-only 4,500 rows, 0 "
+  + "duplicates; upsert 100 rows, 0 duplicates; transactional 3,000 rows, 0 duplicates; dedupe view 100 rows, 0 duplicates.";
+
 export class Cursor extends Scheduler {
   /// The "Scenario time" control, the event and play buttons, the speed, and the spoken description.
   buildCursorBar() {
@@ -31,12 +41,15 @@ export class Cursor extends Scheduler {
     const time = el("div", { class: "cursor-control" }, el("label", { for: id }, "Scenario time"), this.cursorInput, this.cursorOut);
     this.speed.row.className = "cursor-speed";
     const buttons = el("div", { class: "cursor-buttons" }, this.previousEvent, this.play, this.nextEvent, this.speed.row);
-    this.cursorParts = { cursor: [time, this.previousEvent, this.nextEvent], play: [this.play, this.speed.row], description: [this.description] };
+    // The description and, in the same grid cell, its place (see DESCRIPTION_PLACE).
+    const place = el("p", { class: "description-place", "aria-hidden": "true" }, DESCRIPTION_PLACE);
+    const description = el("div", { class: "description-box" }, place, this.description);
+    this.cursorParts = { cursor: [time, this.previousEvent, this.nextEvent], play: [this.play, this.speed.row], description: [description] };
     this.cursorInput.addEventListener("input", () => this.setCursor(Number(this.cursorInput.value)));
     this.previousEvent.addEventListener("click", () => this.stepEvent(-1));
     this.nextEvent.addEventListener("click", () => this.stepEvent(1));
     this.cursorBar = el("div", { class: "cursor-bar", role: "group", "aria-label": "Scenario time" }, time, buttons);
-    return el("div", {}, this.cursorBar, this.description);
+    return el("div", {}, this.cursorBar, description);
   }
 
   /// Milliseconds since the scenario start where the cursor stands (before the student moves it:

@@ -1,7 +1,7 @@
 // <checkpoint-lab>: the lesson component. Ships in pkg/ as checkpoint-lab.js (this file bundled
 // with the view, the scheduler, the engine's loader and the API) next to the wasm glue; a page
 // needs nothing else. Everything it shows lives in its shadow root, text goes in through
-// textContent only, and styles come from checkpoint-lab.css beside this module. This file is the
+// textContent only, and its styles (checkpoint-lab.css) are bundled into this module. This file is the
 // element's life: its attributes and options, connecting and disconnecting, exercises, events.
 import { SETTINGS, SCENARIOS, SINKS } from "./settings.js";
 import { ALL_CONTROLS, ALL_VIEWS, VIEW_OPTIONS, THEMES, TAG, describeValue, textOption, listOption } from "./shared.js";
@@ -57,6 +57,7 @@ export class CheckpointLabElement extends ElementBase {
     if (builtNow && !this.firstPictureFits() && !this.drawsFirstChartItself() && !firstChartNow()) loadFirstChart().catch(() => {});
     if (builtNow) {
       this.built = new LabView(this, this.shadowRoot);
+      this.layOutBuilt();
       if (!this.firstPictureFits()) this.built.dropFirstPicture();
       const drawn = this.pageDrewFirstChart();
       // The controls' readouts are written by the first chart's module, which the head ran.
@@ -130,6 +131,30 @@ export class CheckpointLabElement extends ElementBase {
       this.view.sourceError = String(loadError.message || loadError);
       this.view.error.textContent = this.view.sourceError;
     }
+  }
+
+  /// Before the first run: the built view shows only the parts `controls` and `charts` (or
+  /// mount()'s options) name, as the run will, so the element has its final height from its
+  /// first frame and nothing moves when the engine's module arrives. A value the run will refuse
+  /// leaves the view as it is (the run says what is wrong).
+  layOutBuilt() {
+    const view = this.built;
+    if (!view) return;
+    const options = this.initialOptions ?? {};
+    const list = (name, known) => {
+      try {
+        return listOption(name, options[name] ?? this.getAttribute(name), known);
+      } catch {
+        return undefined;
+      }
+    };
+    const controls = list("controls", ALL_CONTROLS);
+    const charts = list("charts", ALL_VIEWS);
+    // The whole lab, as built (a view laid out for a list before goes back to it).
+    if (controls === undefined && charts === undefined && !view.laidOut) return;
+    view.laidOut = true;
+    view.showControls(controls);
+    view.showViews(charts);
   }
 
   /// Draws the pipeline view where it first stands with the first chart's module (see
@@ -224,6 +249,7 @@ export class CheckpointLabElement extends ElementBase {
     if (this.view && !this.ignored?.size) this.view.settingsError = undefined;
     // Before the first run, any setting or view attribute set may change the first picture.
     if (!this.view) {
+      if (name === "controls" || name === "charts") this.layOutBuilt();
       if (this.built && !this.firstPictureFits()) this.built.dropFirstPicture();
       // A first chart drawn from the attributes before they changed: the lab's first run draws
       // its own first picture again.

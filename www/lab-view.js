@@ -7,6 +7,8 @@ import { CONTROLLED, MAIN_SETTINGS, ADVANCED_SETTINGS, ALL_CONTROLS, ALL_VIEWS, 
 import { viewLab, views, viewOf, loadProgress } from "./engine.js";
 import { PREPARE_SLICE_MS, OUT_OF_VIEW_MARGIN } from "./scheduler.js";
 import { Cursor } from "./cursor.js";
+// The text of checkpoint-lab.css, bundled in as a string (scripts/build-wasm.sh).
+import STYLES from "./checkpoint-lab.css";
 
 /// The values a slider stops at, from the engine's steps (a list, or a range with its step).
 export function stepValues(steps) {
@@ -17,6 +19,29 @@ export function stepValues(steps) {
   return out;
 }
 let instances = 0;
+
+/// The component's styles as one constructed stylesheet, made on first use and adopted by every
+/// instance's shadow root.
+let sheet;
+
+/// Gives `shadow` the component's styles: true where it adopted the shared stylesheet, else (a
+/// browser without constructed stylesheets, or a root in another document) a <style> element
+/// holding them, for the caller to put in the root.
+function adoptStyles(shadow) {
+  try {
+    if (!sheet) {
+      const made = new CSSStyleSheet();
+      made.replaceSync(STYLES);
+      sheet = made;
+    }
+    shadow.adoptedStyleSheets = [...shadow.adoptedStyleSheets.filter((s) => s !== sheet), sheet];
+    return true;
+  } catch {
+    const style = document.createElement("style");
+    style.textContent = STYLES;
+    return style;
+  }
+}
 
 export class LabView extends Cursor {
   constructor(host, shadow) {
@@ -201,14 +226,18 @@ export class LabView extends Cursor {
     // A page may have written the first screen into its HTML (a declarative shadow root, see the
     // README's "The first screen"): its styles (a copy of checkpoint-lab.css, or a link to it,
     // loaded already) are kept, and the rest of it gives way to this view in the same task, so
-    // nothing moves or flashes.
-    const href = new URL("./checkpoint-lab.css", import.meta.url).href;
+    // nothing moves or flashes. Otherwise the view takes the styles this module carries (the
+    // text of checkpoint-lab.css, bundled in) as a constructed stylesheet shared by every
+    // instance: in force from the view's first frame, with nothing to fetch, so the element never
+    // shows unstyled parts at another height than its own (a page's policy of `style-src 'self'`
+    // allows it: a policy governs <style> and style attributes, not the CSS object model).
     const written = this.shadow.querySelector("style[data-styles=checkpoint-lab]")
-      ?? [...this.shadow.querySelectorAll("link[rel=stylesheet]")].find((link) => link.href === href);
-    const css = written ?? el("link", { rel: "stylesheet", href });
-    // Charts are drawn once the styles have arrived: before that a canvas has no CSS size, and
+      ?? [...this.shadow.querySelectorAll("link[rel=stylesheet]")].find((link) => /(^|\/)checkpoint-lab\.css([?#]|$)/.test(new URL(link.href, document.baseURI).pathname));
+    const adopted = written ? undefined : adoptStyles(this.shadow);
+    const css = written ?? adopted;
+    // Charts are drawn once the styles are in: before that a canvas has no CSS size, and
     // sizing its backing store from its own box would grow it at every draw.
-    this.stylesReady = Boolean(written?.sheet);
+    this.stylesReady = css === true || css.localName === "style" || Boolean(css.sheet);
     let styled;
     /// Resolves once the styles are in.
     this.styled = this.stylesReady ? Promise.resolve() : new Promise((resolve) => { styled = resolve; });
@@ -220,8 +249,10 @@ export class LabView extends Cursor {
       this.canvasSizes.clear();
       if (this.summary && this.lab) this.drawChartsInTasks(true);
     };
-    css.addEventListener("load", stylesArrived);
-    css.addEventListener("error", stylesArrived);
+    if (css !== true) {
+      css.addEventListener("load", stylesArrived);
+      css.addEventListener("error", stylesArrived);
+    }
     this.crashHeading = el("h3", {}, "A crash, second by second");
     this.chartsHeading = el("h3", {}, "Charts");
     // The first screen: the main sliders, the headline figures and the pipeline at the cursor.
@@ -236,7 +267,7 @@ export class LabView extends Cursor {
     this.root.setAttribute("aria-busy", "true");
     for (const node of [...this.shadow.childNodes]) if (node !== written) node.remove();
     // The written stylesheet stays where it is: moved, it would be loaded and applied again.
-    this.shadow.append(...(written ? [] : [css]), this.root);
+    this.shadow.append(...(css instanceof Node && css !== written ? [css] : []), this.root);
 
     for (const control of Object.values(c)) {
       control.input.addEventListener(control.input.tagName === "SELECT" ? "change" : "input", () => this.schedule("input"));
@@ -304,6 +335,9 @@ export class LabView extends Cursor {
     toggle(this.exportPanel, list == null);
     this.root.classList.toggle("inline", list != null);
     this.viewsShown = shown;
+    // Until the module is in, "Loading the simulation…" stands over the first chart shown.
+    const first = [this.charts.pipeline, ...Object.values(this.charts)].find((chart) => !chart.figure.hidden);
+    if (this.loading && first && this.loading.parentNode !== first.figure) first.figure.append(this.loading);
   }
 
   // ----- settings -----

@@ -1,6 +1,6 @@
 // The npm package as a course site uses it: `npm pack` ships every file the element needs;
 // esbuild keeps the element when a page only imports "checkpoint-lab"; a page bundled from the
-// packed tarball, with the wasm and the CSS copied next to the bundle, shows the element with its
+// packed tarball, with the wasm copied next to the bundle, shows the element with its
 // charts in Chromium; and a site's build step can import the package in Node (nothing happens) and
 // run simulate() from "checkpoint-lab/engine".
 import { test, before, after } from "node:test";
@@ -75,7 +75,7 @@ test("a page bundled with esbuild from the packed tarball shows the element with
   console.log(`# bundle of import "checkpoint-lab": ${bytes} bytes of JS`);
   // What the bundle loads relative to itself, as docs/embedding.md and the package's README tell
   // esbuild users to copy.
-  for (const file of ["checkpoint_lab_bg.wasm", "checkpoint_lab_first_bg.wasm", "checkpoint_lab_exercises_bg.wasm", "checkpoint-lab.css"]) {
+  for (const file of ["checkpoint_lab_bg.wasm", "checkpoint_lab_first_bg.wasm", "checkpoint_lab_exercises_bg.wasm"]) {
     fs.copyFileSync(path.join(work, "node_modules", "checkpoint-lab", file), path.join(site, file));
   }
   const coursePage = (body) => `<!doctype html><html lang="en"><head><meta charset="utf-8">

@@ -149,11 +149,11 @@ test("Rollup: node-resolve and @web/rollup-plugin-import-meta-assets", async () 
   await servedShows("Rollup", dist);
 });
 
-test("esbuild: the bundle and the four files it loads from beside it", async () => {
+test("esbuild: the bundle and the three files it loads from beside it", async () => {
   const dir = site("esbuild");
   const dist = path.join(dir, "dist");
   await esbuild.build({ absWorkingDir: dir, entryPoints: ["main.js"], bundle: true, format: "esm", outfile: path.join(dist, "app.js"), logLevel: "silent" });
-  for (const file of ["checkpoint_lab_bg.wasm", "checkpoint_lab_first_bg.wasm", "checkpoint_lab_exercises_bg.wasm", "checkpoint-lab.css"]) {
+  for (const file of ["checkpoint_lab_bg.wasm", "checkpoint_lab_first_bg.wasm", "checkpoint_lab_exercises_bg.wasm"]) {
     fs.copyFileSync(path.join(dir, "node_modules", "checkpoint-lab", file), path.join(dist, file));
   }
   fs.writeFileSync(path.join(dist, "index.html"), page('<script type="module" src="app.js"></script>'));
