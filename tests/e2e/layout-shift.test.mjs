@@ -97,3 +97,18 @@ for (const [width, height] of SIZES) {
     await page.close();
   });
 }
+
+for (const [width, height] of SIZES) {
+  test(`the lesson page at ${width}×${height}: its first screen and sections load without a layout shift`, { skip }, async () => {
+    // The playing figure under the title is an element the page styles before its script defines
+    // it (page.css keeps its final box), so the sections below it do not move when it comes.
+    const { page, errors } = await shiftRecordingPage(width, height);
+    await page.goto(`${base}/index.html`);
+    await page.waitForFunction(() => document.querySelector("#hero")?.dataset.ready, null, { timeout: 60000 });
+    await settled(page);
+    const shifts = await page.evaluate(() => window.__shifts);
+    assert.equal(shifts.reduce((sum, shift) => sum + shift.value, 0), 0, `layout shifts: ${JSON.stringify(shifts)}`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}
