@@ -199,7 +199,9 @@ export function drawingFirstChart(drawn) {
   drawn.finally(() => firstChartsDrawing.delete(drawn));
   return drawn;
 }
-export const firstChartsDrawn = () => Promise.allSettled([...firstChartsDrawing]);
+/// Read after the elements defined together have all started: an element before the lab in the
+/// page (a figure above it) waits for the lab's first chart too.
+export const firstChartsDrawn = () => Promise.resolve().then(() => Promise.allSettled([...firstChartsDrawing]));
 
 export function loadFirstChart() {
   firstChartReady ??= import("./checkpoint_lab_first.js").then(async (module) => {

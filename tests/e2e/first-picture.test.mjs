@@ -48,14 +48,16 @@ async function heldBack(url, { colorScheme = "light", fail = false } = {}) {
 }
 
 /// What the first screen shows: whether it is inert, the picture shown (its theme and whether
-/// it has loaded), the main readouts and the pipeline canvas's box.
+/// it has loaded), the main readouts and the pipeline canvas's box within the lab.
 function firstScreen(page) {
   return page.evaluate(() => {
     const lab = document.querySelector("#lab");
     const root = lab.shadowRoot.querySelector(".lab");
     const slot = lab.shadowRoot.querySelector("slot.first-picture");
     const shown = slot?.assignedElements().find((picture) => picture.getBoundingClientRect().width > 0);
-    const box = (e) => { const r = e?.getBoundingClientRect(); return r && [r.x, r.y, r.width, r.height].map(Math.round); };
+    // Within the lab: the figures above it on the lesson page grow as their own runs come in.
+    const origin = lab.getBoundingClientRect();
+    const box = (e) => { const r = e?.getBoundingClientRect(); return r && [r.x - origin.x, r.y - origin.y, r.width, r.height].map(Math.round); };
     return {
       inert: root.inert,
       busy: root.getAttribute("aria-busy"),
