@@ -1,7 +1,7 @@
 // The scenario time a lab shows: the cursor bar under the pipeline view (its slider, the event
 // buttons, Play and the spoken description), and the time charts a click, a drag or a hover
 // moves it on. LabView (lab-view.js) builds on it.
-import { TIME_CHARTS, CRASH_SETTING } from "./settings.js";
+import { TIME_CHARTS, CRASH_SETTING, BARRIER_SETTING } from "./settings.js";
 import { el } from "./shared.js";
 import { formatValue } from "./engine.js";
 import { Scheduler } from "./scheduler.js";
@@ -12,6 +12,10 @@ const DESCRIBE_EVERY_MS = 600;
 /// While Play runs, the pipeline view is drawn every frame; the time charts' cursor marks at most
 /// this often.
 const PLAY_TIME_CHARTS_EVERY_MS = 50;
+/// How many times a figure's autoplay shows its loop before it stops where the loop ends (Play
+/// starts it again): enough to watch it, not a canvas redrawn every frame for as long as the tab
+/// stays open.
+const AUTOPLAY_LOOPS = 3;
 /// With reduced motion, Play shows each event this long before it jumps to the next.
 const PLAY_EVENT_EVERY_MS = 1500;
 
@@ -172,11 +176,21 @@ export class Cursor extends Scheduler {
       const nearCrash = (event) => {
         const axis = this.axes[name];
         const crash = this.c[CRASH_SETTING].none ? undefined : this.c[CRASH_SETTING].get();
-        if (name !== "replay" || !axis || crash === undefined) return false;
+        if (!["replay", "checkpoints"].includes(name) || !axis || crash === undefined) return false;
         const rect = canvas.getBoundingClientRect();
         const ratio = canvas.width / Math.max(1, rect.width);
         const crashX = axis.x0 + (((crash - this.startMs) / 1000 - axis.from_s) / (axis.to_s - axis.from_s)) * (axis.x1 - axis.x0);
         return Math.abs((event.clientX - rect.left) * ratio - crashX) <= 6 * ratio;
+      };
+      // On the checkpoint timeline a barrier on the interval's schedule can be dragged too: the
+      // interval becomes the one that puts it where it is let go (lesson::view::barrier_near).
+      let draggingBarrier;
+      const nearBarrier = (event) => {
+        const axis = this.axes[name];
+        if (name !== "checkpoints" || !axis || !this.lab) return undefined;
+        const rect = canvas.getBoundingClientRect();
+        const msPerCssPx = ((axis.to_s - axis.from_s) * 1000) / Math.max(1, (axis.x1 - axis.x0) / (canvas.width / Math.max(1, rect.width)));
+        return this.lab.barrier_near(timeAt(event), 6 * msPerCssPx) ?? undefined;
       };
       canvas.addEventListener("pointerdown", (event) => {
         const ms = timeAt(event);
@@ -186,15 +200,24 @@ export class Cursor extends Scheduler {
           draggingCrash = true;
           return;
         }
+        draggingBarrier = nearBarrier(event);
+        if (draggingBarrier !== undefined) return;
         this.setCursor(ms);
         show(ms, event);
       });
       canvas.addEventListener("pointermove", (event) => {
         const ms = timeAt(event);
         if (ms === undefined || !this.summary) return;
-        canvas.style.cursor = draggingCrash || nearCrash(event) ? "ew-resize" : "";
+        const dragging = draggingCrash || draggingBarrier !== undefined;
+        canvas.style.cursor = dragging || nearCrash(event) || nearBarrier(event) !== undefined ? "ew-resize" : "";
         if (draggingCrash) {
           readout.textContent = `crash at ${clock(this.startMs + Math.round(ms / 1000) * 1000)}`;
+          readout.removeAttribute("hidden");
+          return;
+        }
+        if (draggingBarrier !== undefined) {
+          const interval = this.lab.interval_for_barrier(draggingBarrier, ms);
+          readout.textContent = `checkpoint interval ${formatValue("duration_ms", interval)}`;
           readout.removeAttribute("hidden");
           return;
         }
@@ -202,20 +225,51 @@ export class Cursor extends Scheduler {
         show(ms, event);
       });
       canvas.addEventListener("pointerup", (event) => {
+        const ms = timeAt(event);
+        if (draggingBarrier !== undefined) {
+          const barrier = draggingBarrier;
+          draggingBarrier = undefined;
+          if (ms === undefined) return;
+          this.c[BARRIER_SETTING].set(this.lab.interval_for_barrier(barrier, ms));
+          this.schedule("input");
+          return;
+        }
         if (!draggingCrash) return;
         draggingCrash = false;
-        const ms = timeAt(event);
         if (ms === undefined) return;
-        const crash = this.c[CRASH_SETTING];
-        const wanted = this.startMs + Math.round(ms / 1000) * 1000;
-        crash.set(Math.min(Math.max(wanted, crash.values[0]), crash.values[crash.values.length - 1]));
-        crash.none = false;
-        this.schedule("input");
+        this.crashAt(ms);
       });
       canvas.addEventListener("pointerleave", () => readout.setAttribute("hidden", ""));
       canvas.addEventListener("focus", () => this.summary && show(this.cursorMs()));
       canvas.addEventListener("blur", () => readout.setAttribute("hidden", ""));
       this.readouts = { ...(this.readouts || {}), [name]: show };
+    }
+    if (name === "pipeline") {
+      // A click on the source log crashes the job there: the log's width is a page of the clock.
+      const onLog = (event) => {
+        const axis = this.axes.pipeline;
+        if (!axis || !this.summary) return undefined;
+        const rect = canvas.getBoundingClientRect();
+        const ratio = canvas.width / Math.max(1, rect.width);
+        const [x, y] = [(event.clientX - rect.left) * ratio, (event.clientY - rect.top) * ratio];
+        return y >= axis.y0 && y <= axis.y1 ? timeAt(event) : undefined;
+      };
+      canvas.addEventListener("pointermove", (event) => {
+        const on = onLog(event) !== undefined;
+        canvas.style.cursor = on ? "crosshair" : "";
+        canvas.title = on ? "Click to crash the job here" : "";
+      });
+      canvas.addEventListener("click", (event) => {
+        const ms = onLog(event);
+        if (ms === undefined) return;
+        if (this.player) {
+          this.autoplayStopped = true;
+          this.stopPlay();
+        }
+        // The picture then shows the job one second after its new crash.
+        this.pendingCursor = "crash+1s";
+        this.crashAt(ms);
+      });
     }
     canvas.addEventListener("keydown", (event) => {
       if (!this.summary) return;
@@ -274,9 +328,10 @@ export class Cursor extends Scheduler {
           for (const name of charts) this.dirty.delete(name);
           this.drawCharts(charts);
         }
-        if (player.cursorMs >= end && loop) {
+        if (player.cursorMs >= end && loop && ++this.autoplayLoops < AUTOPLAY_LOOPS) {
           player.cursorMs = loopFrom;
         } else if (player.cursorMs >= end) {
+          if (loop) this.autoplayStopped = true;
           this.togglePlay();
           return;
         }
@@ -290,11 +345,23 @@ export class Cursor extends Scheduler {
     this.play.setAttribute("aria-pressed", "true");
   }
 
-  /// A figure with the `autoplay` attribute plays its loop by itself while its pipeline view is
-  /// in view, unless the reader prefers reduced motion; the student's first touch of its time
-  /// (Play, the time slider, the event buttons, a click on a chart) stops it for good.
+  /// Crashes the job at `ms` since the start, to the second, within the crash slider's range, and
+  /// runs again.
+  crashAt(ms) {
+    const crash = this.c[CRASH_SETTING];
+    const wanted = this.startMs + Math.round(ms / 1000) * 1000;
+    crash.set(Math.min(Math.max(wanted, crash.values[0]), crash.values[crash.values.length - 1]));
+    crash.none = false;
+    this.schedule("input");
+  }
+
+  /// A figure with the `autoplay` attribute plays its loop by itself, AUTOPLAY_LOOPS times, while
+  /// its pipeline view is in view, unless the reader prefers reduced motion; the student's first
+  /// touch of its time (Play, the time slider, the event buttons, a click on a chart) stops it for
+  /// good.
   autoplay(inView = this.nearView?.get(this.charts.pipeline?.canvas) !== false) {
     if (!this.host.hasAttribute("autoplay") || this.autoplayStopped || !this.playLoopMs || this.reducedMotion.matches) return;
+    this.autoplayLoops ??= 0;
     if (inView && !this.player) this.togglePlay(true);
     else if (!inView && this.player?.loop) this.stopPlay();
   }

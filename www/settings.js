@@ -62,6 +62,7 @@ export const COMPARE_HINT = "Pin the current settings, then change them: the cha
 export const FIRST_CLOCK = {"span_ms":600000,"start_ms":36000000};
 export const FIRST_CURSOR = {"max_ms":600000,"ms":45000,"text":"10:00:45"};
 export const CRASH_SETTING = "crash_at_ms";
+export const BARRIER_SETTING = "interval_ms";
 export const WARM_UP = [{"interval_ms":1000.0},{"interval_ms":15000.0},{"interval_ms":90000.0}];
 
 // The built-in exercises' ids: the element checks an exercise a page names before the

@@ -151,6 +151,14 @@ pub fn flow(config: &Config, world: &World) -> Flow {
 /// page starts at the scenario's start). It depends on the settings and the page only: while time
 /// passes inside a page nothing in the log moves but what the job does.
 pub fn log_window(config: &Config, at_ms: u64) -> (u64, u64) {
+    let (from_ms, to_ms) = log_window_ms(config, at_ms);
+    let log = crate::engine::model::source::SourceLog::new(config);
+    (log.log_end_at(from_ms), log.log_end_at(to_ms))
+}
+
+/// The page of the scenario clock the log window at `at_ms` shows (see [`log_window`]): the
+/// instants whose log ends stand at its two edges.
+pub fn log_window_ms(config: &Config, at_ms: u64) -> (u64, u64) {
     let span_ms = (4 * config.interval_ms).max(160_000);
     let step_ms = span_ms / 2;
     let elapsed_ms = at_ms.saturating_sub(config.start_time_ms);
@@ -159,6 +167,5 @@ pub fn log_window(config: &Config, at_ms: u64) -> (u64, u64) {
         Some(past) => past / step_ms + 1,
     };
     let from_ms = config.start_time_ms + page * step_ms;
-    let log = crate::engine::model::source::SourceLog::new(config);
-    (log.log_end_at(from_ms), log.log_end_at(from_ms + span_ms))
+    (from_ms, from_ms + span_ms)
 }

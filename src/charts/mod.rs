@@ -733,6 +733,12 @@ pub fn vertical_line<DB: plotters::prelude::DrawingBackend>(
     Ok(())
 }
 
+/// Records where a chart drawn by hand put a span of the scenario clock (the pipeline view's log,
+/// whose offsets follow the clock), so a click on it can become a time.
+pub fn record_clock_span(axis: AxisPixels) {
+    LAST_TIME_AXIS.with(|c| c.set(Some(axis)));
+}
+
 /// Records where `chart`'s clock axis lies, so a click or a hover on it can become a time.
 pub fn record_time_axis<DB: plotters::prelude::DrawingBackend>(chart: &TimeChart<'_, DB>) {
     let (xs, ys) = chart.plotting_area().get_pixel_range();

@@ -13,7 +13,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::flow::{flow, log_window, Channel, Flow};
+use super::flow::{flow, log_window, log_window_ms, Channel, Flow};
 use super::{Focus, Palette, TextAlternative, View};
 use crate::engine::fast::world_index::WorldIndex;
 use crate::engine::model::sinks::SinkDesign;
@@ -428,6 +428,18 @@ fn draw_source<DB: DrawingBackend>(
     let (from_total, to_total) = log_window(config, world.at_ms);
     let (lo, hi) = (from_total / partitions as u64, to_total.div_ceil(partitions as u64));
     let span = hi.saturating_sub(lo).max(1);
+    // The log's offsets follow the clock: its width is the page of the clock the window shows,
+    // where a click picks the instant to crash at.
+    let (from_ms, to_ms) = log_window_ms(config, world.at_ms);
+    let since_start_s = |ms: u64| ms.saturating_sub(config.start_time_ms) as f64 / 1000.0;
+    super::record_clock_span(super::AxisPixels {
+        x0: bx0,
+        x1: bx1,
+        y0: top,
+        y1: bottom,
+        from_s: since_start_s(from_ms),
+        to_s: since_start_s(to_ms),
+    });
     let x = |offset: u64| {
         let share = (offset.saturating_sub(lo) as f64 / span as f64).min(1.0);
         bx0 + (share * f64::from(bx1 - bx0)) as i32

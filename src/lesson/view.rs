@@ -384,6 +384,43 @@ fn play_loop_ms(report: &Report) -> Option<[u64; 2]> {
     Some([from_ms.max(start_ms) - start_ms, to_ms - start_ms])
 }
 
+/// The barrier a press on the checkpoint timeline at `at_ms` (ms since the start) picks up, within
+/// `tolerance_ms`: one injected on the interval's schedule from the start (k intervals in), before
+/// any crash, since a restart schedules its own. Returns the barrier's time since the start.
+pub fn barrier_near(report: &Report, at_ms: u64, tolerance_ms: u64) -> Option<u64> {
+    let config = &report.config;
+    let start_ms = config.start_time_ms;
+    let crash_ms = report.crash.as_ref().map_or(u64::MAX, |c| c.at.ms);
+    report
+        .timeline
+        .iter()
+        .filter(|e| e.kind == crate::lesson::timeline::TimelineKind::Barrier && e.at.ms < crash_ms)
+        .map(|e| e.at.ms - start_ms)
+        .filter(|&ms| ms > 0 && ms % config.interval_ms == 0)
+        .filter(|&ms| ms.abs_diff(at_ms) <= tolerance_ms)
+        .min_by_key(|&ms| ms.abs_diff(at_ms))
+}
+
+/// The checkpoint interval a drag of the barrier injected at `barrier_ms` (k intervals from the
+/// start, see [`barrier_near`]) to `to_ms` asks for: the interval slider's step nearest to
+/// `to_ms / k`, so that barrier lands as near the pointer as the slider allows.
+pub fn interval_for_barrier(config: &Config, barrier_ms: u64, to_ms: u64) -> u64 {
+    let k = (barrier_ms / config.interval_ms.max(1)).max(1) as f64;
+    let wanted = to_ms as f64 / k;
+    let setting = crate::engine::settings::SETTINGS.iter().find(|s| s.key == BARRIER_SETTING);
+    match setting.map(|s| steps(s, config)) {
+        Some(StepsView::Values { values }) => values
+            .iter()
+            .copied()
+            .min_by(|a, b| (a - wanted).abs().total_cmp(&(b - wanted).abs()))
+            .map_or(config.interval_ms, |v| v as u64),
+        _ => config.interval_ms,
+    }
+}
+
+/// The setting a drag of a barrier on the checkpoint timeline sets (see [`interval_for_barrier`]).
+pub const BARRIER_SETTING: &str = "interval_ms";
+
 /// The setting the crash marker on the lag chart sets when the student drags it.
 pub const CRASH_SETTING: &str = "crash_at_ms";
 
@@ -445,6 +482,8 @@ pub fn catalogue() -> Vec<(&'static str, Value)> {
         ),
         // The setting a drag of the crash marker on the lag chart moves.
         ("CRASH_SETTING", serde_json::json!(CRASH_SETTING)),
+        // The setting a drag of a barrier on the checkpoint timeline moves.
+        ("BARRIER_SETTING", serde_json::json!(BARRIER_SETTING)),
         ("WARM_UP", Value::Array(warm_up())),
     ]
 }
@@ -523,6 +562,26 @@ mod tests {
         let no_crash = Config { crash_at_ms: None, ..Config::default() };
         let calm = crate::lesson::simulate(&no_crash).unwrap();
         assert_eq!(view(&no_crash, Some(&calm), None).play_loop_ms, None);
+    }
+
+    #[test]
+    fn dragging_a_barrier_sets_the_interval_that_puts_it_there() {
+        let config = Config::default();
+        let report = crate::lesson::simulate(&config).unwrap();
+        // Checkpoint 42's barrier at 10:00:30, the first 30-second step, is picked up near it;
+        // the restart's barriers after the crash at 10:00:45 are not on the schedule.
+        assert_eq!(barrier_near(&report, 31_000, 2_000), Some(30_000));
+        assert_eq!(barrier_near(&report, 35_000, 2_000), None);
+        assert_eq!(barrier_near(&report, 95_000, 2_000), None);
+        // Dragged to 10 s: a 10-second interval; to 12 s, the nearest step (10 s).
+        assert_eq!(interval_for_barrier(&config, 30_000, 10_000), 10_000);
+        assert_eq!(interval_for_barrier(&config, 30_000, 12_000), 10_000);
+        assert_eq!(interval_for_barrier(&config, 30_000, 58_000), 60_000);
+        // Without a crash the second barrier (60 s) is draggable too: to 40 s, 20 s per interval.
+        let calm_config = Config { crash_at_ms: None, ..Config::default() };
+        let calm = crate::lesson::simulate(&calm_config).unwrap();
+        assert_eq!(barrier_near(&calm, 59_000, 2_000), Some(60_000));
+        assert_eq!(interval_for_barrier(&calm_config, 60_000, 40_000), 20_000);
     }
 
     #[test]

@@ -372,6 +372,23 @@ impl Lab {
         Ok(report.world.key_instants_ms().into_iter().map(|t| (t - start) as f64).collect())
     }
 
+    /// The barrier a press on the checkpoint timeline at `at_ms` (ms since the start) picks up
+    /// within `tolerance_ms`, as its time since the start; null where none is near (see
+    /// `lesson::view::barrier_near`).
+    pub fn barrier_near(&self, at_ms: f64, tolerance_ms: f64) -> Result<Option<f64>, JsError> {
+        let report = self.current()?;
+        let ms = |v: f64| if v.is_finite() && v > 0.0 { v.round() as u64 } else { 0 };
+        Ok(crate::lesson::view::barrier_near(report, ms(at_ms), ms(tolerance_ms)).map(|t| t as f64))
+    }
+
+    /// The checkpoint interval, in ms, that a drag of the barrier at `barrier_ms` to `to_ms` (both
+    /// since the start) asks for: the slider's nearest step.
+    pub fn interval_for_barrier(&self, barrier_ms: f64, to_ms: f64) -> Result<f64, JsError> {
+        let config = &self.current()?.config;
+        let ms = |v: f64| if v.is_finite() && v > 0.0 { v.round() as u64 } else { 0 };
+        Ok(crate::lesson::view::interval_for_barrier(config, ms(barrier_ms), ms(to_ms)) as f64)
+    }
+
     /// A chart's text alternative: { summary, columns, rows }.
     pub fn text_alternative(&self, chart: &str) -> Result<JsValue, JsError> {
         let report = self.current()?;

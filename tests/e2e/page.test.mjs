@@ -359,5 +359,6 @@ test("screenshots at 1280 and 360 px, light and dark", async () => {
     assert.ok(overflow <= 0, `no horizontal scrolling at ${width} px (${overflow})`);
     await fullScreenshot(page, { path: shotPath(`page-${width}-${scheme}.png`) });
     assert.deepEqual(errors, []);
+    await page.close();
   }
 });

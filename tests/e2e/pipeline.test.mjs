@@ -312,6 +312,55 @@ test("dragging the crash marker on the lag chart moves the crash", async () => {
   assert.deepEqual(errors, []);
 });
 
+test("acting on the diagram: a click on the source log crashes the job there, a drag of a barrier on the timeline sets the interval", async () => {
+  const { page, errors } = await open(browser, `${base}/index.html`);
+  // The log: its width is a page of the scenario clock (the engine says which, with the axis).
+  const pipeline = await page.$("#lab >> [data-chart=pipeline]");
+  await pipeline.scrollIntoViewIfNeeded();
+  await settled(page);
+  const log = await page.$eval("#lab", (e) => {
+    const c = e.shadowRoot.querySelector("[data-chart=pipeline]");
+    return { ...e.view.axes.pipeline, ratio: c.width / c.getBoundingClientRect().width, start: e.report().config.start_time_ms };
+  });
+  assert.ok(log.to_s > log.from_s, JSON.stringify(log));
+  let box = await pipeline.boundingBox();
+  // A third of the way along the log, in the middle of its rows.
+  const wantS = log.from_s + (log.to_s - log.from_s) / 3;
+  await page.mouse.click(box.x + (log.x0 + (log.x1 - log.x0) / 3) / log.ratio, box.y + ((log.y0 + log.y1) / 2) / log.ratio);
+  await settled(page);
+  const crashed = await page.$eval("#lab", (e) => ({ s: e.report().crash.at.s, cursor: e.view.cursorMs(), at: e.report().crash.at.ms - e.report().config.start_time_ms }));
+  assert.ok(Math.abs(crashed.s - wantS) <= 1, `the crash at ${crashed.s} s, the click at ${wantS} s`);
+  assert.equal(crashed.cursor, crashed.at + 1000, "the picture shows the job a second after its new crash");
+  assert.match(await page.$eval("#lab", (e) => e.shadowRoot.querySelector("[data-control=crash-at]").getAttribute("aria-valuetext")), new RegExp(`\\+${Math.round(crashed.s)} s`));
+
+  // The timeline: checkpoint 42's barrier, at 30 s, dragged to 10 s asks for a 10-second interval.
+  await page.$eval("#lab", (e) => e.setAttribute("crash-at", "10:02:00"));
+  await settled(page);
+  const timeline = await page.$("#lab >> [data-chart=checkpoints]");
+  await timeline.scrollIntoViewIfNeeded();
+  await settled(page);
+  box = await timeline.boundingBox();
+  const { axis, ratio } = await page.$eval("#lab", (e) => {
+    const c = e.shadowRoot.querySelector("[data-chart=checkpoints]");
+    return { axis: e.view.axes.checkpoints, ratio: c.width / c.getBoundingClientRect().width };
+  });
+  const xAt = (s) => box.x + (axis.x0 + ((s - axis.from_s) / (axis.to_s - axis.from_s)) * (axis.x1 - axis.x0)) / ratio;
+  const y = box.y + box.height / 2;
+  // Hovering the timeline moves the cursor there; pressing on the barrier then drags it.
+  await page.mouse.move(xAt(30), y);
+  const before = await cursorMs(page);
+  await page.mouse.down();
+  for (const s of [26, 20, 14, 10]) await page.mouse.move(xAt(s), y);
+  assert.match(await page.$eval("#lab", (e) => e.shadowRoot.querySelector("[data-readout=checkpoints]").textContent), /^checkpoint interval 10 s$/);
+  await page.mouse.up();
+  await settled(page);
+  assert.equal(await page.$eval("#lab", (e) => e.report().config.interval_ms), 10_000);
+  assert.equal(await cursorMs(page), before, "a barrier's drag does not move the cursor");
+  assert.equal(await page.$eval("#lab", (e) => e.shadowRoot.querySelector("[data-control=interval]").getAttribute("aria-valuetext")), "10 s");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("the playground's first screen: sliders, headline figures and the pipeline at 1280×900; its picture within 1.5 screens at 360×740", async () => {
   // The playground's top at the top of the window: where a student who scrolled to it, or came by
   // a shared link, starts.
