@@ -186,6 +186,12 @@ export class LabView extends Cursor {
       if (TIME_CHARTS.includes(name) || name === "pipeline") this.scrubbable(name, canvas);
       this.charts[name] = { canvas, summary, table, details, figure };
     }
+    // Beside the time charts, the pipeline at their cursor: a smaller copy that stays at the top
+    // of the window while they scroll by (wide views only; see drawMini), so hovering a chart
+    // shows the job at that instant. The pipeline view above carries its name and text.
+    this.miniCanvas = el("canvas", { class: "mini-chart", "data-mini": "pipeline", "aria-hidden": "true" });
+    this.miniFigure = el("div", { class: "mini-pipeline" }, this.miniCanvas);
+    chartList.prepend(this.miniFigure);
     this.figuresList = figures;
     // The scenario time where the pipeline view first stands with a crash: at the crash.
     if (FIRST_CURSOR) {
@@ -290,12 +296,13 @@ export class LabView extends Cursor {
         const box = entry.borderBoxSize?.[0];
         const size = box ? { width: box.inlineSize, height: box.blockSize } : entry.target.getBoundingClientRect();
         this.canvasSizes.set(entry.target, { width: size.width, height: size.height });
-        resized.push(entry.target.dataset.chart);
+        if (entry.target === this.miniCanvas) this.miniKey = undefined;
+        else resized.push(entry.target.dataset.chart);
       }
       // After layout, before paint: the resized charts are drawn in this frame.
       if (this.summary && this.lab) this.drawCharts(resized);
     });
-    for (const { canvas } of Object.values(this.charts)) this.resizeObserver.observe(canvas);
+    for (const { canvas } of [...Object.values(this.charts), { canvas: this.miniCanvas }]) this.resizeObserver.observe(canvas);
     // Which canvases are near the viewport: during a drag only those are redrawn (see
     // OUT_OF_VIEW_MARGIN). A canvas not reported yet counts as near, and so does every canvas
     // where the browser has no IntersectionObserver.
@@ -308,9 +315,10 @@ export class LabView extends Cursor {
         if (entry.isIntersecting && this.outOfView.has(entry.target.dataset.chart)) near.push(entry.target.dataset.chart);
         if (entry.target === this.charts.pipeline?.canvas) this.autoplay(entry.isIntersecting);
       }
+      if (entries.some((entry) => entry.target === this.miniCanvas && entry.isIntersecting)) this.drawMini();
       if (near.length && this.summary && this.lab) this.drawCharts(near);
     }, { rootMargin: OUT_OF_VIEW_MARGIN });
-    for (const { canvas } of Object.values(this.charts)) this.viewObserver?.observe(canvas);
+    for (const { canvas } of [...Object.values(this.charts), { canvas: this.miniCanvas }]) this.viewObserver?.observe(canvas);
     // What each chart was last drawn from (see drawKey): a chart whose inputs did not change is not redrawn.
     this.drawnKeys = {};
     this.dirty = new Set();
@@ -332,6 +340,7 @@ export class LabView extends Cursor {
     toggle(this.crashTable, shown.has("crash-table"));
     const others = CHARTS.some(([name]) => name !== "pipeline" && shown.has(name));
     toggle(this.chartsHeading, others && list == null);
+    toggle(this.miniFigure, list == null);
     toggle(this.exportPanel, list == null);
     this.root.classList.toggle("inline", list != null);
     this.viewsShown = shown;

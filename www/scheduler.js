@@ -91,6 +91,25 @@ export class Scheduler {
       this.firstChartAt ??= performance.now();
     }
     if (this.outOfView.size && !evenOutOfView) this.drawOutOfViewLater();
+    this.drawMini();
+  }
+
+  /// Draws the pipeline beside the time charts (lab-view.js's miniCanvas) at the cursor, where it
+  /// is shown and in view, when the run, the cursor, the theme or its size changed.
+  drawMini() {
+    const canvas = this.miniCanvas;
+    if (!canvas?.isConnected || !this.summary || !this.lab || !this.stylesReady || this.nearView.get(canvas) !== true) return;
+    const size = this.canvasSize(canvas);
+    if (size.width === 0) return;
+    const dpr = window.devicePixelRatio || 1;
+    const [w, h] = backingSize(size, dpr);
+    const dark = this.theme();
+    const cursorS = this.cursorMs() / 1000;
+    const key = `${this.runId} ${dark} ${w}x${h} ${dpr} ${cursorS}`;
+    if (this.miniKey === key) return;
+    if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
+    this.lab.draw("pipeline", canvas, dark, dpr, cursorS);
+    this.miniKey = key;
   }
 
   /// Draws the charts left out of view, after OUT_OF_VIEW_SETTLE_MS without a change (each

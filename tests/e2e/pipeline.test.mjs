@@ -361,6 +361,39 @@ test("acting on the diagram: a click on the source log crashes the job there, a 
   await page.close();
 });
 
+test("hovering a time chart far below the pipeline view shows the pipeline beside it, at the top of the window; not on a phone", async () => {
+  for (const [width, height] of [[1280, 800], [390, 844]]) {
+    const { page, errors } = await open(browser, `${base}/index.html`, { width, height });
+    await page.evaluate(() => document.querySelector("#lab").shadowRoot.querySelector("[data-chart=checkpoints]").scrollIntoView({ block: "end" }));
+    await settled(page);
+    const chart = await page.$("#lab >> [data-chart=checkpoints]");
+    const box = await chart.boundingBox();
+    const mini = () => page.$eval("#lab", (e) => {
+      const c = e.shadowRoot.querySelector("[data-mini=pipeline]");
+      const r = c.getBoundingClientRect();
+      const data = r.width ? c.getContext("2d").getImageData(0, 0, c.width, c.height).data : [];
+      let h = 2166136261;
+      for (let i = 0; i < data.length; i += 4) h = Math.imul(h ^ (data[i] + 3 * data[i + 1] + 7 * data[i + 2]), 16777619);
+      return { top: r.top, bottom: r.bottom, width: r.width, hash: h };
+    });
+    await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2);
+    await settled(page);
+    const first = await mini();
+    if (width < 700) {
+      assert.equal(first.width, 0, "no copy of the pipeline on a phone");
+    } else {
+      const pipelineTop = await page.$eval("#lab", (e) => e.shadowRoot.querySelector("[data-chart=pipeline]").getBoundingClientRect().bottom);
+      assert.ok(pipelineTop < 0, "the pipeline view itself is far above, out of the window");
+      assert.ok(first.top >= 0 && first.bottom <= box.y + 1, `the copy stands in the window above the chart: ${JSON.stringify(first)}`);
+      await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);
+      await settled(page);
+      assert.notEqual((await mini()).hash, first.hash, "it shows the job at the hovered time");
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+});
+
 test("the playground's first screen: sliders, headline figures and the pipeline at 1280×900; its picture within 1.5 screens at 360×740", async () => {
   // The playground's top at the top of the window: where a student who scrolled to it, or came by
   // a shared link, starts.
