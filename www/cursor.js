@@ -239,6 +239,11 @@ export class Cursor extends Scheduler {
         if (ms === undefined) return;
         this.crashAt(ms);
       });
+      // A double click on a chart over the clock crashes the job there.
+      canvas.addEventListener("dblclick", (event) => {
+        const ms = timeAt(event);
+        if (ms !== undefined) this.crashAt(ms);
+      });
       canvas.addEventListener("pointerleave", () => readout.setAttribute("hidden", ""));
       canvas.addEventListener("focus", () => this.summary && show(this.cursorMs()));
       canvas.addEventListener("blur", () => readout.setAttribute("hidden", ""));

@@ -357,6 +357,10 @@ test("acting on the diagram: a click on the source log crashes the job there, a 
   assert.equal(await page.$eval("#lab", (e) => e.report().config.interval_ms), 10_000);
   assert.equal(await cursorMs(page), before, "a barrier's drag does not move the cursor");
   assert.equal(await page.$eval("#lab", (e) => e.shadowRoot.querySelector("[data-control=interval]").getAttribute("aria-valuetext")), "10 s");
+  // A double click on the timeline crashes the job there, to the second.
+  await page.mouse.dblclick(xAt(200.4), y);
+  await settled(page);
+  assert.equal(await page.$eval("#lab", (e) => e.report().crash.at.s), 200);
   assert.deepEqual(errors, []);
   await page.close();
 });
