@@ -7,6 +7,7 @@ import { CONTROLLED, MAIN_SETTINGS, ADVANCED_SETTINGS, ALL_CONTROLS, ALL_VIEWS, 
 import { viewLab, views, viewOf, loadProgress } from "./engine.js";
 import { PREPARE_SLICE_MS, OUT_OF_VIEW_MARGIN } from "./scheduler.js";
 import { Cursor } from "./cursor.js";
+import { ExportPanel } from "./export-panel.js";
 // The text of checkpoint-lab.css, bundled in as a string (scripts/build-wasm.sh).
 import STYLES from "./checkpoint-lab.css";
 
@@ -160,7 +161,9 @@ export class LabView extends Cursor {
     this.unpinButton = el("button", { type: "button", "data-action": "unpin", hidden: "" }, "Stop comparing");
     this.compareStatus = el("span", { class: "compare-status", "data-compare": "status" }, COMPARE_HINT);
     this.compareBar = el("div", { class: "compare" }, this.pinButton, this.unpinButton, this.compareStatus);
-    this.exportPanel = this.buildExport();
+    // Written when opened, and after each run while open: a closed panel costs a run nothing.
+    this.exporter = new ExportPanel(this.shadow, () => this.summary && this.lab && this.showExport());
+    this.exportPanel = this.exporter.panel;
     this.charts = {};
     this.axes = {};
     const chartList = el("div", { class: "charts" });
@@ -510,51 +513,9 @@ export class LabView extends Cursor {
     this.drawCharts();
   }
 
-  // ----- export to real engine settings -----
-  buildExport() {
-    const block = (name, title) => {
-      const pre = el("pre", { class: "export-text", "data-export": name, tabindex: "0" });
-      const copy = el("button", { type: "button", "data-copy": name }, `Copy the ${title} settings`);
-      const status = el("span", { class: "copy-status", role: "status" });
-      copy.addEventListener("click", () => this.copy(pre, status));
-      return { pre, section: el("div", { class: "export-block" }, el("h4", {}, title), pre, el("div", { class: "buttons" }, copy, status)) };
-    };
-    this.exportFlink = block("flink", "Flink");
-    this.exportSpark = block("spark", "Spark (Scala)");
-    this.exportPySpark = block("pyspark", "Spark (Python)");
-    this.exportWarnings = el("ul", { class: "export-warnings", "data-export-warnings": "" });
-    const panel = el("details", { class: "export", "data-panel": "export" },
-      el("summary", {}, "Use these settings in Flink or Spark"),
-      el("p", {}, "The settings above as a Flink configuration and as a Spark Structured Streaming query."),
-      this.exportWarnings, this.exportFlink.section, this.exportSpark.section, this.exportPySpark.section);
-    // Written when opened, and after each run while open: a closed panel costs a run nothing.
-    panel.addEventListener("toggle", () => panel.open && this.summary && this.lab && this.showExport());
-    return panel;
-  }
-
+  /// Writes the export panel from the last run, where it is open.
   showExport() {
-    if (!this.exportPanel.open) return;
-    const text = this.lab.export();
-    this.exportFlink.pre.textContent = text.flink;
-    this.exportSpark.pre.textContent = text.spark;
-    this.exportPySpark.pre.textContent = text.pyspark;
-    this.exportWarnings.replaceChildren(...text.warnings.map((w) => el("li", {}, w)));
-  }
-
-  async copy(pre, status) {
-    const text = pre.textContent;
-    try {
-      await navigator.clipboard.writeText(text);
-      status.textContent = "Copied.";
-    } catch {
-      // No clipboard permission: select the text so Ctrl+C copies it.
-      const range = document.createRange();
-      range.selectNodeContents(pre);
-      const selection = this.shadow.getSelection?.() || document.getSelection();
-      selection.removeAllRanges();
-      selection.addRange(range);
-      status.textContent = "Selected: press Ctrl+C (⌘C) to copy.";
-    }
+    if (this.exportPanel.open) this.exporter.show(this.lab.export());
   }
 
   /// The engine is about to be re-created (a panic): Play stops while the old instance still
