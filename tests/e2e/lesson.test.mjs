@@ -1,8 +1,9 @@
 // The lesson page's sections, each a paragraph beside a figure that shows one idea: every figure is
 // drawn, shows exactly the controls its section names, and shows its idea as the engine computes
 // it (alignment holds records under backpressure and unaligned stores them instead; at-least-once
-// counts records twice and exactly-once none). Screenshots of every section, light at 1280 × 800
-// and dark at 390 × 844, land in target/screenshots/.
+// counts records twice and exactly-once none); the first screen is the title, one paragraph and
+// the mechanism playing. Screenshots of every section, light and dark at 1280 × 800 and
+// 390 × 844, land in target/screenshots/.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { serve, launch, open, settled, shotPath } from "./harness.mjs";
@@ -41,7 +42,7 @@ async function choose(page, id, attribute, value) {
   await settled(page);
 }
 
-for (const [width, height, colorScheme] of [[1280, 800, "light"], [390, 844, "dark"]]) {
+for (const [width, height, colorScheme] of [[1280, 800, "light"], [390, 844, "dark"], [1280, 800, "dark"], [390, 844, "light"]]) {
   test(`at ${width} px (${colorScheme}) every section's figure is drawn with exactly the controls it names`, async () => {
     const { page, errors } = await open(browser, `${base}/index.html`, { width, height, colorScheme });
     for (const [id, want] of Object.entries(SECTIONS)) {

@@ -436,7 +436,7 @@ test("a lesson page whose script did not load says the lab could not start and k
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await page.route("**/pkg/lesson-page.js", (route) => route.fulfill({ status: 404, body: "not found" }));
   await page.goto(`${base}/index.html#interval=5s`);
-  const note = await page.waitForSelector("#lab >> .lab-failed");
+  const note = await page.waitForSelector(".lab-failed");
   assert.match(await note.textContent(), /The interactive lab could not start: the page's script did not load\. Reload the page/);
   const state = await page.evaluate(() => {
     const lab = document.querySelector("checkpoint-lab:not(.figure)");
