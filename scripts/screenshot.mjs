@@ -1,6 +1,6 @@
 // Takes the README's screenshot: the lesson page's first screen at 1280 × 800 in headless
-// Chromium, its playing figure held at one moment of the replay (10:01:00, the readers sent back
-// to checkpoint 42's offsets), written to docs/screenshot.png.
+// Chromium, its playing figure held at one moment of the recovery (10:01:00, checkpoint 42 being
+// restored), written to docs/screenshot.png.
 //   scripts/build-wasm.sh && node scripts/screenshot.mjs
 import path from "node:path";
 import { serve, launch, ROOT } from "../tests/e2e/harness.mjs";
