@@ -13,7 +13,10 @@
 // network too, with and without that module, and when its scripts arrived and how long the
 // browser held the longest one before sending it),
 // against the lesson's text alone without any script (the floor), what the lesson page loads
-// before its first picture and its first chart (gzipped), the wasm and JS bytes, and wasm memory after the default run and two seconds later.
+// before its first picture and its first chart (gzipped), the wasm and JS bytes, and wasm memory after the default run and two seconds later;
+// and a student's laptop (scripts/bench-memory.mjs): the lesson page's wasm memory once every
+// figure is drawn, and a page of ten inline figures of two charts each, its wasm memory and its
+// longest task while they load.
 // Prints one table, each figure against its target.
 //   node scripts/bench-page.mjs            (after scripts/build-wasm.sh; INPUTS=50 for a quick look,
 //                                           LOADS=15 for steadier first-picture figures)
@@ -21,6 +24,7 @@ import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
 import { serve, launch, ROOT } from "../tests/e2e/harness.mjs";
+import { benchMemory, memoryRows } from "./bench-memory.mjs";
 
 const INPUTS = Number(process.env.INPUTS || 200);
 // Cold loads of the lesson page (and of its text alone) for the first-picture figures.
@@ -521,6 +525,9 @@ const heavyRuns = await heavyPage.evaluate(async () => {
   return out;
 });
 await heavyPage.close();
+// A student's laptop: the lesson page's wasm memory once every figure is drawn, and ten inline
+// figures of two charts each (scripts/bench-memory.mjs).
+const laptop = await benchMemory(base, browser);
 await browser.close();
 server.close();
 gzipServer.server.close();
@@ -579,4 +586,6 @@ console.log(`| JS and CSS bytes: the lesson page's script, the element and its s
 console.log(`| wasm + JS + CSS gzipped | ${((wasmGz + jsGz) / 1024).toFixed(0)} KB | | | |`);
 console.log(`| wasm memory after the default run | ${(memory / 1e6).toFixed(1)} MB | | | |`);
 console.log(`| … two seconds later, the warm-up run at the shortest interval made and freed | ${(memoryRead / 1e6).toFixed(1)} MB | | | |`);
+// The memory rows, in this table's columns: the figure in the first, the target in the last.
+for (const row of memoryRows(laptop)) console.log(row.replace(/ \|([^|]*)\|$/, " | | |$1|"));
 if (errors.length) { console.error(errors); process.exit(1); }

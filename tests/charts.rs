@@ -645,3 +645,21 @@ fn time_charts_mark_every_failure_and_a_failed_job() {
         "{words}"
     );
 }
+
+#[test]
+fn a_view_keeps_what_its_charts_and_controls_need() {
+    use checkpoint_lab::charts::Shown;
+    let names = |list: &str| list.split_whitespace().map(String::from).collect::<Vec<_>>();
+    let all = Shown::of(None, None);
+    assert_eq!(all, Shown::all());
+    assert!(all.prepares_world() && all.keeps_outcome());
+    assert!(Chart::ALL.iter().all(|&c| all.chart(c)));
+    let two = Shown::of(Some(&names("replay latency")), Some(&names("alignment")));
+    assert!(two.chart(Chart::Replay) && two.chart(Chart::Latency) && !two.chart(Chart::Pipeline));
+    assert!(!two.prepares_world(), "no pipeline view: the world's sink tables are not counted ahead");
+    assert!(!two.keeps_outcome(), "no control whose run reuses the last one");
+    let pipeline = Shown::of(Some(&names("pipeline crash-table")), Some(&names("crash-at cursor")));
+    assert!(pipeline.prepares_world() && pipeline.keeps_outcome());
+    assert!(Shown::of(Some(&[]), None).keeps_outcome(), "every control shown");
+    assert!(!Shown::of(None, Some(&[])).keeps_outcome());
+}

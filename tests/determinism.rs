@@ -91,3 +91,44 @@ fn a_run_advanced_in_slices_gives_the_same_report() {
         assert!(whole == sliced, "{name}: slicing the run changed the report");
     }
 }
+
+#[test]
+fn runs_sharing_their_data_plane_give_the_same_reports() {
+    use checkpoint_lab::engine::fast::data_plane::DataPlanes;
+    use checkpoint_lab::engine::Mode;
+    // Four labs of one page loading together: three of the same source settings (other
+    // intervals, backpressure, micro-batches) count one plane between them, a slice each in
+    // turn; another rate counts its own.
+    let planes = DataPlanes::new();
+    let configs = [
+        Config::default(),
+        Config { interval_ms: 5_000, ..Config::default() },
+        Config { backpressure_ms: 3_000, mode: Mode::MicroBatch, ..Config::default() },
+        Config { rate_per_s: 1_000, ..Config::default() },
+    ];
+    let mut runners: Vec<_> = configs.iter().map(|c| engine::Runner::sharing(c, None, &planes).unwrap()).collect();
+    assert_eq!(planes.len(), 2, "one count per source");
+    let mut outcomes: Vec<Option<engine::Outcome>> = configs.iter().map(|_| None).collect();
+    while outcomes.iter().any(Option::is_none) {
+        for (runner, outcome) in runners.iter_mut().zip(&mut outcomes) {
+            if outcome.is_none() && runner.advance(3_000) {
+                *outcome = Some(runner.clone().finish());
+            }
+        }
+    }
+    let outcomes: Vec<_> = outcomes.into_iter().map(Option::unwrap).collect();
+    drop(runners);
+    for (config, outcome) in configs.iter().zip(&outcomes) {
+        assert_eq!(outcome.report(), lesson::simulate(config).unwrap(), "{config:?}");
+    }
+    let plane = |i: usize| outcomes[i].run.data_plane().expect("a data plane").clone();
+    assert!(std::sync::Arc::ptr_eq(&plane(0), &plane(1)) && std::sync::Arc::ptr_eq(&plane(0), &plane(2)));
+    assert!(!std::sync::Arc::ptr_eq(&plane(0), &plane(3)));
+    // A later run takes the plane built, without counting.
+    let later = engine::Runner::sharing(&Config { interval_ms: 60_000, ..Config::default() }, None, &planes).unwrap();
+    assert_eq!(later.events_to_hash(), 0);
+    assert!(std::sync::Arc::ptr_eq(later.finish().run.data_plane().unwrap(), &plane(0)));
+    // The shelf keeps no plane alive by itself.
+    drop(outcomes);
+    assert!(planes.is_empty());
+}

@@ -45,6 +45,8 @@ export async function simulate(config, options = {}) {
   const made = restarts;
   const lab = new glue.Lab();
   try {
+    // Only the report is read: no chart, no control, nothing kept beside it.
+    lab.show([], []);
     lab.begin(config); // checks every field first
     for (;;) {
       if (signal?.aborted) throw signal.reason ?? new DOMException("simulate() was cancelled", "AbortError");

@@ -150,8 +150,12 @@ export class CheckpointLabElement extends ElementBase {
     };
     const controls = list("controls", ALL_CONTROLS);
     const charts = list("charts", ALL_VIEWS);
-    // The whole lab, as built (a view laid out for a list before goes back to it).
-    if (controls === undefined && charts === undefined && !view.laidOut) return;
+    // The whole lab: every chart and the export panel, built now (a view builds only the parts
+    // it shows), so it has its final height from its first frame too.
+    if (controls === undefined && charts === undefined && !view.laidOut) {
+      view.showViews(undefined);
+      return;
+    }
     view.laidOut = true;
     view.showControls(controls);
     view.showViews(charts);

@@ -161,40 +161,19 @@ export class LabView extends Cursor {
     this.unpinButton = el("button", { type: "button", "data-action": "unpin", hidden: "" }, "Stop comparing");
     this.compareStatus = el("span", { class: "compare-status", "data-compare": "status" }, COMPARE_HINT);
     this.compareBar = el("div", { class: "compare" }, this.pinButton, this.unpinButton, this.compareStatus);
-    // Written when opened, and after each run while open: a closed panel costs a run nothing.
-    this.exporter = new ExportPanel(this.shadow, () => this.summary && this.lab && this.showExport());
-    this.exportPanel = this.exporter.panel;
+    // The export panel and the charts other than the pipeline view are built once shown (see
+    // showViews): an inline figure builds the parts it names, the whole lab all of them.
+    this.exportPanel = undefined;
     this.charts = {};
     this.axes = {};
-    const chartList = el("div", { class: "charts" });
-    for (const [name, title] of CHARTS) {
-      const canvas = el("canvas", { class: "chart", "data-chart": name, role: "img", "aria-label": title });
-      const summary = el("p", { class: "alt-summary" });
-      // The data table scrolls inside its box, so it takes keyboard focus to be scrolled.
-      const table = el("table", { class: "data", tabindex: "0", "aria-label": `${title}: data` });
-      const details = el("details", { class: "alt" }, el("summary", {}, `${title}: summary and data`), summary, table);
-      // Until the world is prepared, the pending fillAlternatives() fills it.
-      details.addEventListener("toggle", () => details.open && this.lab?.prepare_world(PREPARE_SLICE_MS) && this.fillAlternative(name));
-      const figure = el("figure", { class: "chart-figure" }, canvas, details);
-      if (name === "pipeline") {
-        figure.classList.add("pipeline-figure");
-        figure.insertBefore(this.buildCursorBar(), details);
-        // The page's picture of this view in the lesson's default scenario (see firstPicture
-        // in the README), over the canvas until the engine has drawn it.
-        this.firstPictureSlot = el("slot", { name: "first-picture", class: "first-picture" });
-        figure.prepend(this.firstPictureSlot);
-      } else {
-        chartList.append(figure);
-      }
-      if (TIME_CHARTS.includes(name) || name === "pipeline") this.scrubbable(name, canvas);
-      this.charts[name] = { canvas, summary, table, details, figure };
-    }
+    this.chartList = el("div", { class: "charts" });
+    this.buildChart("pipeline");
     // Beside the time charts, the pipeline at their cursor: a smaller copy that stays at the top
-    // of the window while they scroll by (wide views only; see drawMini), so hovering a chart
-    // shows the job at that instant. The pipeline view above carries its name and text.
+    // of the window while they scroll by (the whole lab on a wide view only; see drawMini), so
+    // hovering a chart shows the job at that instant. The pipeline view carries its name and text.
     this.miniCanvas = el("canvas", { class: "mini-chart", "data-mini": "pipeline", "aria-hidden": "true" });
     this.miniFigure = el("div", { class: "mini-pipeline" }, this.miniCanvas);
-    chartList.prepend(this.miniFigure);
+    this.chartList.prepend(this.miniFigure);
     this.figuresList = figures;
     // The scenario time where the pipeline view first stands with a crash: at the crash.
     if (FIRST_CURSOR) {
@@ -269,7 +248,7 @@ export class LabView extends Cursor {
       this.exercisePanel, main, this.error, this.progressBar, figures, this.charts.pipeline.figure,
       this.advanced, this.actions, this.compareBar, this.warnings,
       this.crashHeading, this.crashTable,
-      this.chartsHeading, chartList, this.exportPanel);
+      this.chartsHeading, this.chartList);
     // Until the engine's module has loaded (attach), the view shows the lesson's first screen
     // without answering input.
     this.root.inert = true;
@@ -336,7 +315,10 @@ export class LabView extends Cursor {
   showViews(list) {
     const shown = new Set(list == null ? ALL_VIEWS : list);
     const toggle = (node, on) => (on ? node.removeAttribute("hidden") : node.setAttribute("hidden", ""));
-    for (const [name] of CHARTS) toggle(this.charts[name].figure, shown.has(name));
+    for (const [name] of CHARTS) {
+      if (shown.has(name)) this.buildChart(name);
+      if (this.charts[name]) toggle(this.charts[name].figure, shown.has(name));
+    }
     toggle(this.figuresList, shown.has("figures"));
     toggle(this.warnings, shown.has("figures"));
     toggle(this.crashHeading, shown.has("crash-table"));
@@ -344,12 +326,64 @@ export class LabView extends Cursor {
     const others = CHARTS.some(([name]) => name !== "pipeline" && shown.has(name));
     toggle(this.chartsHeading, others && list == null);
     toggle(this.miniFigure, list == null);
-    toggle(this.exportPanel, list == null);
+    if (list == null && !this.exportPanel) {
+      // Written when opened, and after each run while open: a closed panel costs a run nothing.
+      this.exporter = new ExportPanel(this.shadow, () => this.summary && this.lab && this.showExport());
+      this.root.append(this.exportPanel = this.exporter.panel);
+    }
+    if (this.exportPanel) toggle(this.exportPanel, list == null);
     this.root.classList.toggle("inline", list != null);
     this.viewsShown = shown;
+    // What the engine is told at the next run (see startRun): it keeps what these need.
+    this.chartsNamed = list == null ? undefined : [...list];
     // Until the module is in, "Loading the simulation…" stands over the first chart shown.
     const first = [this.charts.pipeline, ...Object.values(this.charts)].find((chart) => !chart.figure.hidden);
     if (this.loading && first && this.loading.parentNode !== first.figure) first.figure.append(this.loading);
+  }
+
+  /// Builds chart `name`'s figure once: its canvas and text alternative, and for the pipeline view
+  /// the cursor bar and the slot of the page's first picture. The pipeline view's is built with
+  /// the view (it holds the cursor); another chart's when first shown (see showViews), in its
+  /// place among the others.
+  buildChart(name) {
+    if (this.charts[name]) return this.charts[name];
+    const title = CHARTS.find(([n]) => n === name)[1];
+    const canvas = el("canvas", { class: "chart", "data-chart": name, role: "img", "aria-label": title });
+    const summary = el("p", { class: "alt-summary" });
+    // The data table scrolls inside its box, so it takes keyboard focus to be scrolled.
+    const table = el("table", { class: "data", tabindex: "0", "aria-label": `${title}: data` });
+    const details = el("details", { class: "alt" }, el("summary", {}, `${title}: summary and data`), summary, table);
+    // Until the world is prepared, the pending fillAlternatives() fills it.
+    details.addEventListener("toggle", () => details.open && this.lab?.prepare_world(PREPARE_SLICE_MS) && this.fillAlternative(name));
+    const figure = el("figure", { class: "chart-figure" }, canvas, details);
+    if (name === "pipeline") {
+      figure.classList.add("pipeline-figure");
+      figure.insertBefore(this.buildCursorBar(), details);
+      // The page's picture of this view in the lesson's default scenario (see firstPicture
+      // in the README), over the canvas until the engine has drawn it.
+      this.firstPictureSlot = el("slot", { name: "first-picture", class: "first-picture" });
+      figure.prepend(this.firstPictureSlot);
+    } else {
+      // Before the next chart of the list built already, if any.
+      const later = CHARTS.slice(CHARTS.findIndex(([n]) => n === name) + 1).map(([n]) => this.charts[n]).find((c) => c && c.figure.parentNode === this.chartList);
+      this.chartList.insertBefore(figure, later?.figure ?? null);
+    }
+    if (TIME_CHARTS.includes(name) || name === "pipeline") this.scrubbable(name, canvas);
+    const chart = (this.charts[name] = { canvas, summary, table, details, figure });
+    // The observers are made once the view is built (see build), and observe the charts built later.
+    this.resizeObserver?.observe(canvas);
+    this.viewObserver?.observe(canvas);
+    if (name === "checkpoints" && this.timelineTitle) this.nameTimeline(this.timelineTitle);
+    return chart;
+  }
+
+  /// The checkpoint timeline's names in its text alternative (the batch timeline in micro-batch mode).
+  nameTimeline(title) {
+    this.timelineTitle = title;
+    const timeline = this.charts.checkpoints;
+    if (!timeline) return;
+    setText(timeline.details.querySelector("summary"), `${title}: summary and data`);
+    if (timeline.table.getAttribute("aria-label") !== `${title}: data`) timeline.table.setAttribute("aria-label", `${title}: data`);
   }
 
   // ----- settings -----
@@ -381,6 +415,7 @@ export class LabView extends Cursor {
   /// Shows only the named controls (["interval", "state-size", "crash-at", "advanced", "actions"]).
   showControls(list) {
     const shown = new Set(list == null ? ALL_CONTROLS : list);
+    this.controlsNamed = list == null ? undefined : [...list];
     const toggle = (node, on) => (on ? node.removeAttribute("hidden") : node.setAttribute("hidden", ""));
     toggle(this.compareBar, shown.has("compare"));
     for (const setting of MAIN_SETTINGS) toggle(this.c[setting.key].row, shown.has(setting.attribute));
@@ -465,9 +500,7 @@ export class LabView extends Cursor {
     }
     // The checkpoint timeline is the batch timeline in micro-batch mode: its text alternative's
     // names say so too (the canvas's own label is the alternative's summary, see fillAlternative).
-    const timeline = this.charts.checkpoints;
-    setText(timeline.details.querySelector("summary"), `${view.timeline_title}: summary and data`);
-    if (timeline.table.getAttribute("aria-label") !== `${view.timeline_title}: data`) timeline.table.setAttribute("aria-label", `${view.timeline_title}: data`);
+    this.nameTimeline(view.timeline_title);
     setText(this.compareStatus, view.compare_status);
     for (const figure of view.figures) {
       const nodes = this.figureNodes[figure.key];
@@ -515,7 +548,7 @@ export class LabView extends Cursor {
 
   /// Writes the export panel from the last run, where it is open.
   showExport() {
-    if (this.exportPanel.open) this.exporter.show(this.lab.export());
+    if (this.exportPanel?.open) this.exporter.show(this.lab.export());
   }
 
   /// The engine is about to be re-created (a panic): Play stops while the old instance still
@@ -528,6 +561,7 @@ export class LabView extends Cursor {
     this.unpinButton.setAttribute("hidden", "");
     this.summary = undefined;
     this.drawing = undefined;
+    this.labShown = undefined; // the new instance's Lab is told again
     this.generation = (this.generation || 0) + 1; // drops slices of a run in the old instance
     this.busy = true;
     clearTimeout(this.altTimer);

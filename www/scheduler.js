@@ -66,8 +66,9 @@ export class Scheduler {
     const dpr = window.devicePixelRatio || 1;
     for (const name of names) {
       this.dirty.delete(name);
-      const { canvas } = this.charts[name];
-      if (!canvas.isConnected) continue;
+      // A chart the view does not show may not be built (see showViews).
+      const canvas = this.charts[name]?.canvas;
+      if (!canvas?.isConnected) continue;
       const size = this.canvasSize(canvas);
       if (size.width === 0) continue;
       // Out of view while the student changes something: drawn when the changes pause.
@@ -148,7 +149,7 @@ export class Scheduler {
   /// Fills the named charts' text alternatives, each in a task of its own, once the world can
   /// answer at any instant (the pipeline view's table reads it at each key instant): made a slice
   /// at a time first, so a heavy run's sink tables are never counted in one long task.
-  fillAlternatives(names = CHARTS.map(([name]) => name)) {
+  fillAlternatives(names = this.shownCharts()) {
     if (!this.lab) return;
     if (!this.lab.prepare_world(PREPARE_SLICE_MS)) {
       this.altTimer = setTimeout(() => this.fillAlternatives(names), 0);
@@ -159,7 +160,13 @@ export class Scheduler {
     if (rest.length) this.altTimer = setTimeout(() => this.fillAlternatives(rest), 0);
   }
 
+  /// The charts the view shows.
+  shownCharts() {
+    return CHARTS.map(([name]) => name).filter((name) => this.charts[name] && !this.charts[name].figure.hidden);
+  }
+
   fillAlternative(name) {
+    if (!this.charts[name]) return;
     const { summary, table, details, canvas } = this.charts[name];
     const alt = this.lab.text_alternative(name);
     canvas.setAttribute("aria-label", alt.summary);
@@ -170,9 +177,17 @@ export class Scheduler {
     table.replaceChildren(el("thead", {}, head), el("tbody", {}, ...rows));
   }
 
-  /// Names and enables the controls that mean something in the chosen restart design.
+  /// Tells the engine what the view shows, when that changed: it computes and keeps of each run
+  /// what the charts and controls shown need (charts::Shown).
+  tellShown() {
+    const shown = JSON.stringify([this.chartsNamed ?? null, this.controlsNamed ?? null]);
+    if (shown === this.labShown) return;
+    this.lab.show(this.chartsNamed, this.controlsNamed);
+    this.labShown = shown;
+  }
 
   startRun(config, cause, started = performance.now()) {
+    this.tellShown();
     this.lab.select(this.c.sink.get(), Number(this.c.window.get()), Number(this.c.product.get()));
     const heavy = this.lab.begin(config) > EVENTS_PER_FRAME;
     const replacing = this.busy;
@@ -369,7 +384,7 @@ export class Scheduler {
   /// task. After a heavy run, or the view's first. The view counts as drawn (set(), mount(), the
   /// first picture) once the last one is.
   drawChartsInTasks(firstNow = false) {
-    const left = CHARTS.map(([name]) => name);
+    const left = this.shownCharts();
     // A newer run, or a newer call (the styles arrived), replaces this token and draws them all.
     const drawing = (this.drawing = {});
     const next = () => {
@@ -454,7 +469,7 @@ export class Scheduler {
     const idle = (fn) => (window.requestIdleCallback ? requestIdleCallback(fn, { timeout: 1000 }) : setTimeout(fn, 50));
     // A canvas never attached for each chart, of its size, so each run redraws it as a slider
     // move redraws the view's; emptied once done, so their pixels are not kept until collected.
-    const canvases = CHARTS.map(([name]) => {
+    const canvases = this.shownCharts().map((name) => {
       const { width, height } = this.charts[name].canvas;
       return [name, Object.assign(document.createElement("canvas"), { width, height })];
     }).filter(([, canvas]) => canvas.width > 0 && canvas.height > 0);
@@ -475,7 +490,7 @@ export class Scheduler {
     // time): for each interval a lab of its own (each run starts from nothing, not from the one
     // before), the run a slice at a time, each chart drawn, the lab freed.
     const steps = changes.flatMap((change) => [
-      () => { lab = new glue.Lab(); lab.begin({ ...config, ...change }); return true; },
+      () => { lab = new glue.Lab(); lab.show(this.chartsNamed, this.controlsNamed); lab.begin({ ...config, ...change }); return true; },
       () => lab.advance(WARM_UP_SLICE_MS).done,
       ...canvases.map(([name, canvas]) => () => { lab.draw(name, canvas, dark, dpr, undefined); return true; }),
       () => { free(); return true; },

@@ -59,6 +59,70 @@ impl Chart {
     }
 }
 
+/// What a lab on a page shows, as the element's `charts` and `controls` attributes name it, and
+/// so what it computes and keeps of a run beyond the report, which is the same whatever is shown.
+/// An inline figure of two charts keeps what those two need.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shown {
+    charts: Vec<Chart>,
+    /// Whether a control shown moves a setting whose next run reuses the last one's
+    /// failure-free companion (see [`Shown::keeps_outcome`]).
+    moves_reused_settings: bool,
+}
+
+/// The controls whose changes the engine runs from the last run's failure-free companion:
+/// moving the crash time resumes it, moving the interval or the state size borrows its rows
+/// ([`crate::engine::Runner::new`]).
+pub const CONTROLS_REUSING_THE_LAST_RUN: [&str; 3] = ["crash-at", "interval", "state-size"];
+
+impl Default for Shown {
+    fn default() -> Self {
+        Shown::all()
+    }
+}
+
+impl Shown {
+    /// Everything: a full lab.
+    pub fn all() -> Shown {
+        Shown { charts: Chart::ALL.to_vec(), moves_reused_settings: true }
+    }
+
+    /// The views named by `charts` (chart names, "figures", "crash-table"; `None`: all) and the
+    /// controls named by `controls` (`None`: all). Names of neither kind are ignored.
+    pub fn of(charts: Option<&[String]>, controls: Option<&[String]>) -> Shown {
+        Shown {
+            charts: charts.map_or_else(
+                || Chart::ALL.to_vec(),
+                |names| Chart::ALL.into_iter().filter(|c| names.iter().any(|n| n == c.name())).collect(),
+            ),
+            moves_reused_settings: controls
+                .is_none_or(|names| names.iter().any(|n| CONTROLS_REUSING_THE_LAST_RUN.contains(&n.as_str()))),
+        }
+    }
+
+    /// Whether `chart` is shown.
+    pub fn chart(&self, chart: Chart) -> bool {
+        self.charts.contains(&chart)
+    }
+
+    /// Whether the lab counts the sink tables of the run's world ahead of the questions
+    /// (a bounded step at a time, as far as the cursor before the run is shown, then to its end
+    /// before the text alternatives are written): the pipeline view asks what the sinks hold at
+    /// every cursor, and its text alternative at every key instant. Without it the world
+    /// answers a question by counting then what that question needs.
+    pub fn prepares_world(&self) -> bool {
+        self.chart(Chart::Pipeline)
+    }
+
+    /// Whether the lab keeps a finished run (its failure-free companion, keyframes, data plane)
+    /// beside the report, for the next run to reuse: only where a control shown moves a setting
+    /// whose run reuses it. A run that does not find it simulates what it would have reused; its
+    /// report is the same.
+    pub fn keeps_outcome(&self) -> bool {
+        self.moves_reused_settings
+    }
+}
+
 /// What the student picked besides the settings: the sink the pipeline view and the latency
 /// chart highlight, and the key (window, product) the sink-window chart shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,7 +9,8 @@ use web_sys::HtmlCanvasElement;
 use super::canvas;
 use super::config::{config_from_js, object_keys};
 use super::{to_js, MAX_TEXT_CHARS};
-use crate::charts::{self, Chart, Focus};
+use crate::charts::{self, Chart, Focus, Shown};
+use crate::engine::fast::data_plane::DataPlanes;
 use crate::engine::fast::figures::FiguresBuilder;
 use crate::engine::model::report::Figures;
 use crate::engine::settings::clock::ClockTime;
@@ -63,6 +64,10 @@ fn chart_named(name: &str) -> Result<Chart, JsError> {
     })
 }
 
+/// The data planes the labs of the page share: figures of the same source settings count and
+/// keep one between them.
+static PLANES: DataPlanes = DataPlanes::new();
+
 #[derive(serde::Serialize)]
 struct Pinned<'a> {
     config: &'a crate::engine::Config,
@@ -93,6 +98,8 @@ pub struct Lab {
     preview: Option<lesson::pipeline::PipelinePreview>,
     /// The highlighted sink and the (window, product) the sink chart shows.
     focus: Focus,
+    /// What the lab's view shows, which decides what it keeps of a run besides the report.
+    shown: Shown,
 }
 
 impl Default for Lab {
@@ -115,7 +122,30 @@ impl Lab {
             pinned: None,
             preview: None,
             focus: Focus::default(),
+            shown: Shown::all(),
         }
+    }
+
+    /// Tells the lab what its view shows: `charts` as the element's `charts` attribute names
+    /// them (chart names, "figures", "crash-table") and `controls` as its `controls` attribute
+    /// does, each `undefined` for everything. The lab then computes and keeps of each run only
+    /// what those need besides the report (see `charts::Shown`): the world's sink counts only for
+    /// the pipeline view, the finished run only for a control whose next run reuses it. What
+    /// every call returns stays the same.
+    pub fn show(&mut self, charts: Option<Vec<String>>, controls: Option<Vec<String>>) {
+        self.shown = Shown::of(charts.as_deref(), controls.as_deref());
+        if !self.shown.keeps_outcome() {
+            self.outcome = None;
+        }
+    }
+
+    /// What the lab holds besides the report, for tests: `{ outcome, world_keys_counted,
+    /// world_rows_indexed }`, whether it keeps the finished run, and how many rows of the sink
+    /// tables its world has counted the keys of (a question counts them as far as it asks) and
+    /// indexed whole (what the pipeline view's preparation makes).
+    pub fn kept(&self) -> Result<JsValue, JsError> {
+        let (keys, indexed) = self.report.as_ref().map_or((0, 0), |r| r.world.sink_rows_counted());
+        to_js(&Kept { outcome: self.outcome.is_some(), world_keys_counted: keys, world_rows_indexed: indexed })
     }
 
     /// Chooses the sink to highlight and the (window, product) the sink chart shows; a window of
@@ -140,7 +170,8 @@ impl Lab {
     pub fn run(&mut self, config: JsValue) -> Result<JsValue, JsError> {
         let config = config_from_js(&config)?;
         // Moving only the crash time reuses the previous failure-free run.
-        let outcome = engine::run_reusing(&config, self.outcome.as_ref()).map_err(|e| JsError::new(&e.to_string()))?;
+        let runner = engine::Runner::sharing(&config, self.outcome.as_ref(), &PLANES);
+        let outcome = runner.map_err(|e| JsError::new(&e.to_string()))?.finish();
         to_js(&self.keep(outcome))
     }
 
@@ -153,7 +184,7 @@ impl Lab {
     /// Keeps a finished run and its report as the lab's current run.
     fn keep_with(&mut self, outcome: Outcome, report: Report) -> crate::lesson::Summary {
         let summary = report.summary();
-        self.outcome = Some(outcome);
+        self.outcome = self.shown.keeps_outcome().then_some(outcome);
         self.report = Some(report);
         self.preview = None;
         summary
@@ -182,7 +213,8 @@ impl Lab {
     /// an Error naming a bad field, and then nothing changes.
     pub fn begin(&mut self, config: JsValue) -> Result<f64, JsError> {
         let config = config_from_js(&config)?;
-        let runner = engine::Runner::new(&config, self.outcome.as_ref()).map_err(|e| JsError::new(&e.to_string()))?;
+        let runner = engine::Runner::sharing(&config, self.outcome.as_ref(), &PLANES)
+            .map_err(|e| JsError::new(&e.to_string()))?;
         let events = runner.events_to_hash() as f64;
         self.pending = Some(runner);
         self.building = None;
@@ -230,7 +262,8 @@ impl Lab {
             } else if let Some((_, report)) = self.finished.as_ref() {
                 // The pipeline view's first question, at the cursor, counts the sink tables up to
                 // it: a bounded step at a time here, before the run becomes the lab's current one.
-                if report.world.prepare_sinks_at(lesson::pipeline::cursor_ms(&report.config, cursor_s)) {
+                let at_ms = lesson::pipeline::cursor_ms(&report.config, cursor_s);
+                if !self.shown.prepares_world() || report.world.prepare_sinks_at(at_ms) {
                     let (outcome, report) = self.finished.take().expect("finished");
                     let summary = self.keep_with(outcome, report);
                     return to_js(&Progress { done: true, progress: 1.0, summary: Some(summary) });
@@ -248,9 +281,13 @@ impl Lab {
     /// current run needs to answer at every instant (the sink tables' counts, which `advance`
     /// makes only up to the cursor); returns true once it is made. A page runs it in slices
     /// before it reads the world far from the cursor, as the pipeline view's table does. False
-    /// before the first run.
+    /// before the first run. Where the view does not show the pipeline, nothing is made ahead
+    /// (true at once): a question about the world then counts what it needs when asked.
     pub fn prepare_world(&self, budget_ms: f64) -> bool {
         let Some(world) = self.report.as_ref().map(|r| &r.world) else { return false };
+        if !self.shown.prepares_world() {
+            return true;
+        }
         let (_, end_ms) = world.span_ms();
         let now = page_clock_ms();
         let started = now();
@@ -542,6 +579,13 @@ struct Progress {
     done: bool,
     progress: f64,
     summary: Option<crate::lesson::Summary>,
+}
+
+#[derive(Serialize)]
+struct Kept {
+    outcome: bool,
+    world_keys_counted: usize,
+    world_rows_indexed: usize,
 }
 
 #[derive(Serialize)]

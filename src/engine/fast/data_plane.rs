@@ -17,6 +17,8 @@
 //! which hashes and counts every event; tests/fast_path.rs holds the two to the same trace, sink
 //! tables and report over the recovery sweep.
 
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+
 use crate::engine::model::operators::window::WindowState;
 use crate::engine::model::source::SourceLog;
 use crate::engine::settings::config::Config;
@@ -283,6 +285,117 @@ impl DataPlane {
             ProductIds::NotKept => 0,
         };
         ids + 12 * self.counts.len() as u64 + 12 * self.period_ends.len() as u64
+    }
+}
+
+/// A data plane counted once for every run that needs it at the same time: the first run starts
+/// counting it and each counts the next part in its own slices, until it is built; then each
+/// attaches the same plane. Runs of several labs on one page that share the source and window
+/// settings count and keep one plane between them (see [`DataPlanes`]).
+#[derive(Debug)]
+pub struct SharedCount {
+    counting: Mutex<Counting>,
+    /// The plane once built, for the shelf that handed this count out (see [`DataPlanes::get`]).
+    built: Arc<Mutex<Weak<DataPlane>>>,
+}
+
+/// A plane being counted, until it is built.
+#[derive(Debug)]
+struct Counting {
+    building: Option<Box<DataPlane>>,
+    built: Option<Arc<DataPlane>>,
+}
+
+impl SharedCount {
+    /// A count of `config`'s data plane of its own; `None` as for [`DataPlane::new`].
+    pub fn new(config: &Config) -> Option<SharedCount> {
+        let plane = DataPlane::new(config)?;
+        Some(SharedCount {
+            counting: Mutex::new(Counting { building: Some(Box::new(plane)), built: None }),
+            built: Arc::default(),
+        })
+    }
+
+    /// Counts the next `max_events` events unless the plane is built; returns it once it is.
+    pub fn build(&self, log: &SourceLog, max_events: u64) -> Option<Arc<DataPlane>> {
+        let mut counting = self.counting.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(plane) = counting.building.as_mut() {
+            if !plane.build(log, max_events) {
+                return None;
+            }
+            let plane = Arc::new(*counting.building.take().expect("building"));
+            *self.built.lock().unwrap_or_else(PoisonError::into_inner) = Arc::downgrade(&plane);
+            counting.built = Some(plane);
+        }
+        counting.built.clone()
+    }
+
+    /// How much of the horizon's log the plane covers, from 0 to 1.
+    pub fn built_fraction(&self, log: &SourceLog) -> f64 {
+        let counting = self.counting.lock().unwrap_or_else(PoisonError::into_inner);
+        counting.building.as_ref().map_or(1.0, |plane| plane.built_fraction(log))
+    }
+}
+
+/// The data planes the runs of one page share: a run that needs a plane takes the one a run of
+/// the page built and still holds, else joins the count of it under way, else starts a count the
+/// page's later runs join. Planes are computed, not chosen: a shared plane is the one the run
+/// would have counted (tests/fast_path.rs). The shelf keeps no plane alive by itself.
+#[derive(Debug, Default)]
+pub struct DataPlanes(Mutex<Vec<Shelved>>);
+
+#[derive(Debug)]
+struct Shelved {
+    key: DataPlaneKey,
+    counting: Weak<SharedCount>,
+    built: Arc<Mutex<Weak<DataPlane>>>,
+}
+
+/// A data plane from the shelf: built, or being counted.
+#[derive(Debug)]
+pub enum Plane {
+    Built(Arc<DataPlane>),
+    Counting(Arc<SharedCount>),
+}
+
+impl DataPlanes {
+    pub const fn new() -> DataPlanes {
+        DataPlanes(Mutex::new(Vec::new()))
+    }
+
+    /// `config`'s data plane, built or being counted; `None` where it has none (see
+    /// [`DataPlane::new`]).
+    pub fn get(&self, config: &Config) -> Option<Plane> {
+        let key = DataPlaneKey::of(config)?;
+        let mut shelf = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let built = |s: &Shelved| s.built.lock().unwrap_or_else(PoisonError::into_inner).upgrade();
+        // What no run holds any more goes.
+        shelf.retain(|s| s.counting.strong_count() > 0 || built(s).is_some());
+        if let Some(found) = shelf.iter().find(|s| s.key == key) {
+            if let Some(plane) = built(found) {
+                return Some(Plane::Built(plane));
+            }
+            if let Some(counting) = found.counting.upgrade() {
+                return Some(Plane::Counting(counting));
+            }
+        }
+        let counting = Arc::new(SharedCount::new(config)?);
+        shelf.retain(|s| s.key != key);
+        shelf.push(Shelved { key, counting: Arc::downgrade(&counting), built: Arc::clone(&counting.built) });
+        Some(Plane::Counting(counting))
+    }
+
+    /// Planes built and held by a run, and counts under way.
+    pub fn len(&self) -> usize {
+        let mut shelf = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        shelf.retain(|s| {
+            s.counting.strong_count() > 0 || s.built.lock().unwrap_or_else(PoisonError::into_inner).strong_count() > 0
+        });
+        shelf.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 

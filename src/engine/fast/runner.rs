@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use super::data_plane::{self, DataPlane};
+use super::data_plane::{self, DataPlane, DataPlanes, Plane, SharedCount};
 use super::outcome::{Outcome, PrefixTables, TruthTables};
 use super::resume::Keyframe;
 use crate::engine::model::sim::{crash_schedule, Execution, Sim};
@@ -37,8 +37,9 @@ pub struct Runner {
     /// Owned while it is forked and run; shared with the previous outcome when reused.
     failure_free: Option<Arc<Sim>>,
     stage: Stage,
-    /// The data plane while it is being counted, and the stage that follows.
-    counting: Option<(DataPlane, Stage)>,
+    /// The data plane while it is being counted (perhaps with other runs, see [`DataPlanes`]),
+    /// and the stage that follows.
+    counting: Option<(Arc<SharedCount>, Stage)>,
     /// The share of the progress that counting the data plane takes (0 when it was reused).
     plane_share: f64,
     /// Keyframes of the failure-free run: taken while it runs, or reused with it.
@@ -160,20 +161,32 @@ impl Runner {
     /// failure-free run is reused instead of simulated again (moving only the crash time); when it
     /// had the same source and window settings, its data plane is.
     pub fn new(config: &Config, previous: Option<&Outcome>) -> Result<Runner, ConfigError> {
-        Runner::start(config, previous, Execution::Fast)
+        Runner::start(config, previous, Execution::Fast, None)
+    }
+
+    /// Like [`Runner::new`], taking the data plane from `planes` where an earlier run of
+    /// `previous` left none: the plane a run of the shelf built and holds, or the count of it under
+    /// way, which this run then counts with the others (see [`DataPlanes`]).
+    pub fn sharing(config: &Config, previous: Option<&Outcome>, planes: &DataPlanes) -> Result<Runner, ConfigError> {
+        Runner::start(config, previous, Execution::Fast, Some(planes))
     }
 
     /// Starts a run computed the reference way, every event hashed and counted one millisecond
     /// at a time ([`Execution::PerEvent`]): what the fast way is tested against. A `previous`
     /// reference run's failure-free run is reused as by [`Runner::new`].
     pub fn per_event(config: &Config, previous: Option<&Outcome>) -> Result<Runner, ConfigError> {
-        Runner::start(config, previous, Execution::PerEvent)
+        Runner::start(config, previous, Execution::PerEvent, None)
     }
 
-    fn start(config: &Config, previous: Option<&Outcome>, execution: Execution) -> Result<Runner, ConfigError> {
+    fn start(
+        config: &Config,
+        previous: Option<&Outcome>,
+        execution: Execution,
+        planes: Option<&DataPlanes>,
+    ) -> Result<Runner, ConfigError> {
         config.validate()?;
         if may_fail_more_than_once(config) {
-            return Runner::start_separately(config, execution);
+            return Runner::start_separately(config, execution, planes);
         }
         let previous = previous.filter(|p| p.run.execution() == execution);
         let crash_moved = |p: &&Outcome| {
@@ -243,22 +256,49 @@ impl Runner {
             let key = data_plane::DataPlaneKey::of(config);
             match previous.and_then(|p| p.run.data_plane()).filter(|plane| Some(&plane.key) == key.as_ref()) {
                 Some(plane) => runner.run.attach_data_plane(plane.clone()),
-                None => {
-                    if let Some(plane) = DataPlane::new(config) {
-                        runner.counting = Some((plane, runner.stage));
-                        runner.stage = Stage::DataPlane;
-                        runner.plane_share = DATA_PLANE_SHARE;
-                    }
-                }
+                None => runner.take_plane(config, planes),
             }
         }
         Ok(runner)
     }
 
+    /// Takes `config`'s data plane from `planes` (built, attached at once) or counts it, alone
+    /// or with the runs of `planes` that count it too, before the stage it was to start at.
+    fn take_plane(&mut self, config: &Config, planes: Option<&DataPlanes>) {
+        let plane = match planes {
+            Some(planes) => planes.get(config),
+            None => SharedCount::new(config).map(|count| Plane::Counting(Arc::new(count))),
+        };
+        match plane {
+            Some(Plane::Built(plane)) => self.attach_plane(plane),
+            Some(Plane::Counting(count)) => {
+                self.counting = Some((count, self.stage));
+                self.stage = Stage::DataPlane;
+                self.plane_share = DATA_PLANE_SHARE;
+            }
+            None => {}
+        }
+    }
+
+    /// Attaches a built data plane to the run and, when simulated separately and not started,
+    /// to its companion, which counts from the same plane.
+    fn attach_plane(&mut self, plane: Arc<DataPlane>) {
+        if let Some(truth) = self.failure_free.as_mut().and_then(Arc::get_mut) {
+            if truth.now_ms() == truth.config.start_time_ms {
+                truth.attach_data_plane(Arc::clone(&plane));
+            }
+        }
+        self.run.attach_data_plane(plane);
+    }
+
     /// A run that may fail more than once (see [`may_fail_more_than_once`]): no reuse trick
     /// applies. The run is simulated from the start with its whole failure schedule, and its
     /// failure-free companion separately from the start, with no crash and no fencing.
-    fn start_separately(config: &Config, execution: Execution) -> Result<Runner, ConfigError> {
+    fn start_separately(
+        config: &Config,
+        execution: Execution,
+        planes: Option<&DataPlanes>,
+    ) -> Result<Runner, ConfigError> {
         let run = Sim::of(config, execution)?;
         let mut truth = Sim::of(
             &Config { crash_at_ms: None, more_crashes_ms: Vec::new(), mtbf_ms: None, ..config.clone() },
@@ -282,11 +322,7 @@ impl Runner {
             known_rows: None,
         };
         if execution == Execution::Fast {
-            if let Some(plane) = DataPlane::new(config) {
-                runner.counting = Some((plane, runner.stage));
-                runner.stage = Stage::DataPlane;
-                runner.plane_share = DATA_PLANE_SHARE;
-            }
+            runner.take_plane(config, planes);
         }
         Ok(runner)
     }
@@ -298,18 +334,16 @@ impl Runner {
             Stage::DataPlane => {
                 let events = slice_ms.saturating_mul(self.run.config.rate_per_s) / 1000;
                 let log = self.run.log();
-                if self.counting.as_mut().is_none_or(|(plane, _)| plane.build(log, events.max(1))) {
-                    if let Some((plane, next)) = self.counting.take() {
-                        let plane = Arc::new(plane);
+                match self.counting.take() {
+                    Some((count, next)) => match count.build(log, events.max(1)) {
                         // A companion simulated separately counts from the same plane.
-                        if let Some(truth) = self.failure_free.as_mut().and_then(Arc::get_mut) {
-                            if truth.now_ms() == truth.config.start_time_ms {
-                                truth.attach_data_plane(Arc::clone(&plane));
-                            }
+                        Some(plane) => {
+                            self.attach_plane(plane);
+                            self.stage = next;
                         }
-                        self.run.attach_data_plane(plane);
-                        self.stage = next;
-                    }
+                        None => self.counting = Some((count, next)),
+                    },
+                    None => unreachable!("counting in this stage"),
                 }
             }
             Stage::UpToCrash(crash_at) => {
@@ -419,8 +453,8 @@ impl Runner {
         let total = horizon + crash_part;
         let finished = match self.stage {
             Stage::DataPlane => {
-                let (plane, _) = self.counting.as_ref().expect("counting in this stage");
-                return plane.built_fraction(self.run.log()) * self.plane_share;
+                let (count, _) = self.counting.as_ref().expect("counting in this stage");
+                return count.built_fraction(self.run.log()) * self.plane_share;
             }
             Stage::UpToCrash(_) | Stage::Forking => done(&self.run),
             Stage::Resuming(..) => crash_part,

@@ -449,6 +449,18 @@ impl WorldIndex {
         (appended, committed)
     }
 
+    /// How many rows of the sink tables the index has counted so far: `(keys, prefix)`, the
+    /// rows of the first attempt whose keys a question or a preparation counted, and the rows of
+    /// the per-row prefix counts made or being made over a whole table (see [`SinkIndex`]).
+    /// Both 0 until a question about the sinks or a preparation
+    /// ([`WorldIndex::prepare_sinks_at`]).
+    pub fn sink_rows_counted(&self) -> (usize, usize) {
+        let keys = self.sinks.first_attempt.lock().unwrap_or_else(|e| e.into_inner()).keys.len();
+        let made = [&self.sinks.append_only, &self.sinks.committed].map(|p| p.get().map_or(0, |p| p.at_ms.len()));
+        let counting = self.sinks.counting.lock().unwrap_or_else(|e| e.into_inner());
+        (keys, made.iter().sum::<usize>() + counting.iter().map(|c| c.out.at_ms.len()).sum::<usize>())
+    }
+
     /// Makes a bounded step of the work the question "what do the sinks hold at `t_ms`" needs
     /// (a page spreads it over its slices, ahead of the pipeline view's first question at the
     /// cursor); returns true once that question is quick.
