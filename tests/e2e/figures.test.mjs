@@ -40,6 +40,10 @@ test("ten two-chart figures share the module and build and keep only what they s
   await settled(page);
   // One module, fetched once, for all ten.
   assert.deepEqual(wasmRequests.map((url) => new URL(url).pathname), ["/pkg/checkpoint_lab_bg.wasm"]);
+  // A pipeline view's world is indexed in the idle time after its charts are drawn.
+  await page.waitForFunction(() => [...document.querySelectorAll("checkpoint-lab")]
+    .filter((lab) => lab.getAttribute("charts").split(" ").includes("pipeline"))
+    .every((lab) => lab.view.lab.kept().world_rows_indexed > 0), null, { timeout: 20000 });
   const all = await figures(page);
   assert.equal(all.length, 10);
   for (const figure of all) {
