@@ -68,4 +68,4 @@ export const WARM_UP = [{"interval_ms":1000.0},{"interval_ms":15000.0},{"interva
 
 // The built-in exercises' ids: the element checks an exercise a page names before the
 // exercises' own module has loaded against them.
-export const BUILTIN_EXERCISE_IDS = ["replay-15s-after-barrier", "crash-before-completion", "largest-interval-10k", "store-bound-full", "incremental-snapshots", "one-row-per-window", "transactional-lag", "predict-recovery", "aligned-records-held", "unaligned-under-backpressure", "unaligned-in-flight-bytes", "at-least-once-counted-twice", "sla-rule", "micro-batch-between-batches", "micro-batch-rerun-sinks"];
+export const BUILTIN_EXERCISE_IDS = ["replay-15s-after-barrier", "crash-before-completion", "largest-interval-10k", "store-bound-full", "incremental-snapshots", "one-row-per-window", "transactional-lag", "predict-recovery", "aligned-records-held", "unaligned-under-backpressure", "unaligned-in-flight-bytes", "at-least-once-counted-twice", "offsets-on-a-timer-lost", "sla-rule", "micro-batch-between-batches", "micro-batch-rerun-sinks"];
