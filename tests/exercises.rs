@@ -140,6 +140,7 @@ fn typical_wrong_values(id: &str, r: &Value) -> Vec<f64> {
             let behind_s = n("config.backpressure_ms") / 1000.0;
             vec![replayed, rate * behind_s, rate / partitions * behind_s, 0.0]
         }
+        "offsets-on-a-timer-lost" => vec![replayed, n("crash.offset") - n("restored_checkpoint.offset"), 0.0],
         other => panic!("{other}: list its mistakes' typical wrong values here"),
     }
 }

@@ -12,7 +12,7 @@ mod common;
 use checkpoint_lab::engine::model::report::SinkTables;
 use checkpoint_lab::engine::model::sim::Execution;
 use checkpoint_lab::engine::model::sinks::{same_in_order, SinkDesign};
-use checkpoint_lab::engine::settings::config::CheckpointingMode;
+use checkpoint_lab::engine::settings::config::{CheckpointingMode, OffsetCommit};
 use checkpoint_lab::engine::Outcome;
 use checkpoint_lab::engine::{Alignment, Config, Mode, Runner, Sim, Snapshots};
 use common::at;
@@ -71,6 +71,7 @@ fn same_histories(config: &Config, fast: &SinkTables, reference: &SinkTables, wh
     let by_emission = config.mode == Mode::Barrier
         && config.retry_rate == 0.0
         && config.checkpointing_mode == CheckpointingMode::ExactlyOnce
+        && !config.commits_offsets_on_timer()
         && config.retention_ms.is_none();
     if by_emission {
         assert!(fast.emissions.is_some(), "read by emission: {why}");
@@ -153,6 +154,29 @@ fn under_backpressure_and_at_least_once() {
     let base =
         Config { backpressure_ms: 1_500, checkpointing_mode: CheckpointingMode::AtLeastOnce, ..Config::default() };
     assert!(sweep(base, &INTERVALS_MS[1..], 3) > 0);
+}
+
+/// Offsets committed on a timer, apart from the state: a commit after the restored checkpoint's
+/// offsets (the 5 s default: events skipped), one before them (a commit interval longer than the
+/// checkpoint interval: events counted twice, from periods and windows already emitted), under
+/// backpressure with at-least-once, with producer retries and retention.
+#[test]
+fn offsets_committed_on_a_timer() {
+    let on_timer = Config { offset_commit: OffsetCommit::OnTimer, ..Config::default() };
+    assert!(sweep(on_timer.clone(), &INTERVALS_MS, 3) > 0);
+    let long_commits = Config { offset_commit_interval_ms: 100_000, window_ms: 60_000, ..on_timer.clone() };
+    assert!(sweep(long_commits.clone(), &INTERVALS_MS[..4], 4) > 0);
+    let at_least_once = Config {
+        backpressure_ms: 1_500,
+        checkpointing_mode: CheckpointingMode::AtLeastOnce,
+        offset_commit_interval_ms: 7_000,
+        ..on_timer.clone()
+    };
+    assert!(sweep(at_least_once, &INTERVALS_MS[1..4], 5) > 0);
+    let retries = Config { retry_rate: 0.05, ..long_commits };
+    assert!(sweep(retries, &INTERVALS_MS[1..3], 9) > 0);
+    let retention = Config { retention_ms: Some(15_000), ..on_timer };
+    assert!(sweep(retention, &INTERVALS_MS[2..4], 9) > 0);
 }
 
 #[test]

@@ -131,17 +131,30 @@ addEventListener("hashchange", () => {
 lab.addEventListener("checkpointlab-ready", () => { document.body.dataset.ready = "true"; });
 if (lab.dataset.ready) document.body.dataset.ready = "true";
 
-// "Break it": what at-least-once checkpoints count twice, from the figure's own run (its report's
-// counted_twice_events); the sinks' duplicate rows cannot show it.
+// "Break it": what at-least-once checkpoints count twice, or what offsets committed on a timer,
+// apart from the state, lose or count twice, from the figure's own run (its report's
+// counted_twice_events and skipped_events); the sinks' duplicate rows cannot show it.
 const breakIt = document.querySelector("#break-it checkpoint-lab");
 const countedTwice = document.querySelector("[data-counted-twice]");
 const showCountedTwice = () => {
-  const n = breakIt.report()?.counted_twice_events;
+  const report = breakIt.report();
+  const n = report?.counted_twice_events;
+  const lost = report?.skipped_events ?? 0;
   if (n === undefined || !countedTwice) return;
+  const count = (events) => events.toLocaleString("en-US");
   countedTwice.dataset.count = String(n);
-  countedTwice.textContent = n > 0
-    ? `Counted twice: ${n.toLocaleString("en-US")} events are in the restored checkpoint's state and again in its replay, so every total that includes them is too high.`
-    : "Counted twice: none. The snapshot's state and its offsets are taken at the same point of every channel.";
+  countedTwice.dataset.lost = String(lost);
+  const parts = [];
+  if (lost > 0) {
+    parts.push(`Lost: ${count(lost)} events lie between the restored checkpoint's offsets and the offsets the consumer last committed, so the state never counted them and the replay starts past them: every total that includes them is too low.`);
+  }
+  if (n > 0) {
+    parts.push(`Counted twice: ${count(n)} events are in the restored checkpoint's state and again in its replay, so every total that includes them is too high.`);
+  }
+  if (parts.length === 0) {
+    parts.push("Counted twice: none. The restored state and the offsets the replay starts from were taken at the same point of every channel.");
+  }
+  countedTwice.textContent = parts.join(" ");
 };
 breakIt?.addEventListener("checkpointlab-change", showCountedTwice);
 breakIt?.whenReady?.().then(showCountedTwice);

@@ -204,6 +204,22 @@ pub fn flink(config: &Config, sink: SinkDesign) -> String {
             "# failure modelled: a task throws; the JobManager hears at once, heartbeats play no part".to_string()
         }
     });
+    if config.commits_offsets_on_timer() {
+        lines.extend([
+            "# source: the design that breaks, offsets committed apart from the state: a Kafka consumer with"
+                .to_string(),
+            format!(
+                "#   enable.auto.commit=true and auto.commit.interval.ms={} that restarts from the group's committed",
+                config.offset_commit_interval_ms
+            ),
+            "#   offsets (OffsetsInitializer.committedOffsets()) while its state comes from the checkpoint. Flink's"
+                .to_string(),
+            "#   KafkaSource restores the checkpoint's offsets with its state and commits them to the group only"
+                .to_string(),
+            "#   when a checkpoint completes (commit.offsets.on.checkpoint=true), for monitoring: keep that."
+                .to_string(),
+        ]);
+    }
     match sink {
         SinkDesign::Transactional => lines.extend([
             format!(

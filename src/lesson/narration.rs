@@ -99,6 +99,30 @@ pub fn warning(warning: &Warning) -> String {
              too high.",
             format_count(events)
         ),
+        Warning::OffsetsApartFromState { skipped, counted_twice, interval_ms } => {
+            let mut what = Vec::new();
+            if skipped > 0 {
+                what.push(format!(
+                    "{} events lay between the restored checkpoint's offsets and the committed offsets, so the \
+                     state never counted them and the readers resumed past them: window totals are that much too \
+                     low",
+                    format_count(skipped)
+                ));
+            }
+            if counted_twice > 0 {
+                what.push(format!(
+                    "{} events lay between the committed offsets and the restored checkpoint's, so the state had \
+                     counted them and the replay counted them again: window totals are that much too high",
+                    format_count(counted_twice)
+                ));
+            }
+            format!(
+                "Offsets committed on a timer (every {}), apart from the checkpointed state: {}. Commit the \
+                 offsets with the checkpoint.",
+                format_duration_ms(interval_ms),
+                what.join("; ")
+            )
+        }
         Warning::CheckpointsOutlastTimeout { duration_ms, timeout_ms } => format!(
             "A checkpoint takes {}, longer than Flink's default checkpoint timeout of {} \
              (execution.checkpointing.timeout): Flink would expire each one and, tolerating no failed \
@@ -225,7 +249,7 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
             crate::engine::settings::clock::ClockTime(window_start_ms),
             format_count(order_count)
         ),
-        CrashFactKind::Crash { offset, replay_events, restored, in_flight } => {
+        CrashFactKind::Crash { offset, replay_events, restored, in_flight, from_committed } => {
             let then = match in_flight {
                 InFlight::Nothing => String::new(),
                 InFlight::DiscardedCheckpoint { checkpoint } => {
@@ -240,10 +264,53 @@ pub fn crash_fact(mode: Mode, fact: &CrashFactKind) -> String {
                     format!("; batch {committed} is committed and no batch was running")
                 }
             };
+            let since = if from_committed {
+                "since the last offset commit".to_string()
+            } else {
+                format!("since {unit} {restored}")
+            };
             format!(
-                "crash at offset {}: {} events since {unit} {restored} to replay{then}",
+                "crash at offset {}: {} events {since} to replay{then}",
                 format_count(offset),
                 format_count(replay_events)
+            )
+        }
+        CrashFactKind::OffsetsCommitted { offset, checkpoint, checkpoint_offset } => format!(
+            "the consumer's last offset commit before the crash: offsets total {} in the group, {}",
+            format_count(offset),
+            match offset.cmp(&checkpoint_offset) {
+                std::cmp::Ordering::Greater => format!(
+                    "{} past checkpoint {checkpoint}'s, whose state the restart loads",
+                    format_count(offset - checkpoint_offset)
+                ),
+                std::cmp::Ordering::Less => format!(
+                    "{} before checkpoint {checkpoint}'s, whose state the restart loads",
+                    format_count(checkpoint_offset - offset)
+                ),
+                std::cmp::Ordering::Equal => format!("the same as checkpoint {checkpoint}'s"),
+            }
+        ),
+        CrashFactKind::ResumedAtCommitted { offset, skipped_events, counted_twice_events } => {
+            let mut what = Vec::new();
+            if skipped_events > 0 {
+                what.push(format!(
+                    "{} events between the checkpoint's offsets and the committed ones are never counted",
+                    format_count(skipped_events)
+                ));
+            }
+            if counted_twice_events > 0 {
+                what.push(format!(
+                    "{} events the checkpoint's state already counted are read again and counted twice",
+                    format_count(counted_twice_events)
+                ));
+            }
+            if what.is_empty() {
+                what.push("the state and the offsets meet, so nothing is lost or counted twice".to_string());
+            }
+            format!(
+                "the readers resume at the committed offsets {}, not at the checkpoint's: {}",
+                format_count(offset),
+                what.join("; ")
             )
         }
         // Spark retries a failed task (spark.task.maxFailures) and reruns the tasks of a lost

@@ -339,9 +339,16 @@ report_and_summary! {
     failures: u32 = figures.failures,
     /// When the job became FAILED (its restart strategy gave up, or the query failed on data loss).
     failed_at: Option<Stamp> = figures.failed_at_ms.map(stamp),
-    /// At-least-once checkpointing: events the restored state already held and the replay counted
-    /// again.
+    /// Events the restored state already held and the replay counted again: at-least-once
+    /// checkpointing's records past a barrier, or, with offsets committed on a timer, the events
+    /// between the committed offsets and the restored checkpoint's further on.
     counted_twice_events: u64 = figures.counted_twice_events,
+    /// Offsets committed on a timer, apart from the state (`offset_commit` `on_timer`): events
+    /// between the restored checkpoint's offsets and the consumer's last committed offsets further
+    /// on. The restored state never counted them and the readers resume past them: lost, window
+    /// totals that much too low. (When the commit lies before the checkpoint's offsets, the events
+    /// between are counted twice instead: `counted_twice_events`.)
+    skipped_events: u64 = figures.skipped_events,
     effective_interval_ms: u64 = figures.effective_interval_ms,
     store_limited: bool = figures.store_limited,
     store_write_bytes_per_min: u64 = figures.store_write_bytes_per_min => summary,

@@ -196,12 +196,15 @@ pub fn readout(setting: &Setting, value: f64, start_ms: u64) -> String {
 
 /// Whether a control means nothing in this design: micro-batches have no barriers to align, no
 /// sink transactions, no failure kinds and no restart strategy (a supervisor restarts a stopped
-/// query after the time the heartbeat timeout's control sets there); a task's failure reaches the
-/// JobManager at once, without a heartbeat.
+/// query after the time the heartbeat timeout's control sets there), and keep their offsets in
+/// the offset log, never committed to Kafka on a timer (Spark's Kafka source refuses
+/// enable.auto.commit); a task's failure reaches the JobManager at once, without a heartbeat; the
+/// offset commit interval means something only with offsets committed on a timer.
 fn disabled(key: &str, config: &Config) -> bool {
     let mode = config.mode;
     match key {
-        "alignment" | "backpressure_ms" | "checkpointing_mode" => !mode.has_barriers(),
+        "alignment" | "backpressure_ms" | "checkpointing_mode" | "offset_commit" => !mode.has_barriers(),
+        "offset_commit_interval_ms" => !config.commits_offsets_on_timer(),
         "isolation_level" | "transaction_timeout_ms" => !mode.sink_has_transactions(),
         "failure" => !mode.reports_task_failures(),
         "restart_strategy" => !mode.has_restart_strategy(),
@@ -491,7 +494,7 @@ pub fn catalogue() -> Vec<(&'static str, Value)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::settings::config::Config;
+    use crate::engine::settings::config::{Config, OffsetCommit};
 
     fn control<'a>(controls: &'a [ControlView], key: &str) -> &'a ControlView {
         controls.iter().find(|c| c.key == key).unwrap()
@@ -508,6 +511,8 @@ mod tests {
             "alignment",
             "backpressure_ms",
             "checkpointing_mode",
+            "offset_commit",
+            "offset_commit_interval_ms",
             "isolation_level",
             "transaction_timeout_ms",
             "failure",
@@ -515,6 +520,9 @@ mod tests {
         ] {
             assert!(control(&batches, key).disabled, "{key} means nothing between batches");
         }
+        assert!(control(&barrier, "offset_commit_interval_ms").disabled, "no timer with the checkpoint's offsets");
+        let on_timer = controls(&Config { offset_commit: OffsetCommit::OnTimer, ..Config::default() });
+        assert!(!control(&on_timer, "offset_commit_interval_ms").disabled);
         assert_eq!(control(&batches, "snapshots").options[1].label, "RocksDB (changelog)");
         assert_eq!(sinks(Mode::MicroBatch)[2].label, "idempotent by batch id");
         let task = controls(&Config { failure: Failure::Task, ..Config::default() });

@@ -4,6 +4,7 @@
 
 use checkpoint_lab::engine::model::sinks::Row;
 use checkpoint_lab::engine::settings::clock::parse_clock;
+use checkpoint_lab::engine::settings::config::OffsetCommit;
 use checkpoint_lab::engine::{Alignment, Config, Mode, Sim, Snapshots};
 
 /// Milliseconds since midnight of a clock text like "10:00:45".
@@ -69,6 +70,7 @@ pub fn digest_scenarios() -> Vec<(&'static str, Config)> {
         ),
         ("tiny-interval", Config { interval_ms: 1_000, crash_at_ms: Some(36_031_500), ..Config::default() }),
         ("micro-batch", Config { mode: Mode::MicroBatch, crash_at_ms: Some(36_046_000), ..Config::default() }),
+        ("offsets-on-timer", Config { offset_commit: OffsetCommit::OnTimer, ..Config::default() }),
     ]
 }
 

@@ -141,7 +141,7 @@ test("docs/exercises.md's exercise for authors, loaded with exercises-src", asyn
 test("the practice page carries every built-in exercise", async () => {
   const { page: p, errors } = await open(browser, `${base}/exercises.html`);
   const builtIn = await p.evaluate(async () => (await import("/pkg/checkpoint-lab.js")).exerciseIds());
-  assert.equal(builtIn.length, 15);
+  assert.equal(builtIn.length, 16);
   assert.match(await p.textContent(".exercise .progress"), new RegExp(`Exercise 1 of ${builtIn.length}`));
   await p.click("[data-exercise=next]");
   assert.match(await p.textContent(".exercise h3"), /between barrier and completion/);

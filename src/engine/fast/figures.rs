@@ -176,9 +176,10 @@ struct LaidOut {
 
 /// The run's emissions (emitted at, boundary, rows), in write order, when its append-only table
 /// can be read emission by emission (see [`emissions`]): in barrier mode, exactly once (an
-/// at-least-once restore counts again what the snapshot had already taken in past a barrier),
-/// without producer retries or events lost to retention, and only for a run computed the fast way, so that the
-/// per-event reference it is tested against reads every row.
+/// at-least-once restore counts again what the snapshot had already taken in past a barrier, and
+/// so may one that resumes at offsets committed on a timer), without producer retries or events
+/// lost to retention, and only for a run computed the fast way, so that the per-event reference it
+/// is tested against reads every row.
 #[inline(never)]
 fn emissions_of(run: &Sim) -> Option<Vec<(u64, u64, u64)>> {
     let config = &run.config;
@@ -186,6 +187,7 @@ fn emissions_of(run: &Sim) -> Option<Vec<(u64, u64, u64)>> {
         && config.mode.rows_depend_only_on_events()
         && config.retry_rate == 0.0
         && config.checkpointing_mode == CheckpointingMode::ExactlyOnce
+        && !config.commits_offsets_on_timer()
         && run.recoveries.iter().all(|r| r.lost_events == 0);
     if !readable {
         return None;

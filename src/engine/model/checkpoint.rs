@@ -43,6 +43,9 @@ pub struct Snapshot {
     pub state: Option<JobState>,
     pub offsets: Vec<u64>,
     pub in_flight: Vec<(u64, u64, u64)>,
+    /// Per partition, the offset up to which the state (with its in-flight records) has counted
+    /// the events: the offsets, or past them where at-least-once let records pass the barrier.
+    pub state_offsets: Vec<u64>,
 }
 
 /// A checkpoint between its barrier and its completion.

@@ -15,6 +15,19 @@ use super::trace::{Event, SinkRows, SinkStalenessMs, Trace};
 use crate::engine::fast::data_plane::DataPlane;
 use crate::engine::settings::config::Config;
 
+/// What a restart left out of the state or counted in it again, in events.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Restart {
+    /// Gone from the log under its retention before the readers got to them.
+    pub lost_events: u64,
+    /// Offsets committed on a timer: between the restored state's offsets and the committed ones
+    /// further on, so never counted.
+    pub skipped_events: u64,
+    /// Offsets committed on a timer: between the committed offsets and the restored state's
+    /// further on, so in the state and read again.
+    pub counted_twice_events: u64,
+}
+
 #[derive(Clone, Debug)]
 pub struct Job {
     log: SourceLog,
@@ -344,7 +357,8 @@ impl Job {
 
     /// The snapshot of the state now, resuming from `offsets`.
     pub fn snapshot(&self, offsets: Vec<u64>, in_flight: Vec<(u64, u64, u64)>) -> Snapshot {
-        Snapshot { state: self.snapshots_keep_state.then(|| self.state.clone()), offsets, in_flight }
+        let state_offsets = offsets.iter().zip(&self.processed_offsets).map(|(&o, &done)| o.max(done)).collect();
+        Snapshot { state: self.snapshots_keep_state.then(|| self.state.clone()), offsets, in_flight, state_offsets }
     }
 
     /// The transactional sink commits epoch `epoch` (and any older pre-committed one) at `now_ms`;
@@ -392,12 +406,19 @@ impl Job {
     }
 
     /// A restart at `now_ms` from `snapshot`: the state is loaded, the readers rewind to its
-    /// offsets (never before the log's retention) and a new attempt starts. Returns the events
-    /// lost to retention.
-    pub fn restart_from(&mut self, snapshot: &Snapshot, config: &Config, now_ms: u64) -> u64 {
+    /// offsets, or to `committed` (the consumer group's offsets, committed on a timer apart from
+    /// the state) when given, never before the log's retention, and a new attempt starts.
+    pub fn restart_from(
+        &mut self,
+        snapshot: &Snapshot,
+        committed: Option<&[u64]>,
+        config: &Config,
+        now_ms: u64,
+    ) -> Restart {
         self.state = snapshot.state.clone().expect("a snapshot a crash restores keeps the state");
-        self.read_offsets = snapshot.offsets.clone();
-        self.processed_offsets = snapshot.offsets.clone();
+        let resume = committed.unwrap_or(&snapshot.offsets);
+        self.read_offsets = resume.to_vec();
+        self.processed_offsets = resume.to_vec();
         // Unaligned: the in-flight records stored in the checkpoint are processed first.
         for &(p, from, to) in &snapshot.in_flight {
             let first = self.log.log_number(p, from);
@@ -406,20 +427,32 @@ impl Job {
         }
         self.credit.iter_mut().for_each(|c| *c = 0);
         self.log_order_credit = 0;
-        let mut lost_events = 0;
+        let mut restart = Restart::default();
         if let Some(first_kept) = self.first_kept_offsets(config, now_ms) {
             for (p, first_kept) in first_kept.into_iter().enumerate() {
                 if self.read_offsets[p] < first_kept {
-                    lost_events += first_kept - self.read_offsets[p];
+                    // From the committed offsets, what the state had counted is not lost.
+                    let from = match committed {
+                        Some(_) => self.read_offsets[p].max(snapshot.state_offsets[p]),
+                        None => self.read_offsets[p],
+                    };
+                    restart.lost_events += first_kept.saturating_sub(from);
                     self.read_offsets[p] = first_kept;
                     self.processed_offsets[p] = first_kept;
                 }
             }
         }
+        if let Some(committed) = committed {
+            for (p, (&counted, &resumed)) in snapshot.state_offsets.iter().zip(&self.read_offsets).enumerate() {
+                // Ahead of the state: never counted. Behind it: counted again.
+                restart.skipped_events += committed[p].saturating_sub(counted);
+                restart.counted_twice_events += counted.saturating_sub(resumed);
+            }
+        }
         self.attempt += 1;
         self.events_since_snapshot = 0;
         self.caught_up = false;
-        lost_events
+        restart
     }
 
     /// Rows each sink holds now.

@@ -116,8 +116,9 @@ pub enum CrashFactKind {
     BatchCommitted { batch: u64, offset_log_ms: u64, processing_ms: u64, state_store_ms: u64 },
     /// The crashing window's running total in the last emission before the crash.
     LastWindowTotal { window_start_ms: u64, order_count: u64 },
-    /// The crash, what it leaves to replay since the restored checkpoint, and what was in flight.
-    Crash { offset: u64, replay_events: u64, restored: u64, in_flight: InFlight },
+    /// The crash, what it leaves to replay since the restored checkpoint (or, `from_committed`,
+    /// since the offsets committed on a timer), and what was in flight.
+    Crash { offset: u64, replay_events: u64, restored: u64, in_flight: InFlight, from_committed: bool },
     /// The failure was noticed after `after_ms`: `failure` says what failed (a lost TaskManager
     /// at its heartbeat timeout, a task at once); `overridden` when a fixed detection delay was set.
     Detected { after_ms: u64, failure: Failure, overridden: bool, heartbeat_timeout_ms: u64 },
@@ -127,6 +128,13 @@ pub enum CrashFactKind {
     /// The restored checkpoint is loaded and the readers start at `offset`: its offsets, or, where
     /// the log no longer holds them (`reset`), the oldest offset kept.
     Restored { checkpoint: u64, state_bytes: u64, offset: u64, backlog_events: u64, reset: bool },
+    /// Offsets committed on a timer: the consumer's last commit before the crash put the group at
+    /// `offset` (offsets total), where the restored `checkpoint`'s offsets total `checkpoint_offset`.
+    OffsetsCommitted { offset: u64, checkpoint: u64, checkpoint_offset: u64 },
+    /// Offsets committed on a timer: the restored state is the checkpoint's, the readers resume at
+    /// the committed offsets `offset`; `skipped_events` lie between the checkpoint's offsets and
+    /// them (never counted), `counted_twice_events` between them and the state's (counted again).
+    ResumedAtCommitted { offset: u64, skipped_events: u64, counted_twice_events: u64 },
     /// The readers are back at the crash offset.
     ReplayDone { offset: u64 },
     /// The batch the crash interrupted committed again with the same offsets.
@@ -228,6 +236,10 @@ pub enum Warning {
     EventsLost { events: u64 },
     /// At-least-once checkpointing: the restore read `events` again that its state already held.
     CountedTwice { events: u64 },
+    /// Offsets committed on a timer, apart from the state: the restores resumed at committed
+    /// offsets past their checkpoint's, skipping `skipped` events, or before them, reading
+    /// `counted_twice` events again that the state held.
+    OffsetsApartFromState { skipped: u64, counted_twice: u64, interval_ms: u64 },
     /// Sink transactions outlived their timeout while still open: the broker aborted them and
     /// fenced the producer, and each time its next write failed the job.
     ProducerFenced { transactions: u64, timeout_ms: u64 },
@@ -462,8 +474,15 @@ pub struct Figures {
     pub failed_at_ms: Option<u64>,
     /// At-least-once checkpointing: events after a barrier that were in the restored checkpoint's
     /// state and were read again after the restore, so window totals exceed the failure-free
-    /// totals by their count (fewer with producer retries, which the dedupe drops again).
+    /// totals by their count (fewer with producer retries, which the dedupe drops again). With
+    /// offsets committed on a timer: the events between the committed offsets and the restored
+    /// state's further on, which the state had counted and the replay counts again.
     pub counted_twice_events: u64,
+    /// Offsets committed on a timer: events between the restored checkpoint's offsets and the
+    /// consumer's last committed offsets further on. The restored state never counted them and the
+    /// readers resume past them, so window totals fall short of the failure-free totals by their
+    /// count.
+    pub skipped_events: u64,
     pub effective_interval_ms: u64,
     pub store_limited: bool,
     pub store_write_bytes_per_min: u64,
@@ -626,7 +645,20 @@ fn crash_table_of(config: &Config, run: &Sim, recovery: &Recovery, before: &Opti
             kind: CrashFactKind::ProducerFenced { began_at_ms, timeout_ms: config.transaction_timeout_ms },
         });
     }
-    let replayed = recovery.crash_offset - restored.offset();
+    // Offsets committed on a timer: the replay starts at the last commit before the crash.
+    let replay_from = recovery.committed.map_or(restored.offset(), |(_, offset)| offset);
+    let replayed = recovery.crash_offset.saturating_sub(replay_from);
+    if let Some((committed_at_ms, offset)) = recovery.committed {
+        rows.push(CrashFact {
+            at_ms: committed_at_ms,
+            offset: Some(offset),
+            kind: CrashFactKind::OffsetsCommitted {
+                offset,
+                checkpoint: restored.id(),
+                checkpoint_offset: restored.offset(),
+            },
+        });
+    }
     let rerun = recovery.discarded_checkpoint.and_then(|id| run.offset_log().iter().find(|e| e.batch_id == id));
     let in_flight = match (recovery.discarded_checkpoint, rerun) {
         (Some(id), Some(entry)) if rerun_in_flight => {
@@ -644,6 +676,7 @@ fn crash_table_of(config: &Config, run: &Sim, recovery: &Recovery, before: &Opti
             replay_events: replayed,
             restored: restored.id(),
             in_flight,
+            from_committed: recovery.committed.is_some(),
         },
     });
     rows.push(CrashFact {
@@ -711,6 +744,17 @@ fn crash_table_of(config: &Config, run: &Sim, recovery: &Recovery, before: &Opti
                 reset: recovery.lost_events > 0,
             },
         });
+        if recovery.committed.is_some() {
+            rows.push(CrashFact {
+                at_ms: restored_at,
+                offset: Some(resumed),
+                kind: CrashFactKind::ResumedAtCommitted {
+                    offset: resumed,
+                    skipped_events: recovery.skipped_events,
+                    counted_twice_events: recovery.counted_twice_events,
+                },
+            });
+        }
         if recovery.lost_events > 0 {
             rows.push(CrashFact {
                 at_ms: restored_at,
@@ -846,13 +890,27 @@ impl Figures {
         // A later recovery that restores the same checkpoint again discards what the earlier replay
         // counted; one that restores a later checkpoint keeps it (that checkpoint's state holds it).
         let recoveries = &run.recoveries;
-        let counted_twice_events: u64 = recoveries
-            .iter()
-            .enumerate()
-            .filter(|(i, r)| recoveries.get(i + 1).is_none_or(|next| next.restored.id() != r.restored.id()))
-            .map(|(_, r)| r.restored.past_barrier_events())
+        let last_of_their_checkpoint = || {
+            recoveries
+                .iter()
+                .enumerate()
+                .filter(|(i, r)| recoveries.get(i + 1).is_none_or(|next| next.restored.id() != r.restored.id()))
+                .map(|(_, r)| r)
+        };
+        // Offsets committed on a timer: each restore compared the state's offsets with the
+        // committed ones it resumed at (the state's records past a barrier included).
+        let on_timer = config.commits_offsets_on_timer();
+        let counted_twice_events: u64 = last_of_their_checkpoint()
+            .map(|r| if on_timer { r.counted_twice_events } else { r.restored.past_barrier_events() })
             .sum();
-        if counted_twice_events > 0 {
+        let skipped_events: u64 = last_of_their_checkpoint().map(|r| r.skipped_events).sum();
+        if on_timer && (counted_twice_events > 0 || skipped_events > 0) {
+            warnings.push(Warning::OffsetsApartFromState {
+                skipped: skipped_events,
+                counted_twice: counted_twice_events,
+                interval_ms: config.offset_commit_interval_ms,
+            });
+        } else if counted_twice_events > 0 {
             warnings.push(Warning::CountedTwice { events: counted_twice_events });
         }
         let fenced = run.sinks().transactional.fenced_transactions()
@@ -920,6 +978,7 @@ impl Figures {
             failures: run.recoveries.len() as u32,
             failed_at_ms,
             counted_twice_events,
+            skipped_events,
             effective_interval_ms,
             store_limited: model.store_limited,
             store_write_bytes_per_min,

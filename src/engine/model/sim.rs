@@ -59,6 +59,30 @@ pub struct Recovery {
     /// The readers' total position once restored: the restore point's offset, or past it when
     /// the log no longer held those offsets and the source reset to the oldest one kept.
     pub resumed_offset: Option<u64>,
+    /// Offsets committed on a timer: the consumer's last commit before the crash, (when, its
+    /// offsets' total), which the restore resumes reading from.
+    pub committed: Option<(u64, u64)>,
+    /// Offsets committed on a timer: events between the restored state's offsets and the
+    /// committed ones further on, which the restarted job never counts.
+    pub skipped_events: u64,
+    /// Offsets committed on a timer: events between the committed offsets and the restored
+    /// state's further on, which the state holds and the replay counts again.
+    pub counted_twice_events: u64,
+}
+
+/// The consumer group's offsets where the consumer commits them on a timer, apart from the
+/// checkpointed state (Kafka's `enable.auto.commit`): the consumer commits its position every
+/// `offset_commit_interval_ms` while the job runs, the first time one interval after an attempt
+/// starts reading, and a restore resumes reading from the last commit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CommittedOffsets {
+    /// When the consumer last committed (the scenario start: the group then stands at the start
+    /// checkpoint's offsets).
+    pub at_ms: u64,
+    /// The offsets it committed, per partition.
+    pub offsets: Vec<u64>,
+    /// When the timer commits next while the job runs.
+    next_at_ms: u64,
 }
 
 /// What ended an attempt.
@@ -168,6 +192,8 @@ pub struct Sim {
     failures_off: bool,
     /// Barrier mode: the completed checkpoint whose sink transaction commits next, and when.
     sink_commit: Option<(u64, u64)>,
+    /// Offsets committed on a timer: the group's offsets (see [`Config::commits_offsets_on_timer`]).
+    pub committed_offsets: Option<CommittedOffsets>,
     pub trace: Trace,
     execution: Execution,
     /// Whether keyframes of this run may be taken once no crash is ahead (see
@@ -184,6 +210,11 @@ impl Sim {
         let initial = Protocol::initial_restore_point(config, offsets.clone());
         let mut job = Job::new(config, log, offsets.clone());
         job.reserve_rows(config.start_time_ms, rows_until_ms(config));
+        let committed_offsets = config.commits_offsets_on_timer().then(|| CommittedOffsets {
+            at_ms: config.start_time_ms,
+            offsets: offsets.clone(),
+            next_at_ms: config.start_time_ms + config.offset_commit_interval_ms,
+        });
         let snapshot = Box::new(job.snapshot(offsets, Vec::new()));
         Ok(Sim {
             now_ms: config.start_time_ms,
@@ -197,6 +228,7 @@ impl Sim {
             restarts: Restarts::default(),
             failures_off: false,
             sink_commit: None,
+            committed_offsets,
             trace: Trace::default(),
             config: config.clone(),
             execution: Execution::Fast,
@@ -420,6 +452,13 @@ impl Sim {
                 let (checkpoint_id, _) = self.sink_commit.take().expect("checked above");
                 self.commit_sink_transaction(checkpoint_id);
             }
+            // The consumer commits the offsets it has read up to, whatever the operator holds.
+            let interval_ms = self.config.offset_commit_interval_ms;
+            if let Some(c) = self.committed_offsets.as_mut().filter(|c| c.next_at_ms <= now) {
+                c.at_ms = now;
+                c.offsets.clone_from(&self.job.read_offsets);
+                c.next_at_ms = now + interval_ms;
+            }
         }
         // 4. The sample of the world, once per simulated second.
         if (now - self.config.start_time_ms) % 1000 == 0 && self.trace.samples.last().is_none_or(|s| s.at_ms < now) {
@@ -431,7 +470,7 @@ impl Sim {
     fn process_input(&mut self, until_ms: u64) {
         let now = self.now_ms;
         let fast = self.execution == Execution::Fast;
-        let sink_commit_ms = self.sink_commit.map_or(u64::MAX, |(_, at_ms)| at_ms).min(self.fence_ms());
+        let sink_commit_ms = self.sink_commit_ms();
         // The next instant that matters while the job runs, when the protocol next has work at
         // `protocol_ms` (the fields it reads are not the protocol's, which the arms hold).
         let (config, crashes) = (&self.config, &self.crashes);
@@ -509,12 +548,19 @@ impl Sim {
             }
             JobPhase::Failed => u64::MAX,
             JobPhase::Running => {
-                let sink_commit = self.sink_commit.map_or(u64::MAX, |(_, at_ms)| at_ms).min(self.fence_ms());
+                let sink_commit = self.sink_commit_ms();
                 let protocol = self.protocol.next_work_ms(now, &self.config, &self.job, emit_boundaries);
                 protocol.min(sink_commit)
             }
         };
         next_instant(now, &self.config, &self.crashes, phase_ms)
+    }
+
+    /// When the sink next commits, the broker fences its producer or the consumer commits its
+    /// offsets on a timer, whichever comes first, while the job runs.
+    fn sink_commit_ms(&self) -> u64 {
+        let offsets_ms = self.committed_offsets.as_ref().map_or(u64::MAX, |c| c.next_at_ms);
+        self.sink_commit.map_or(u64::MAX, |(_, at_ms)| at_ms).min(self.fence_ms()).min(offsets_ms)
     }
 
     /// Whether the job is FAILED or will be once its failure is noticed: no crash matters then.
@@ -690,6 +736,9 @@ impl Sim {
             cause,
             failed_at_ms: gives_up.then_some(detected_at_ms),
             resumed_offset: None,
+            committed: self.committed_offsets.as_ref().map(|c| (c.at_ms, c.offsets.iter().sum())),
+            skipped_events: 0,
+            counted_twice_events: 0,
         });
         let (restore_started_at_ms, restored_at_ms) =
             if gives_up { (u64::MAX, u64::MAX) } else { (restore_started_at_ms, restored_at_ms) };
@@ -758,7 +807,13 @@ impl Sim {
             self.fail(now, FailedBecause::DataLoss);
             return;
         }
-        let lost_events = self.job.restart_from(&self.snapshot, &self.config, now);
+        let committed = self.committed_offsets.as_mut().map(|c| {
+            // The restarted consumer's timer starts with it.
+            c.next_at_ms = now + self.config.offset_commit_interval_ms;
+            c.offsets.clone()
+        });
+        let restart = self.job.restart_from(&self.snapshot, committed.as_deref(), &self.config, now);
+        let lost_events = restart.lost_events;
         self.phase = JobPhase::Running;
         self.protocol.restore(now, &self.config);
         let restore_from = self.committed_id();
@@ -769,6 +824,8 @@ impl Sim {
             r.restored_at_ms = Some(now);
             r.backlog_at_restore_events = Some(backlog);
             r.lost_events = lost_events;
+            r.skipped_events = restart.skipped_events;
+            r.counted_twice_events = restart.counted_twice_events;
             r.resumed_offset = Some(position);
             // Reset past the crash offset: nothing is read again.
             if position >= r.crash_offset {

@@ -9,7 +9,7 @@ use super::units::{format_bytes, format_duration_ms};
 use crate::engine::settings;
 pub use crate::engine::settings::table::{
     Alignment, BufferDebloat, CheckpointingMode, Config, FailOnDataLoss, Failure, HeartbeatLoss, IsolationLevel, Mode,
-    RestartStrategy, Snapshots, BACKOFF_RESET_THRESHOLD_MS, BROKER_TRANSACTION_MAX_TIMEOUT_MS, TEN_AM_MS,
+    OffsetCommit, RestartStrategy, Snapshots, BACKOFF_RESET_THRESHOLD_MS, BROKER_TRANSACTION_MAX_TIMEOUT_MS, TEN_AM_MS,
 };
 pub use crate::engine::settings::{ConfigError, FieldValue, MAX_SAFE_INTEGER};
 
@@ -45,6 +45,13 @@ impl Config {
     /// `read_uncommitted` consumers (a micro-batch's rows are visible at once to every reader).
     pub fn reads_uncommitted(&self) -> bool {
         self.mode.sink_has_transactions() && self.isolation_level == IsolationLevel::ReadUncommitted
+    }
+
+    /// Whether the consumer commits its offsets to the group on a timer and a restore resumes
+    /// reading there, apart from the checkpointed state: barrier mode with `offset_commit`
+    /// `on_timer` (a micro-batch query keeps its offsets in its offset log).
+    pub fn commits_offsets_on_timer(&self) -> bool {
+        self.mode.has_barriers() && self.offset_commit == OffsetCommit::OnTimer
     }
 
     /// Checks every setting; the first one out of range is named in the error.

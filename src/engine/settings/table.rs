@@ -668,6 +668,34 @@ settings_table! {
         label: "Checkpointing mode",
         control: Control::Advanced,
     }
+    /// Where a restart takes its source offsets from: the checkpoint, with the state (Flink's Kafka
+    /// source), or the consumer group's offsets, committed to Kafka on a timer while the state is
+    /// checkpointed on its own (`enable.auto.commit`). Barrier mode only: Spark's Kafka source
+    /// keeps its offsets in the query's offset log and refuses `enable.auto.commit`.
+    offset_commit: enum OffsetCommit {
+        /// The offsets are part of the checkpoint: a restore rewinds the readers to the offsets
+        /// its state was taken at.
+        WithCheckpoint = "with_checkpoint" / "with-checkpoint" / "with the checkpoint",
+        /// The consumer commits its position to the group every `offset_commit_interval_ms` while
+        /// the job runs; a restore loads the checkpoint's state but resumes reading at the last
+        /// committed offsets, so what lies between the two is lost or counted twice.
+        OnTimer = "on_timer" / "on-timer" / "on a timer, apart from the state",
+    } = OffsetCommit::WithCheckpoint => ("offset-commit") {
+        help: "Where a restart resumes reading: at the checkpoint's offsets, taken with its state, or at the \
+               offsets the consumer committed to Kafka on a timer (enable.auto.commit), while the state is \
+               checkpointed on its own; events between the two are then lost or counted twice (barrier mode; \
+               micro-batches keep their offsets in the offset log)",
+        label: "Offsets committed",
+        control: Control::Advanced,
+    }
+    offset_commit_interval_ms: u64 = 5_000 => ("offset-commit-interval", Unit::DurationMs, 100.0, H) {
+        help: "Offsets committed on a timer: how often the consumer commits its position to the group \
+               (Kafka's auto.commit.interval.ms, 5 s); the first commit comes one interval after the job \
+               (or a restarted attempt) starts reading",
+        label: "Offset commit interval",
+        control: Control::Advanced,
+        steps: Steps::Values(&[1.0 * S, 2.0 * S, 5.0 * S, 10.0 * S, 30.0 * S, 1.0 * MIN, 2.0 * MIN]),
+    }
     /// What the transactional sink's readers see (Kafka's consumer `isolation.level`).
     isolation_level: enum IsolationLevel {
         /// Only rows of committed transactions.
