@@ -459,8 +459,9 @@ export class Scheduler {
   /// "Kept"). It gives way to the page step by step and stops at the first change
   /// the student makes.
   warmUpLater() {
-    // The browser optimises the module's code, shared by every view of the page: once is enough.
-    if (warmedUp) return;
+    // The browser optimises the module's code, shared by every view of the page: once is enough,
+    // by the view that shows every chart (an inline figure warms up only what it draws).
+    if (warmedUp || this.chartsNamed !== undefined) return;
     warmedUp = true;
     const config = this.config();
     const changes = WARM_UP.filter((change) => Object.entries(change).some(([key, value]) => config[key] !== value));

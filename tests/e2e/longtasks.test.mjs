@@ -263,12 +263,15 @@ test("while the student reads, the warm-up draws every chart in idle time on can
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
   await page.addInitScript(() => {
-    // Texts drawn on the view's canvases (in the document, through its shadow root) and, by
-    // canvas, on canvases never attached.
+    // Texts drawn on the playground's canvases (in the document, through its shadow root; the
+    // figures above it draw their own, the first one playing) and, by canvas, on canvases never
+    // attached.
     window.__texts = { attached: 0, detached: new Map() };
     const fillText = CanvasRenderingContext2D.prototype.fillText;
     CanvasRenderingContext2D.prototype.fillText = function (...args) {
-      if (this.canvas.isConnected) window.__texts.attached++;
+      if (this.canvas.isConnected) {
+        if (this.canvas.getRootNode().host?.id === "lab") window.__texts.attached++;
+      }
       else window.__texts.detached.set(this.canvas, (window.__texts.detached.get(this.canvas) || 0) + 1);
       return fillText.apply(this, args);
     };
