@@ -237,6 +237,8 @@ test("Play moves a time cursor through the crash and recovery", async () => {
   // Tall enough to show the replay chart beside the controls: a chart out of view is redrawn
   // only once the cursor stops.
   const { page, errors } = await open(browser, `${base}/index.html`, { height: 2000 });
+  // The figures above the playground have drawn too: the button stands where it will stay.
+  await settled(page);
   const before = (await chartPixels(page)).replay.h;
   await page.click("#lab >> [data-action=play]");
   assert.equal(await page.getAttribute("#lab >> [data-action=play]", "aria-pressed"), "true");
