@@ -7,18 +7,11 @@ import { CONTROLLED, MAIN_SETTINGS, ADVANCED_SETTINGS, ALL_CONTROLS, ALL_VIEWS, 
 import { viewLab, views, viewOf, loadProgress } from "./engine.js";
 import { PREPARE_SLICE_MS, OUT_OF_VIEW_MARGIN } from "./scheduler.js";
 import { Cursor } from "./cursor.js";
+import { slider, control, select, stepValues } from "./controls.js";
 import { ExportPanel } from "./export-panel.js";
 // The text of checkpoint-lab.css, bundled in as a string (scripts/build-wasm.sh).
 import STYLES from "./checkpoint-lab.css";
 
-/// The values a slider stops at, from the engine's steps (a list, or a range with its step).
-export function stepValues(steps) {
-  if (steps.kind === "values") return steps.values;
-  if (steps.kind !== "range") return [];
-  const out = [];
-  for (let t = steps.from; t <= steps.to; t += steps.every) out.push(t);
-  return out;
-}
 let instances = 0;
 
 /// The component's styles as one constructed stylesheet, made on first use and adopted by every
@@ -59,56 +52,17 @@ export class LabView extends Cursor {
     this.build();
   }
 
-  // ----- building the UI -----
-  /// A slider over a setting's steps that keeps the exact value it was given: a valid value
-  /// between two steps runs as given, the thumb sits on the nearest step and the readout shows
-  /// the exact value. Moving the thumb picks that step.
+  // ----- building the UI (the controls themselves: controls.js) -----
   slider(setting, values) {
-    const name = setting.attribute;
-    const id = `${this.id}-${name}`;
-    const input = el("input", { id, type: "range", min: "0", max: String(values.length - 1), step: "1", "data-control": name });
-    const out = el("output", { for: id, class: "readout" });
-    const labelEl = el("label", { for: id }, setting.label);
-    const row = el("div", { class: "control" }, labelEl, input, out);
-    const control = {
-      row, input, labelEl, setting, values, exact: values[0],
-      get: () => control.exact,
-      set: (v) => { control.exact = v; input.value = String(nearest(control.values, v)); },
-      /// New steps (the crash slider follows the horizon); the exact value stays.
-      steps: (next) => { control.values = next; input.max = String(next.length - 1); control.set(control.exact); },
-      /// The readout, and the same words for assistive technology (a slider's value is its
-      /// step's position otherwise: "7").
-      show: (text) => {
-        if (out.textContent !== text) out.textContent = text;
-        if (input.getAttribute("aria-valuetext") !== text) input.setAttribute("aria-valuetext", text);
-      },
-    };
-    // The readout follows when the run starts (see startRun), after the charts when they are
-    // drawn in the input's own task.
-    input.addEventListener("input", () => {
-      control.exact = control.values[Number(input.value)];
-      // Moving the slider of an optional setting set to none (the crash) brings it back.
-      control.none = false;
-    });
-    return control;
+    return slider(this.id, setting, values);
   }
 
-  /// The control for one setting of the table: a select for a choice, else a slider.
   control(setting) {
-    if (setting.unit.kind === "choice") {
-      const select = this.select(setting.attribute, setting.label, setting.unit.choices.map((c) => [c.value, c.label]));
-      select.labelEl = select.row.querySelector("label");
-      return select;
-    }
-    return this.slider(setting, stepValues(setting.default_steps));
+    return control(this.id, setting);
   }
 
   select(name, label, options) {
-    const id = `${this.id}-${name}`;
-    const input = el("select", { id, "data-control": name });
-    for (const [value, text] of options) input.append(el("option", { value: String(value) }, text));
-    const row = el("div", { class: "control control-select" }, el("label", { for: id }, label), input);
-    return { row, input, get: () => input.value, set: (v) => { input.value = String(v); } };
+    return select(this.id, name, label, options);
   }
 
   build() {
