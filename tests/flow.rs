@@ -143,7 +143,10 @@ fn records_move_with_the_rate_read_and_the_picture_is_a_function_of_the_cursor()
     let running = moved(at("10:00:20.300"));
     let catching_up = moved(at("10:01:20.300"));
     assert_eq!(report.world.at(at("10:01:20.300")).phase, Phase::CatchingUp);
-    let per_100ms = |rate: u64| rate as f64 / 10.0 / f64::from(config.partitions);
+    // Partition 3's share of the events: its slots on the producer's wheel.
+    let log = checkpoint_lab::engine::model::source::SourceLog::new(config);
+    let share = log.wheel().weight(3) as f64 / log.wheel().slots() as f64;
+    let per_100ms = |rate: u64| rate as f64 / 10.0 * share;
     let expected = |rate| per_100ms(rate) / events_per_record(config) as f64 / RECORDS_PER_CHANNEL as f64;
     assert!((running - expected(config.rate_per_s)).abs() < 0.01, "{running}");
     assert!((catching_up - expected(config.capacity_per_s)).abs() < 0.01, "{catching_up}");
@@ -189,4 +192,41 @@ fn the_log_window_stays_put_while_time_passes() {
     let (a, b) = (green(at("10:01:10")), green(at("10:01:11")));
     assert!(!a.is_empty());
     assert_eq!(a, b, "the checkpoint line does not slide");
+}
+
+/// Partitions differ: the producer's skewed keys give partition 0 three times partition 11's
+/// events, so its log holds more, its records travel faster on its channel, and the picture
+/// draws its log thicker.
+#[test]
+fn the_busiest_partition_s_records_travel_faster_and_its_log_is_drawn_thicker() {
+    let report = lesson::simulate(&Config::default()).unwrap();
+    let world = report.world.at(at("10:00:20"));
+    let (busiest, quietest) = (world.offsets[0], world.offsets[11]);
+    assert!((busiest as f64 / quietest as f64 - 3.0).abs() < 0.01, "{busiest} against {quietest}");
+    // Shares fall off (partitions of equal share differ by the one event of a turn of the wheel).
+    assert!(world.offsets.windows(2).all(|w| w[0] + 1 >= w[1]), "shares fall off: {:?}", world.offsets);
+    // How far a channel's first record moved in 100 ms, in events.
+    let moved = |p: usize| {
+        let (a, b) = (flow_at(&report, at("10:00:20")), flow_at(&report, at("10:00:20.100")));
+        let spacing = 1.0 / RECORDS_PER_CHANNEL as f64;
+        let share = (b.channels[p].records[0] - a.channels[p].records[0]).rem_euclid(spacing);
+        share * RECORDS_PER_CHANNEL as f64 * events_per_record(&report.config) as f64
+    };
+    let (fast, slow) = (moved(0), moved(11));
+    assert!((fast / slow - 3.0).abs() < 0.2, "p0 moved {fast} events, p11 {slow}");
+    // The logs' bars: the tallest rectangle in the read colour per row, p0's about 3 × p11's.
+    let svg = picture(&report, at("10:00:20"));
+    let bars: Vec<f64> = svg
+        .split("<rect")
+        .skip(1)
+        .map(|t| &t[..t.find('>').unwrap()])
+        .filter(|t| t.contains("fill=\"#0072B2\""))
+        .map(|t| numbers(t, "height")[0])
+        .collect();
+    let (thickest, thinnest) = bars.iter().fold((0.0f64, f64::MAX), |(hi, lo), &h| (hi.max(h), lo.min(h)));
+    assert!(thickest >= 2.5 * thinnest, "bars {bars:?}");
+    // With the skew set to 1 the partitions are alike again.
+    let even = lesson::simulate(&Config { partition_skew: 1.0, ..Config::default() }).unwrap();
+    let offsets = &even.world.at(at("10:00:20")).offsets;
+    assert!(offsets.iter().max().unwrap() - offsets.iter().min().unwrap() <= 1, "{offsets:?}");
 }

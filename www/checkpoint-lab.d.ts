@@ -7,6 +7,8 @@ export interface Config {
   seed: number;
   /** Source partitions (1 to 256). Attribute `partitions`, flag `--partitions`. */
   partitions: number;
+  /** How many times the quietest partition's events the busiest receives, as a producer partitioning by skewed keys spreads them (partition p's share falls off as (p + 1)^-s); 1 spreads events evenly (1 to 16). Attribute `partition-skew`, flag `--partition-skew`. */
+  partition_skew: number;
   /** Input rate over all partitions (1 to 1000000). Attribute `rate`, flag `--rate`. */
   rate_per_s: number;
   /** Distinct products the orders are skewed over (1 to 100000). Attribute `products`, flag `--products`. */
@@ -110,6 +112,8 @@ export interface SettingAttributes {
   "seed"?: string;
   /** Source partitions (1 to 256); default `12`. */
   "partitions"?: string;
+  /** How many times the quietest partition's events the busiest receives, as a producer partitioning by skewed keys spreads them (partition p's share falls off as (p + 1)^-s); 1 spreads events evenly (1 to 16); default `3`. */
+  "partition-skew"?: string;
   /** Input rate over all partitions (1 to 1000000); default `2000`. */
   "rate"?: string;
   /** Distinct products the orders are skewed over (1 to 100000); default `100`. */

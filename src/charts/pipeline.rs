@@ -17,11 +17,13 @@ use super::flow::{flow, log_window, log_window_ms, Channel, Flow};
 use super::{Focus, Palette, TextAlternative, View};
 use crate::engine::fast::world_index::WorldIndex;
 use crate::engine::model::sinks::SinkDesign;
+use crate::engine::model::source::SourceLog;
 use crate::engine::model::trace::Phase;
 use crate::engine::model::world::{BatchStage, CheckpointStage, World};
 use crate::engine::settings::clock::ClockTime;
 use crate::engine::settings::config::Alignment;
 use crate::engine::settings::config::Config;
+use crate::engine::settings::table::{format_unit, Unit};
 use crate::engine::settings::units::{format_bytes, format_count};
 use crate::lesson::pipeline::PipelinePreview;
 use crate::lesson::pipeline::{default_cursor_ms, description, status};
@@ -405,8 +407,8 @@ fn draw_source<DB: DrawingBackend>(
     let legend_h = pen.px(30.0);
     let top = r.y0 + pen.px(18.0);
     let bottom = r.y1 - legend_h;
-    // A row is at least 3 px tall: with more partitions than fit, every k-th one is drawn (the
-    // source spreads events evenly, so they look alike), which also keeps the drawing short.
+    // A row is at least 3 px tall: with more partitions than fit, every k-th one is drawn (their
+    // shares fall off smoothly, so the drawn ones show the spread), which also keeps it short.
     let fit = usize::try_from((bottom - top) / pen.px(3.0).max(1)).unwrap_or(1).max(1);
     let every = partitions.div_ceil(fit);
     let drawn = partitions.div_ceil(every);
@@ -424,10 +426,13 @@ fn draw_source<DB: DrawingBackend>(
     let bar_h = (row * 7 / 10).max(1).min(pen.px(14.0));
     let label_w = pen.px(26.0);
     let (bx0, bx1) = (r.x0 + label_w, r.x1);
-    // One scale for every partition: the page of the log the instant is in.
+    // Every partition over the same page of the clock: a row's width is the offsets its partition
+    // received in that time, so the rows' times line up and a busier partition's offsets are
+    // packed tighter; its log is drawn thicker, in proportion to its share of the events.
     let (from_total, to_total) = log_window(config, world.at_ms);
-    let (lo, hi) = (from_total / partitions as u64, to_total.div_ceil(partitions as u64));
-    let span = hi.saturating_sub(lo).max(1);
+    let log = SourceLog::new(config);
+    let wheel = log.wheel();
+    let busiest = (0..partitions as u64).map(|p| wheel.weight(p)).max().unwrap_or(1);
     // The log's offsets follow the clock: its width is the page of the clock the window shows,
     // where a click picks the instant to crash at.
     let (from_ms, to_ms) = log_window_ms(config, world.at_ms);
@@ -440,9 +445,13 @@ fn draw_source<DB: DrawingBackend>(
         from_s: since_start_s(from_ms),
         to_s: since_start_s(to_ms),
     });
-    let x = |offset: u64| {
-        let share = (offset.saturating_sub(lo) as f64 / span as f64).min(1.0);
-        bx0 + (share * f64::from(bx1 - bx0)) as i32
+    let x_in = |p: usize| {
+        let lo = log.partition_end(from_total, p as u64);
+        let span = log.partition_end(to_total, p as u64).saturating_sub(lo).max(1);
+        move |offset: u64| {
+            let share = (offset.saturating_sub(lo) as f64 / span as f64).min(1.0);
+            bx0 + (share * f64::from(bx1 - bx0)) as i32
+        }
     };
     let barrier = world.checkpoint.as_ref();
     let batch_end = world
@@ -459,7 +468,11 @@ fn draw_source<DB: DrawingBackend>(
     let mut rows = Vec::with_capacity(drawn);
     for (i, p) in (0..partitions).step_by(every).enumerate() {
         let y = top + row * i as i32;
-        let (yb0, yb1) = (y, y + bar_h);
+        let x = x_in(p);
+        // The busiest partition's log is the full bar's height; a quieter one's its share of it.
+        let h = (i64::from(bar_h) * wheel.weight(p as u64) as i64 / busiest as i64) as i32;
+        let h = h.max(pen.px(2.0).min(bar_h));
+        let (yb0, yb1) = (y + (bar_h - h) / 2, y + (bar_h - h) / 2 + h);
         rows.push((p, y + bar_h / 2));
         if i % label_every == 0 && row * label_every as i32 >= pen.px(9.0) {
             pen.text(
@@ -520,7 +533,16 @@ fn draw_source<DB: DrawingBackend>(
         pen.text(label, lx + sw + pen.px(3.0), ly, 10.0, pal.foreground, tw + pen.px(2.0), HPos::Left)?;
         lx += sw + tw + pen.px(12.0);
     }
-    let scale = format!("offsets per partition {} to {}", format_count(lo), format_count(hi));
+    let (from_ms, to_ms) = (ClockTime(from_ms), ClockTime(to_ms));
+    let scale = if wheel.is_even() {
+        format!("each log: offsets from {from_ms} to {to_ms}")
+    } else {
+        format!(
+            "each log: {from_ms} to {to_ms}; thicker = busier (p0 {} p{})",
+            format_unit(Unit::Factor, config.partition_skew),
+            partitions - 1
+        )
+    };
     pen.text(&scale, bx0, ly + pen.px(13.0), 10.0, pal.foreground, bx1 - bx0, HPos::Left)?;
     Ok(rows)
 }

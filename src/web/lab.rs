@@ -414,16 +414,14 @@ impl Lab {
     /// `lesson::view::barrier_near`).
     pub fn barrier_near(&self, at_ms: f64, tolerance_ms: f64) -> Result<Option<f64>, JsError> {
         let report = self.current()?;
-        let ms = |v: f64| if v.is_finite() && v > 0.0 { v.round() as u64 } else { 0 };
-        Ok(crate::lesson::view::barrier_near(report, ms(at_ms), ms(tolerance_ms)).map(|t| t as f64))
+        Ok(crate::lesson::view::barrier_near(report, whole_ms(at_ms), whole_ms(tolerance_ms)).map(|t| t as f64))
     }
 
     /// The checkpoint interval, in ms, that a drag of the barrier at `barrier_ms` to `to_ms` (both
     /// since the start) asks for: the slider's nearest step.
     pub fn interval_for_barrier(&self, barrier_ms: f64, to_ms: f64) -> Result<f64, JsError> {
         let config = &self.current()?.config;
-        let ms = |v: f64| if v.is_finite() && v > 0.0 { v.round() as u64 } else { 0 };
-        Ok(crate::lesson::view::interval_for_barrier(config, ms(barrier_ms), ms(to_ms)) as f64)
+        Ok(crate::lesson::view::interval_for_barrier(config, whole_ms(barrier_ms), whole_ms(to_ms)) as f64)
     }
 
     /// A chart's text alternative: { summary, columns, rows }.
@@ -561,6 +559,15 @@ fn page_clock_ms() -> impl Fn() -> f64 {
 }
 
 /// A budget in ms from JavaScript: anything but a positive number is no budget (one step).
+/// A time from JavaScript in whole milliseconds: anything not a positive finite number is 0.
+fn whole_ms(value_ms: f64) -> u64 {
+    if value_ms.is_finite() && value_ms > 0.0 {
+        value_ms.round() as u64
+    } else {
+        0
+    }
+}
+
 fn budget_or_zero(budget_ms: f64) -> f64 {
     if budget_ms.is_finite() && budget_ms > 0.0 {
         budget_ms

@@ -1020,10 +1020,12 @@ impl Readers<'_> {
                 self.offsets = log.partition_offsets(to);
             }
             Rule::UpToBarriers(barriers) => {
-                let partitions = u128::from(log.partitions());
-                let share = (capacity * elapsed / (1000 * partitions)) as u64;
+                let turn = u128::from(log.wheel().slots());
                 let log_end = log.log_end_at(to_ms);
                 for (p, offset) in self.offsets.iter_mut().enumerate() {
+                    // Each reader reads in its partition's share of the capacity.
+                    let weight = u128::from(log.wheel().weight(p as u64));
+                    let share = (capacity * elapsed * weight / (1000 * turn)) as u64;
                     let end = log.partition_end(log_end, p as u64);
                     let barrier = barriers.get(p).copied().unwrap_or(u64::MAX);
                     *offset = (*offset + share).min(end).min(barrier.max(*offset));

@@ -159,9 +159,7 @@ impl Job {
     }
 
     fn process_partition(&mut self, p: usize, from: u64, to: u64) {
-        let first = self.log.log_number(p as u64, from);
-        let end = self.log.log_number(p as u64, to);
-        self.state.process(first, end, self.log.partitions(), &self.log, &self.shape, self.data_plane.as_deref());
+        process_offsets(&mut self.state, &self.log, &self.shape, self.data_plane.as_deref(), p as u64, from, to);
         self.processed_offsets[p] = to;
         self.events_since_snapshot += to - from;
         self.processed_events += to - from;
@@ -264,7 +262,9 @@ impl Job {
         held: Option<&[u64]>,
     ) -> u64 {
         let partitions = self.log.partitions();
-        let unit = 1000 * partitions;
+        // Each reader gets the capacity in its partition's share of the events: its credit grows by
+        // capacity x weight and an event costs 1000 x the wheel's slots.
+        let unit = 1000 * self.log.wheel().slots();
         let slow = config.backpressure_ms > 0;
         let mut lag = 0;
         for p in 0..partitions as usize {
@@ -273,7 +273,7 @@ impl Job {
             let is_held = held.is_some_and(|b| self.processed_offsets[p] >= b[p]);
             if !is_held {
                 let available = limit - self.read_offsets[p];
-                self.credit[p] += config.capacity_per_s;
+                self.credit[p] += config.capacity_per_s * self.log.wheel().weight(p as u64);
                 let n = available.min(self.credit[p] / unit);
                 self.credit[p] -= n * unit;
                 if n == available {
@@ -421,9 +421,7 @@ impl Job {
         self.processed_offsets = resume.to_vec();
         // Unaligned: the in-flight records stored in the checkpoint are processed first.
         for &(p, from, to) in &snapshot.in_flight {
-            let first = self.log.log_number(p, from);
-            let end = self.log.log_number(p, to);
-            self.state.process(first, end, self.log.partitions(), &self.log, &self.shape, self.data_plane.as_deref());
+            process_offsets(&mut self.state, &self.log, &self.shape, self.data_plane.as_deref(), p, from, to);
         }
         self.credit.iter_mut().for_each(|c| *c = 0);
         self.log_order_credit = 0;
@@ -496,5 +494,26 @@ fn row(e: Emission, now_ms: u64, attempt: u32, epoch: u64) -> Row {
         boundary_ms: row_ms(e.boundary_ms),
         attempt,
         epoch,
+    }
+}
+
+/// Processes partition `p`'s offsets `[from, to)`. Each of the partition's slots on the producer's
+/// wheel holds the log numbers of one stride (the wheel's size), so the offsets are processed slot
+/// by slot: a retry re-sends from its own slot, after its first send.
+fn process_offsets(
+    state: &mut JobState,
+    log: &SourceLog,
+    shape: &JobShape,
+    plane: Option<&DataPlane>,
+    p: u64,
+    from: u64,
+    to: u64,
+) {
+    let (turn, weight) = (log.wheel().slots(), log.wheel().weight(p));
+    for k in 0..weight.min(to.saturating_sub(from)) {
+        // The k-th offset from `from` and every weight-th after it share a slot.
+        let first = from + k;
+        let last = first + (to - 1 - first) / weight * weight;
+        state.process(log.log_number(p, first), log.log_number(p, last) + turn, turn, log, shape, plane);
     }
 }

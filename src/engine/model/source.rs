@@ -1,6 +1,10 @@
-//! The partitioned, replayable source log. Event number `g` (counting from the log's very first
-//! event) lives in partition `g % P` at offset `g / P`, arrives at a fixed total rate, and its
-//! content is a pure function of (seed, partition, offset): replay regenerates the same events.
+//! The partitioned, replayable source log. Events arrive at a fixed total rate, numbered `g` from
+//! the log's very first event, and the producer spreads them over the partitions unevenly, as a
+//! partitioner does with skewed keys: a wheel of slots, each slot one partition and the busiest
+//! partition holding the most slots, deals event `g` to the partition of slot `g % W`. So every
+//! partition fills at its own steady rate, and (partition, offset) and `g` convert both ways in
+//! constant time. An event's content is a pure function of (seed, partition, offset): replay
+//! regenerates the same events.
 
 use crate::engine::settings::config::Config;
 
@@ -31,10 +35,137 @@ pub struct Event {
     pub first_send: u64,
 }
 
+/// How the producer deals events to partitions: slot `s` of a wheel of `W` slots goes to partition
+/// `partition_of_slot[s]`; the wheel turns once every `W` events. Partition `p` holds `weights[p]`
+/// slots, so it receives that share of the events; a partition's slots are spread over the wheel
+/// (smooth weighted round robin), so its events arrive evenly spaced. With every weight 1 the
+/// wheel is round robin: event `g` in partition `g % P` at offset `g / P`.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Wheel {
+    weights: Vec<u64>,
+    partition_of_slot: Vec<u32>,
+    /// For each slot, how many of its partition's slots come before it on the wheel.
+    rank_of_slot: Vec<u32>,
+    /// Each partition's slots in wheel order, partition after partition.
+    slots: Vec<u32>,
+    /// Where each partition's slots start in `slots`.
+    first_slot: Vec<usize>,
+}
+
+/// Slots of the quietest partition on the wheel when partitions differ: enough to round the
+/// busiest partition's share to within an eighth of a slot ratio, few enough to keep the wheel
+/// small (at most 64 slots for the busiest partition).
+const QUIETEST_SLOTS: f64 = 4.0;
+
+impl Wheel {
+    /// The wheel for `partitions` partitions where the busiest receives `skew` times the events of
+    /// the quietest, the shares falling off as key popularity does (Zipf): partition `p` weighs
+    /// `(p + 1)^-s`, with `s` chosen so that the first weighs `skew` times the last.
+    pub fn new(partitions: u64, skew: f64) -> Self {
+        let partitions = partitions.max(1);
+        let weights: Vec<u64> = if skew <= 1.0 || partitions == 1 {
+            vec![1; partitions as usize]
+        } else {
+            let s = skew.ln() / (partitions as f64).ln();
+            let quietest = (partitions as f64).powf(-s);
+            let raw: Vec<u64> = (0..partitions)
+                .map(|p| (((p + 1) as f64).powf(-s) / quietest * QUIETEST_SLOTS).round().max(1.0) as u64)
+                .collect();
+            let common = raw.iter().fold(0, |g, &w| gcd(g, w));
+            raw.into_iter().map(|w| w / common).collect()
+        };
+        let total: u64 = weights.iter().sum();
+        // Partition p's k-th slot belongs at (k + phase) x turn / weight, the phases scattered
+        // over the partitions (p x the golden ratio, modulo 1) so that their slots do not bunch:
+        // deal the slots in that order, so a partition's events arrive evenly spaced. Equal
+        // weights deal round robin.
+        let even = weights.iter().all(|&w| w == 1);
+        let mut ideal: Vec<(u128, usize, u32)> = weights
+            .iter()
+            .enumerate()
+            .flat_map(|(p, &w)| {
+                let phase = if even { p as u128 } else { (p as u128 * 618_034) % 1_000_000 };
+                (0..w as u32).map(move |k| {
+                    // (k + phase) / w of the turn, in millionths.
+                    ((u128::from(k) * 1_000_000 + phase) * u128::from(total) / u128::from(w), p, k)
+                })
+            })
+            .collect();
+        ideal.sort_unstable();
+        let partition_of_slot: Vec<u32> = ideal.iter().map(|&(_, p, _)| p as u32).collect();
+        let rank_of_slot: Vec<u32> = ideal.iter().map(|&(_, _, k)| k).collect();
+        let first_slot: Vec<usize> = std::iter::once(0)
+            .chain(weights.iter().scan(0, |end, &w| {
+                *end += w as usize;
+                Some(*end)
+            }))
+            .collect();
+        let mut slots = vec![0; total as usize];
+        for (s, (&p, &rank)) in partition_of_slot.iter().zip(&rank_of_slot).enumerate() {
+            slots[first_slot[p as usize] + rank as usize] = s as u32;
+        }
+        Wheel { weights, partition_of_slot, rank_of_slot, slots, first_slot }
+    }
+
+    /// Slots on the wheel: events per turn.
+    pub fn slots(&self) -> u64 {
+        self.partition_of_slot.len() as u64
+    }
+
+    /// Partition `p`'s slots: its events per turn of the wheel.
+    #[inline]
+    pub fn weight(&self, p: u64) -> u64 {
+        self.weights[p as usize]
+    }
+
+    /// Whether every partition receives the same share (round robin).
+    pub fn is_even(&self) -> bool {
+        self.weights.iter().all(|&w| w == 1)
+    }
+
+    #[inline]
+    fn slots_of(&self, p: u64) -> &[u32] {
+        &self.slots[self.first_slot[p as usize]..self.first_slot[p as usize + 1]]
+    }
+
+    /// The end offset of partition `p` when the log holds `total` events.
+    #[inline]
+    pub fn partition_end(&self, total: u64, p: u64) -> u64 {
+        let w = self.slots();
+        let turn = total % w;
+        (total / w) * self.weight(p) + self.slots_of(p).partition_point(|&s| u64::from(s) < turn) as u64
+    }
+
+    /// Log number of (partition, offset).
+    #[inline]
+    pub fn log_number(&self, p: u64, offset: u64) -> u64 {
+        let weight = self.weight(p);
+        (offset / weight) * self.slots() + u64::from(self.slots_of(p)[(offset % weight) as usize])
+    }
+
+    /// The partition and offset of log number `g`.
+    #[inline]
+    pub fn position_of(&self, g: u64) -> (u64, u64) {
+        let w = self.slots();
+        let slot = (g % w) as usize;
+        let p = u64::from(self.partition_of_slot[slot]);
+        (p, (g / w) * self.weight(p) + u64::from(self.rank_of_slot[slot]))
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
 /// The source log of a scenario.
 #[derive(Clone, Debug)]
 pub struct SourceLog {
     partitions: u64,
+    wheel: std::sync::Arc<Wheel>,
     rate_per_s: u64,
     /// Elapsed times up to this many ms times the rate fit in 64 bits: [`SourceLog::log_end_at`]
     /// multiplies them so (WebAssembly has no 128-bit arithmetic; it is done in software).
@@ -55,6 +186,7 @@ impl SourceLog {
     pub fn new(config: &Config) -> Self {
         SourceLog {
             partitions: config.partitions.into(),
+            wheel: std::sync::Arc::new(Wheel::new(config.partitions.into(), config.partition_skew)),
             rate_per_s: config.rate_per_s,
             elapsed_in_64_bits_ms: u64::MAX / config.rate_per_s.max(1),
             start_offset: config.start_offset,
@@ -68,6 +200,11 @@ impl SourceLog {
 
     pub fn partitions(&self) -> u64 {
         self.partitions
+    }
+
+    /// How the producer deals events to partitions.
+    pub fn wheel(&self) -> &Wheel {
+        &self.wheel
     }
 
     /// Log number of the first event whose event time is at or after `t_ms`: also the total
@@ -117,7 +254,7 @@ impl SourceLog {
     /// The end offset of partition `p` when the log holds `total` events.
     #[inline]
     pub fn partition_end(&self, total: u64, p: u64) -> u64 {
-        (total + self.partitions - 1 - p) / self.partitions
+        self.wheel.partition_end(total, p)
     }
 
     /// Per-partition offsets when the log (or a reader moving in log order) is at `total`.
@@ -128,7 +265,7 @@ impl SourceLog {
     /// Log number of (partition, offset).
     #[inline]
     pub fn log_number(&self, partition: u64, offset: u64) -> u64 {
-        offset * self.partitions + partition
+        self.wheel.log_number(partition, offset)
     }
 
     #[inline]
@@ -151,7 +288,8 @@ impl SourceLog {
     }
 
     /// The log number of the first send of event `g`'s order id: `g` itself unless `g` is a
-    /// producer retry, which re-sends an order from up to 64 offsets earlier in its partition.
+    /// producer retry, which re-sends an order from up to 64 turns of the wheel earlier in its
+    /// partition (the same slot; with round robin, up to 64 offsets earlier).
     #[inline]
     pub fn first_send_of(&self, mut g: u64) -> u64 {
         if self.retry_threshold == 0 {
@@ -160,9 +298,9 @@ impl SourceLog {
         loop {
             let h = self.hash(g);
             let back = 1 + (h >> 32) % RETRY_REACH;
-            let offset = g / self.partitions;
-            let earlier = back * self.partitions;
-            if (h & 0xffff_ffff) >= self.retry_threshold || offset < back || g - earlier < self.start_offset {
+            let turns = self.wheel.slots();
+            let earlier = back * turns;
+            if (h & 0xffff_ffff) >= self.retry_threshold || g / turns < back || g - earlier < self.start_offset {
                 return g;
             }
             g -= earlier;
@@ -238,6 +376,58 @@ mod tests {
         let offsets = log.partition_offsets(at(45));
         assert_eq!(offsets.iter().sum::<u64>(), 1_090_000);
         assert_eq!(offsets.len(), 12);
+        // The busiest partition holds three times the quietest's events.
+        let (busiest, quietest) = (offsets[0] as f64, offsets[11] as f64);
+        assert!((busiest / quietest - 3.0).abs() < 0.01, "{offsets:?}");
+    }
+
+    #[test]
+    fn an_even_wheel_is_round_robin() {
+        let wheel = Wheel::new(12, 1.0);
+        assert!(wheel.is_even());
+        for g in 0..500 {
+            assert_eq!(wheel.position_of(g), (g % 12, g / 12));
+            assert_eq!(wheel.log_number(g % 12, g / 12), g);
+            for p in 0..12 {
+                assert_eq!(wheel.partition_end(g, p), (g + 11 - p) / 12);
+            }
+        }
+    }
+
+    #[test]
+    fn a_skewed_wheel_converts_both_ways_and_keeps_each_partition_s_share() {
+        for (partitions, skew) in [(12, 3.0), (12, 16.0), (5, 2.0), (256, 8.0), (1, 3.0), (2, 1.5)] {
+            let wheel = Wheel::new(partitions, skew);
+            let turn = wheel.slots();
+            let case = format!("{partitions} partitions, skew {skew}");
+            let weights: Vec<u64> = (0..partitions).map(|p| wheel.weight(p)).collect();
+            assert_eq!(weights.iter().sum::<u64>(), turn, "{case}");
+            assert!(weights.windows(2).all(|w| w[0] >= w[1]), "{case}: the first partition is the busiest");
+            if partitions > 1 {
+                let ratio = weights[0] as f64 / weights[partitions as usize - 1] as f64;
+                assert!((ratio - skew).abs() <= skew / 8.0 + 0.13, "{case}: busiest / quietest {ratio}");
+            }
+            let mut ends = vec![0; partitions as usize];
+            for g in 0..3 * turn + 7 {
+                let (p, offset) = wheel.position_of(g);
+                assert_eq!(offset, ends[p as usize], "{case}: offsets count up in each partition");
+                assert_eq!(wheel.log_number(p, offset), g, "{case}");
+                ends[p as usize] += 1;
+                let total = g + 1;
+                for q in 0..partitions {
+                    assert_eq!(wheel.partition_end(total, q), ends[q as usize], "{case}: at {total}, p{q}");
+                }
+            }
+            // A partition's events are spread over the wheel: between two of them at most twice
+            // the turn's share of the partition.
+            for p in 0..partitions {
+                let slots = wheel.slots_of(p);
+                let gaps = slots.windows(2).map(|s| u64::from(s[1] - s[0]));
+                let wrap = turn - u64::from(slots[slots.len() - 1]) + u64::from(slots[0]);
+                let widest = gaps.chain([wrap]).max().unwrap();
+                assert!(widest <= 2 * turn.div_ceil(wheel.weight(p)), "{case}: p{p} gap {widest}");
+            }
+        }
     }
 
     #[test]

@@ -387,6 +387,14 @@ settings_table! {
         help: "Source partitions",
         label: "Partitions",
     }
+    partition_skew: f64 = 3.0 => ("partition-skew", Unit::Factor, 1.0, 16.0) {
+        help: "How many times the quietest partition's events the busiest receives, as a producer \
+               partitioning by skewed keys spreads them (partition p's share falls off as \
+               (p + 1)^-s); 1 spreads events evenly",
+        label: "Busiest partition",
+        control: Control::Advanced,
+        steps: Steps::Values(&[1.0, 2.0, 3.0, 5.0, 8.0]),
+    }
     rate_per_s: u64 = 2_000 => ("rate", Unit::EventsPerS, 1.0, 1e6) {
         help: "Input rate over all partitions",
         label: "Input rate",
