@@ -20,8 +20,7 @@ pub const SHORT_TITLE: &str = "Choosing the interval";
 pub const TITLE: &str = "Choosing the interval: replay and recovery against store load and pauses";
 pub const X_LABEL: &str = "checkpoint interval (log scale) · shaded green: where most jobs start, 30 s – 5 min";
 pub const BATCH_X_LABEL: &str = "trigger interval (log scale) · shaded green: where most jobs start, 30 s – 5 min";
-pub const Y_LABELS: [&str; 4] =
-    ["replay (events)", "worst-case recovery (s)", "store writes per minute", "pause overhead (%)"];
+pub const Y_LABELS: [&str; 4] = ["replay (events)", "recovery (s)", "store writes per minute", "pause overhead (%)"];
 
 type Points = Vec<(f64, f64)>;
 
