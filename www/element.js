@@ -150,9 +150,10 @@ export class CheckpointLabElement extends ElementBase {
     };
     const controls = list("controls", ALL_CONTROLS);
     const charts = list("charts", ALL_VIEWS);
-    // The whole lab: every chart and the export panel, built now (a view builds only the parts
-    // it shows), so it has its final height from its first frame too.
+    // The whole lab: every control, every chart and the export panel, built now (a view builds
+    // only the parts it shows), so it has its final height from its first frame too.
     if (controls === undefined && charts === undefined && !view.laidOut) {
+      view.showControls(undefined);
       view.showViews(undefined);
       return;
     }
