@@ -16,6 +16,14 @@ import { LabView } from "./lab-view.js";
 export * from "./api.js";
 
 const CONFIG_ATTRIBUTES = new Set(SETTINGS.map((s) => s.attribute));
+
+/// The turns of the figures that build their views later (see waitsItsTurn): each in a task of
+/// its own, in the order they were connected (the page's order), one after the other.
+let turns = Promise.resolve();
+function buildTurn() {
+  turns = turns.then(yieldToPage);
+  return turns;
+}
 const OBSERVED = [...CONFIG_ATTRIBUTES, "sink", "scenario", "controls", "exercise", "exercises", "exercises-src", "theme", "charts", "cursor"];
 
 /// The custom element. Attributes configure it; changing one re-runs and redraws.
@@ -50,7 +58,14 @@ export class CheckpointLabElement extends ElementBase {
     // The view is built at once, from the settings table, and shows the first screen while the
     // engine's module loads; the page's picture of the first frame stands in for the pipeline
     // view where it may (see firstPictureFits).
-    const builtNow = !this.built;
+    let builtNow = !this.built;
+    // An inline figure below the viewport builds its view in a task of its own (see buildTurn).
+    const waited = builtNow && this.waitsItsTurn();
+    if (waited) {
+      await buildTurn();
+      if (!this.isConnected || this.view) return;
+      builtNow = !this.built;
+    }
     // The first chart's module is compiled (or, compiled by the page already, instantiated)
     // while the view is built and laid out: asked for after, it would wait for that frame's
     // rendering too.
@@ -62,6 +77,9 @@ export class CheckpointLabElement extends ElementBase {
       const drawn = this.pageDrewFirstChart();
       // The controls' readouts are written by the first chart's module, which the head ran.
       if (drawn && firstChartNow()) this.built.showFirstChart(drawn, this.getAttribute("scenario") || "lesson", this.getAttribute("sink"), drawn.at, "page");
+      // Laid out in its own task too, not with the views built since the last frame in that
+      // frame's rendering.
+      if (waited) this.getBoundingClientRect();
     }
     // Where no picture of the first frame stands, the first chart's module draws it before the
     // lab's module is fetched; a module (or styles) slower than FIRST_CHART_PATIENCE_MS no longer
@@ -133,6 +151,16 @@ export class CheckpointLabElement extends ElementBase {
     }
   }
 
+  /// Whether this element builds its view after the others defined with it, in a task of its
+  /// own: an inline figure (it names its charts or controls) whose box starts below the viewport.
+  /// A page of ten figures then never builds and lays out ten views in the task that defines the
+  /// element; those in view (or above it) are built at once, so the first screen has its final
+  /// height from its first frame, and one below the viewport moves nothing in view as it grows.
+  waitsItsTurn() {
+    if (this.initialOptions || !["charts", "controls"].some((name) => this.hasAttribute(name))) return false;
+    return this.getBoundingClientRect().top >= (globalThis.innerHeight || 0);
+  }
+
   /// Before the first run: the built view shows only the parts `controls` and `charts` (or
   /// mount()'s options) name, as the run will, so the element has its final height from its
   /// first frame and nothing moves when the engine's module arrives. A value the run will refuse
@@ -150,9 +178,10 @@ export class CheckpointLabElement extends ElementBase {
     };
     const controls = list("controls", ALL_CONTROLS);
     const charts = list("charts", ALL_VIEWS);
-    // The whole lab: every chart and the export panel, built now (a view builds only the parts
-    // it shows), so it has its final height from its first frame too.
+    // The whole lab: every control, every chart and the export panel, built now (a view builds
+    // only the parts it shows), so it has its final height from its first frame too.
     if (controls === undefined && charts === undefined && !view.laidOut) {
+      view.showControls(undefined);
       view.showViews(undefined);
       return;
     }

@@ -92,8 +92,20 @@ export function forgetLoad() {
 }
 
 /// How much of the lab's module has arrived: { loaded, total } in bytes (total 0 where the server
-/// does not say, or says the compressed size); listeners hear of each part as it streams in.
-export const loadProgress = { loaded: 0, total: 0, listeners: new Set() };
+/// does not say, or says the compressed size); listeners hear of it at most once a frame while it
+/// streams in (every view on the page writes its loading line then: told of each part, ten
+/// figures rewrote theirs for every chunk of one task's worth of parts).
+export const loadProgress = {
+  loaded: 0, total: 0, listeners: new Set(), frame: undefined,
+  tell() {
+    if (this.frame !== undefined) return;
+    const tell = () => {
+      this.frame = undefined;
+      for (const listener of this.listeners) listener(this);
+    };
+    this.frame = globalThis.requestAnimationFrame ? requestAnimationFrame(tell) : (tell(), undefined);
+  },
+};
 
 /// Why the module did not load, in words for the student, and what to do; the browser's own
 /// message, with the file and the server's answer, is `detail`.
@@ -127,7 +139,7 @@ async function fetchModule(url) {
   const counted = response.body.pipeThrough(new TransformStream({
     transform(chunk, controller) {
       loadProgress.loaded += chunk.byteLength;
-      for (const listener of loadProgress.listeners) listener(loadProgress);
+      loadProgress.tell();
       controller.enqueue(chunk);
     },
   }));

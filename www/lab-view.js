@@ -3,11 +3,11 @@
 // (src/lesson/view.rs): this file only puts those strings and pictures where they go. When to run
 // and draw is the scheduler's (scheduler.js); the scenario time it shows is the cursor's (cursor.js).
 import { SCENARIOS, SINKS, CHARTS, TIME_CHARTS, FIGURES, COMPARE_HINT, FIRST_CURSOR, FIRST_CLOCK } from "./settings.js";
-import { CONTROLLED, MAIN_SETTINGS, ADVANCED_SETTINGS, ALL_CONTROLS, ALL_VIEWS, DEFAULT_CONFIG, el, setText, nearest } from "./shared.js";
+import { CONTROLLED, MAIN_SETTINGS, ADVANCED_SETTINGS, ALL_CONTROLS, ALL_VIEWS, DEFAULT_CONFIG, el, setText } from "./shared.js";
 import { viewLab, views, viewOf, loadProgress } from "./engine.js";
 import { PREPARE_SLICE_MS, OUT_OF_VIEW_MARGIN } from "./scheduler.js";
 import { Cursor } from "./cursor.js";
-import { slider, control, select, stepValues } from "./controls.js";
+import { slider, control, select, stepValues, place } from "./controls.js";
 import { ExportPanel } from "./export-panel.js";
 // The text of checkpoint-lab.css, bundled in as a string (scripts/build-wasm.sh).
 import STYLES from "./checkpoint-lab.css";
@@ -69,7 +69,8 @@ export class LabView extends Cursor {
     const base = this.base;
     this.startMs = FIRST_CLOCK.start_ms;
     this.horizonMs = FIRST_CLOCK.span_ms;
-    // Controls for the table's settings, by config key; then the view's own choices.
+    // Controls for the table's settings, by config key; then the view's own choices. Each is
+    // its value until the view shows it (see showControls): its row is built then.
     const c = (this.c = {});
     for (const setting of CONTROLLED) c[setting.key] = this.control(setting);
     c.sink = this.select("sink", "Sink design to highlight", SINKS);
@@ -84,21 +85,22 @@ export class LabView extends Cursor {
       if (!control.values) {
         control.set(value);
       } else if (value !== null) {
-        control.exact = value;
-        control.input.value = String(nearest(control.values, value));
+        control.set(value);
         if (setting.default_readout) control.show(setting.default_readout);
       }
     }
-    const main = el("div", { class: "controls" }, ...MAIN_SETTINGS.map((s) => c[s.key].row));
-    this.advancedControls = el("div", { class: "controls" }, c.sink.row, ...ADVANCED_SETTINGS.map((s) => c[s.key].row), c.window.row, c.product.row);
+    // The rows go in when shown (showControls): the main settings here, the others in "More settings".
+    this.mainControls = el("div", { class: "controls" });
+    this.advancedControls = el("div", { class: "controls" });
     this.advanced = el("details", { class: "advanced" }, el("summary", {}, "More settings"), this.advancedControls);
     this.scenario = this.select("scenario", "Scenario", Object.entries(SCENARIOS).map(([k, p]) => [k, p.label]));
     this.reset = el("button", { type: "button", "data-action": "reset" }, "Reset to defaults");
     this.play = el("button", { type: "button", "data-action": "play", "aria-pressed": "false" }, "Play");
     this.speed = this.select("speed", "Speed", [[5, "5×"], [10, "10×"], [30, "30×"], [60, "60×"]]);
     this.speed.set(10);
-    this.actions = el("div", { class: "actions" }, this.scenario.row, this.reset);
-    this.mainControls = main;
+    this.speed.build();
+    this.actions = el("div", { class: "actions" }, this.reset);
+    const main = this.mainControls;
 
     // The headline figures: a value, its label and, while comparing, A and B − A under it.
     const figures = el("ul", { class: "figures", "aria-label": "Headline figures" });
@@ -211,10 +213,6 @@ export class LabView extends Cursor {
     // The written stylesheet stays where it is: moved, it would be loaded and applied again.
     this.shadow.append(...(css instanceof Node && css !== written ? [css] : []), this.root);
 
-    for (const control of Object.values(c)) {
-      control.input.addEventListener(control.input.tagName === "SELECT" ? "change" : "input", () => this.schedule("input"));
-    }
-    this.scenario.input.addEventListener("change", () => { this.applySettings(SCENARIOS[this.scenario.get()].settings); this.update("input"); });
     this.reset.addEventListener("click", () => { this.scenario.set("lesson"); this.applySettings({}); this.cursorS = undefined; this.update("input"); });
     this.reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
     this.play.addEventListener("click", () => {
@@ -366,24 +364,56 @@ export class LabView extends Cursor {
     this.showControlsView();
   }
 
-  /// Shows only the named controls (["interval", "state-size", "crash-at", "advanced", "actions"]).
+  /// Shows only the named controls (["interval", "state-size", "crash-at", "advanced", "actions"]),
+  /// building the rows of those not built yet: a control the view never shows is never built.
   showControls(list) {
     const shown = new Set(list == null ? ALL_CONTROLS : list);
     this.controlsNamed = list == null ? undefined : [...list];
     const toggle = (node, on) => (on ? node.removeAttribute("hidden") : node.setAttribute("hidden", ""));
     toggle(this.compareBar, shown.has("compare"));
-    for (const setting of MAIN_SETTINGS) toggle(this.c[setting.key].row, shown.has(setting.attribute));
-    // An advanced setting named on its own stands with the main controls; the others stay in
-    // "More settings", in the table's order.
-    for (const setting of ADVANCED_SETTINGS) {
-      const row = this.c[setting.key].row;
-      if (list != null && shown.has(setting.attribute)) this.mainControls.append(row);
-      else this.advancedControls.insertBefore(row, this.c.window.row);
+    const c = this.c;
+    const advanced = shown.has("advanced");
+    // The main settings, in the table's order, then an advanced setting named on its own (as an
+    // inline figure's one control); the other advanced settings stay in "More settings", in the
+    // table's order, built once it is shown.
+    const main = [];
+    for (const setting of MAIN_SETTINGS) {
+      const control = c[setting.key];
+      if (shown.has(setting.attribute)) this.controlRow(control);
+      if (control.row) {
+        toggle(control.row, shown.has(setting.attribute));
+        main.push(control.row);
+      }
     }
-    toggle(this.advanced, shown.has("advanced"));
+    const more = [];
+    for (const setting of ADVANCED_SETTINGS) {
+      const control = c[setting.key];
+      const alone = list != null && shown.has(setting.attribute);
+      if (alone || advanced) this.controlRow(control);
+      if (control.row) (alone ? main : more).push(control.row);
+    }
+    if (advanced) for (const control of [c.sink, c.window, c.product]) this.controlRow(control);
+    place(this.mainControls, main);
+    place(this.advancedControls, [c.sink.row, ...more, c.window.row, c.product.row].filter(Boolean));
+    toggle(this.advanced, advanced);
+    if (shown.has("actions") && !this.scenario.row) this.actions.prepend(this.controlRow(this.scenario));
     toggle(this.actions, shown.has("actions"));
     for (const [name, nodes] of Object.entries(this.cursorParts)) for (const node of nodes) toggle(node, shown.has(name));
     toggle(this.cursorBar, shown.has("cursor") || shown.has("play"));
+  }
+
+  /// A control's row, built the first time with what its input does: a setting or a choice of
+  /// the view runs again, the scenario sets its settings first.
+  controlRow(control) {
+    if (control.row) return control.row;
+    const row = control.build();
+    const input = control.input;
+    if (control === this.scenario) {
+      input.addEventListener("change", () => { this.applySettings(SCENARIOS[this.scenario.get()].settings); this.update("input"); });
+    } else {
+      input.addEventListener(input.tagName === "SELECT" ? "change" : "input", () => this.schedule("input"));
+    }
+    return row;
   }
 
   // ----- drawing -----
@@ -430,26 +460,19 @@ export class LabView extends Cursor {
     if (view.default_cursor_ms != null) this.defaultCursorMs = view.default_cursor_ms;
     for (const shown of view.controls) {
       const control = this.c[shown.key];
-      setText(control.labelEl, shown.label);
-      if (control.input.disabled !== shown.disabled) control.input.disabled = shown.disabled;
-      for (const option of shown.options) {
-        const node = control.input.querySelector(`option[value="${option.value}"]`);
-        if (node) setText(node, option.label);
-      }
+      control.describe(shown.label, shown.disabled);
+      for (const option of shown.options) control.nameOption(option.value, option.label);
       if (!control.values) continue;
       const steps = stepValues(shown.steps);
       if (steps.length !== control.values.length || steps[0] !== control.values[0] || steps.at(-1) !== control.values.at(-1)) control.steps(steps);
       control.show(shown.readout);
     }
-    for (const sink of view.sinks) {
-      const node = this.c.sink.input.querySelector(`option[value="${sink.value}"]`);
-      if (node) setText(node, sink.label);
-    }
+    for (const sink of view.sinks) this.c.sink.nameOption(sink.value, sink.label);
     const windows = JSON.stringify(view.windows);
     if (windows !== this.windowsShown) {
       this.windowsShown = windows;
       const chosen = this.c.window.get();
-      this.c.window.input.replaceChildren(...view.windows.map((w) => el("option", { value: String(w.value) }, w.label)));
+      this.c.window.replaceOptions(view.windows.map((w) => [w.value, w.label]));
       if (view.windows.some((w) => String(w.value) === chosen)) this.c.window.set(chosen);
     }
     // The checkpoint timeline is the batch timeline in micro-batch mode: its text alternative's

@@ -75,3 +75,39 @@ test("ten two-chart figures share the module and build and keep only what they s
   assert.ok(second.kept.world_rows_indexed > 0, "the pipeline view shown: the world's sink tables indexed");
   assert.deepEqual(errors, []);
 });
+
+test("a figure builds only the controls it names, and builds one named later", async () => {
+  const { page, errors } = await open(browser, `${base}/tests/e2e/fixture/ten-figures.html`, { ready: "checkpoint-lab" });
+  await page.waitForFunction(() => [...document.querySelectorAll("checkpoint-lab")].every((lab) => lab.dataset.ready), null, { timeout: 60000 });
+  await settled(page);
+  // The settings' inputs in a figure's shadow root, shown or not (the cursor's slider is not one).
+  const inputs = (lab) => page.$eval(lab, (e) => [...e.shadowRoot.querySelectorAll(".control [data-control]")].map((input) => ({
+    name: input.dataset.control, shown: Boolean(input.getClientRects().length && !input.closest("[hidden]")),
+  })));
+  // The two-chart figure with the crash slider: that slider only.
+  await page.$eval("checkpoint-lab[controls=crash-at]", (lab) => { lab.id = "crash"; });
+  const crash = "#crash";
+  assert.deepEqual(await inputs(crash), [{ name: "crash-at", shown: true }]);
+  // Two named: those two, in the table's order.
+  assert.deepEqual((await inputs("checkpoint-lab[controls='interval state-size']")).map((i) => i.name), ["interval", "state-size"]);
+  // An advanced setting named on its own is built, and none of "More settings" with it.
+  assert.deepEqual((await inputs("checkpoint-lab[controls='alignment backpressure']")).map((i) => i.name), ["alignment", "backpressure"]);
+  assert.deepEqual((await inputs("checkpoint-lab[controls=cursor]")).map((i) => i.name), []);
+  // Named later: the interval's slider is built, with its readout, and runs the figure.
+  await page.$eval(crash, (lab) => lab.setAttribute("controls", "crash-at interval"));
+  await settled(page);
+  assert.deepEqual(await inputs(crash), [{ name: "interval", shown: true }, { name: "crash-at", shown: true }]);
+  const interval = "#crash >> [data-control=interval]";
+  assert.equal(await page.$eval(interval, (input) => input.getAttribute("aria-valuetext")), "30 s");
+  await page.focus(interval);
+  await page.keyboard.press("ArrowRight");
+  await settled(page);
+  assert.equal(await page.$eval(crash, (lab) => lab.report().config.interval_ms), 45_000, "the step after 30 s");
+  // "advanced" builds "More settings"; a control no longer named stays built, hidden.
+  await page.$eval(crash, (lab) => lab.setAttribute("controls", "crash-at advanced"));
+  await settled(page);
+  const advanced = await inputs(crash);
+  assert.deepEqual(advanced.filter((i) => i.shown && i.name === "interval"), []);
+  assert.ok(advanced.some((i) => i.name === "sink") && advanced.some((i) => i.name === "alignment"), "More settings is built");
+  assert.deepEqual(errors, []);
+});

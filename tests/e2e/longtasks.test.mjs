@@ -206,7 +206,10 @@ test("a change in a new frame runs at once however soon the frame comes: at most
     const { page, errors } = await open(fast, `${base}/index.html`);
     await settled(page);
     const result = await page.evaluate(async () => {
-      const view = document.querySelector("checkpoint-lab").view;
+      // The first element with a crash slider (a figure builds only the controls it names), in view.
+      const lab = [...document.querySelectorAll("checkpoint-lab")].find((e) => e.shadowRoot.querySelector("[data-control=crash-at]"));
+      lab.scrollIntoView({ block: "center" });
+      const view = lab.view;
       const input = view.shadow.querySelector("[data-control=crash-at]");
       const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
       await frame();
