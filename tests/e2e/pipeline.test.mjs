@@ -67,7 +67,14 @@ function description(page, selector = "checkpoint-lab:not(.figure)") {
   });
 }
 
-function pipelinePixels(page, selector = "checkpoint-lab:not(.figure)") {
+/// A hash of the pipeline view's pixels, once it shows the current run at the cursor (a view out
+/// of sight draws it when the changes pause).
+async function pipelinePixels(page, selector = "checkpoint-lab:not(.figure)") {
+  await page.waitForFunction((sel) => {
+    const view = document.querySelector(sel).view;
+    const key = view.drawnKeys.pipeline ?? "";
+    return !view.busy && key.startsWith(`${view.runId} `) && key.endsWith(` ${view.cursorMs() / 1000}`);
+  }, selector);
   return page.$eval(selector, (e) => {
     const c = e.shadowRoot.querySelector("[data-chart=pipeline]");
     const data = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
