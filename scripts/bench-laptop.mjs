@@ -60,6 +60,9 @@ async function play(page) {
     const lab = document.querySelector("#lab");
     const button = lab.view.shadow.querySelector("[data-action=play]");
     lab.view.shadow.querySelector("canvas[data-chart=pipeline]").scrollIntoView({ block: "center" });
+    // As a student presses Play after a look: the charts brought into view by the scroll drawn,
+    // and the drag's out-of-view redraws done.
+    do await new Promise((r) => setTimeout(r, 1000)); while (lab.busy);
     window.__longTasks.length = 0;
     button.click();
     const gaps = [];

@@ -16,7 +16,8 @@
 // before its first picture and its first chart (gzipped), the wasm and JS bytes, and wasm memory after the default run and two seconds later;
 // and a student's laptop (scripts/bench-memory.mjs): the lesson page's wasm memory once every
 // figure is drawn, and a page of ten inline figures of two charts each, its wasm memory and its
-// longest task while they load.
+// longest task while they load; and (scripts/bench-laptop.mjs) the three sliders' keydown to
+// change event and Play's frames with the CPU throttled 1×, 4× and 6×.
 // Prints one table, each figure against its target.
 //   node scripts/bench-page.mjs            (after scripts/build-wasm.sh; INPUTS=50 for a quick look,
 //                                           LOADS=15 for steadier first-picture figures)
@@ -25,6 +26,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { serve, launch, ROOT } from "../tests/e2e/harness.mjs";
 import { benchMemory, memoryRows } from "./bench-memory.mjs";
+import { benchLaptop } from "./bench-laptop.mjs";
 
 const INPUTS = Number(process.env.INPUTS || 200);
 // Cold loads of the lesson page (and of its text alone) for the first-picture figures.
@@ -528,6 +530,8 @@ await heavyPage.close();
 // A student's laptop: the lesson page's wasm memory once every figure is drawn, and ten inline
 // figures of two charts each (scripts/bench-memory.mjs).
 const laptop = await benchMemory(base, browser);
+// And its CPU: the three sliders and Play with the CPU throttled 1×, 4× and 6× (scripts/bench-laptop.mjs).
+const throttled = await benchLaptop(base, browser);
 await browser.close();
 server.close();
 gzipServer.server.close();
@@ -588,4 +592,5 @@ console.log(`| wasm memory after the default run | ${(memory / 1e6).toFixed(1)} 
 console.log(`| … two seconds later, the warm-up run at the shortest interval made and freed | ${(memoryRead / 1e6).toFixed(1)} MB | | | |`);
 // The memory rows, in this table's columns: the figure in the first, the target in the last.
 for (const row of memoryRows(laptop)) console.log(row.replace(/ \|([^|]*)\|$/, " | | |$1|"));
+for (const r of throttled) console.log(`| ${r.join(" | ")} |`);
 if (errors.length) { console.error(errors); process.exit(1); }
