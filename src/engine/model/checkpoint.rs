@@ -6,6 +6,7 @@
 use serde::Serialize;
 
 use super::operators::JobState;
+use super::source::busiest_share;
 use crate::engine::settings::config::{BufferDebloat, Config};
 
 /// Flink's network memory segment (`taskmanager.memory.segment-size`, 32 KB).
@@ -19,7 +20,7 @@ pub const IN_FLIGHT_BUFFERS_PER_CHANNEL: u64 = 2 + 8 + 10;
 pub const DEBLOAT_TARGET_MS: u64 = 1_000;
 
 /// The most records one channel holds in flight, which is what an unaligned checkpoint stores of
-/// it: its buffers' bytes (or, debloated, about a second of the channel's throughput) in records,
+/// it: its buffers' bytes (or, debloated, about a second of the slow channel's throughput) in records,
 /// at least one. Beyond that the channel is full and the source stops reading: the rest waits in
 /// the log, behind the checkpoint's offset, and a restore reads it again from there.
 pub fn in_flight_limit_records(config: &Config) -> u64 {
@@ -27,7 +28,8 @@ pub fn in_flight_limit_records(config: &Config) -> u64 {
     let limit_bytes = match config.buffer_debloat {
         BufferDebloat::Off => buffers_bytes,
         BufferDebloat::On => {
-            let channel_bytes_per_s = config.rate_per_s / u64::from(config.partitions.max(1)) * config.record_bytes;
+            // The slow channel's: partition 0's, the busiest.
+            let channel_bytes_per_s = (config.rate_per_s as f64 * busiest_share(config)) as u64 * config.record_bytes;
             buffers_bytes.min(channel_bytes_per_s * DEBLOAT_TARGET_MS / 1000)
         }
     };

@@ -62,18 +62,7 @@ impl Wheel {
     /// the quietest, the shares falling off as key popularity does (Zipf): partition `p` weighs
     /// `(p + 1)^-s`, with `s` chosen so that the first weighs `skew` times the last.
     pub fn new(partitions: u64, skew: f64) -> Self {
-        let partitions = partitions.max(1);
-        let weights: Vec<u64> = if skew <= 1.0 || partitions == 1 {
-            vec![1; partitions as usize]
-        } else {
-            let s = skew.ln() / (partitions as f64).ln();
-            let quietest = (partitions as f64).powf(-s);
-            let raw: Vec<u64> = (0..partitions)
-                .map(|p| (((p + 1) as f64).powf(-s) / quietest * QUIETEST_SLOTS).round().max(1.0) as u64)
-                .collect();
-            let common = raw.iter().fold(0, |g, &w| gcd(g, w));
-            raw.into_iter().map(|w| w / common).collect()
-        };
+        let weights = partition_weights(partitions, skew);
         let total: u64 = weights.iter().sum();
         // Partition p's k-th slot belongs at (k + phase) x turn / weight, the phases scattered
         // over the partitions (p x the golden ratio, modulo 1) so that their slots do not bunch:
@@ -151,6 +140,28 @@ impl Wheel {
         let p = u64::from(self.partition_of_slot[slot]);
         (p, (g / w) * self.weight(p) + u64::from(self.rank_of_slot[slot]))
     }
+}
+
+/// Each partition's slots on the producer's wheel (see [`Wheel::new`]), in lowest terms.
+fn partition_weights(partitions: u64, skew: f64) -> Vec<u64> {
+    let partitions = partitions.max(1);
+    if skew <= 1.0 || partitions == 1 {
+        return vec![1; partitions as usize];
+    }
+    let s = skew.ln() / (partitions as f64).ln();
+    let quietest = (partitions as f64).powf(-s);
+    let raw: Vec<u64> = (0..partitions)
+        .map(|p| (((p + 1) as f64).powf(-s) / quietest * QUIETEST_SLOTS).round().max(1.0) as u64)
+        .collect();
+    let common = raw.iter().fold(0, |g, &w| gcd(g, w));
+    raw.into_iter().map(|w| w / common).collect()
+}
+
+/// Partition 0's share of the events: the busiest partition's, whose channel is the slow one
+/// under backpressure.
+pub fn busiest_share(config: &Config) -> f64 {
+    let weights = partition_weights(config.partitions.into(), config.partition_skew);
+    weights[0] as f64 / weights.iter().sum::<u64>() as f64
 }
 
 fn gcd(a: u64, b: u64) -> u64 {

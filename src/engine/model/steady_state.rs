@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::checkpoint::{in_flight_limit_records, transfer_ms};
 use super::restart::{detection_delay_ms, restart_backoff_ms};
+use super::source::busiest_share;
 use crate::engine::settings::config::{Alignment, CheckpointingMode, Config, Snapshots, FLINK_CHECKPOINT_TIMEOUT_MS};
 
 /// The steady state of one checkpoint interval.
@@ -62,8 +63,9 @@ pub fn steady_state(config: &Config, interval_ms: u64) -> SteadyState {
     let in_flight_bytes = match config.alignment {
         Alignment::Aligned => 0,
         Alignment::Unaligned => {
-            let per_partition = rate / f64::from(config.partitions);
-            let events = (per_partition * config.backpressure_ms as f64 / 1000.0).floor() as u64;
+            // The slow channel is partition 0's, the busiest.
+            let slow_channel = rate * busiest_share(config);
+            let events = (slow_channel * config.backpressure_ms as f64 / 1000.0).floor() as u64;
             events.min(in_flight_limit_records(config)) * config.record_bytes
         }
     };
