@@ -537,10 +537,12 @@ fn draw_source<DB: DrawingBackend>(
     let scale = if wheel.is_even() {
         format!("each log: offsets from {from_ms} to {to_ms}")
     } else {
+        // The wheel's own ratio, the setting rounded to its slots.
+        let last = partitions as u64 - 1;
+        let ratio = wheel.weight(0) as f64 / wheel.weight(last) as f64;
         format!(
-            "each log: {from_ms} to {to_ms}; thicker = busier (p0 {} p{})",
-            format_unit(Unit::Factor, config.partition_skew),
-            partitions - 1
+            "each log: {from_ms} to {to_ms}; thicker = busier (p0 {} p{last})",
+            format_unit(Unit::Factor, (ratio * 100.0).round() / 100.0)
         )
     };
     pen.text(&scale, bx0, ly + pen.px(13.0), 10.0, pal.foreground, bx1 - bx0, HPos::Left)?;

@@ -190,7 +190,8 @@ pub struct SourceLog {
     seed_order_ids: u64,
 }
 
-/// How far back (in partition offsets) a producer retry reaches.
+/// How far back a producer retry reaches: as long as this many events of each partition take to
+/// arrive (this many turns of an even wheel).
 const RETRY_REACH: u64 = 64;
 
 impl SourceLog {
@@ -299,17 +300,19 @@ impl SourceLog {
     }
 
     /// The log number of the first send of event `g`'s order id: `g` itself unless `g` is a
-    /// producer retry, which re-sends an order from up to 64 turns of the wheel earlier in its
-    /// partition (the same slot; with round robin, up to 64 offsets earlier).
+    /// producer retry, which re-sends an order from earlier in its partition, from the same slot
+    /// of the wheel, at most as long ago as 64 events of each partition take to arrive (with
+    /// round robin, up to 64 offsets earlier).
     #[inline]
     pub fn first_send_of(&self, mut g: u64) -> u64 {
         if self.retry_threshold == 0 {
             return g;
         }
+        let turns = self.wheel.slots();
+        let reach = (RETRY_REACH * self.partitions / turns).max(1);
         loop {
             let h = self.hash(g);
-            let back = 1 + (h >> 32) % RETRY_REACH;
-            let turns = self.wheel.slots();
+            let back = 1 + (h >> 32) % reach;
             let earlier = back * turns;
             if (h & 0xffff_ffff) >= self.retry_threshold || g / turns < back || g - earlier < self.start_offset {
                 return g;

@@ -170,8 +170,8 @@ impl JobState {
         }
     }
 
-    /// Processes the events with log numbers `first, first + stride, ...` below `end`: one
-    /// partition's offsets (stride P) or the whole log in order (stride 1).
+    /// Processes the events with log numbers `first, first + stride, ...` below `end`: one slot of
+    /// the producer's wheel (stride W, the wheel's slots) or the whole log in order (stride 1).
     /// With a data plane, a whole emit period read in log order adds its counted orders in one
     /// step, and a part of one reads its products from the plane instead of hashing them.
     pub fn process(
