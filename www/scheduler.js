@@ -320,16 +320,24 @@ export class Scheduler {
     }
   }
 
-  /// Shows a finished run: figures, charts, the crash table, the change event. After a run that
-  /// took several slices (a heavy one) the charts are drawn in tasks of their own.
+  /// Shows a finished run: the change event, then what the page shows besides the charts
+  /// (figures, controls, the crash table, the cursor, the export). Where the student changed a
+  /// view already drawn, the charts wait for the next frame's callback: the input's task holds
+  /// the run and the words, the frame the drawing, and however many runs come before a frame, it
+  /// draws the last. The first run, or one that took several slices (a heavy one), draws its
+  /// charts in tasks of their own; a hidden document's, at once.
   finishRun(summary, config, cause, sliced = false) {
     this.summary = summary;
     this.firstRunAt ??= performance.now();
     this.runId++;
     // Charts of an earlier run still being drawn a few at a time: this run's replace them.
     this.drawing = undefined;
+    this.presenting = undefined;
     this.tradeoffInputs = JSON.stringify({ ...config, [CRASH_SETTING]: undefined });
     this.instants = undefined;
+    if (cause) {
+      this.host.dispatchEvent(new CustomEvent("checkpointlab-change", { bubbles: true, composed: true, detail: { ...summary, settings: config } }));
+    }
     // What the page shows for this run besides its charts, in one call (lesson::view).
     const view = this.lab.view(this.config());
     this.horizonMs = view.span_ms;
@@ -352,23 +360,45 @@ export class Scheduler {
     // exercises-src file that failed to load. Written before the charts, so that one which fails
     // to draw says so.
     setText(this.error, this.cursorError ?? this.exercisesError ?? this.sourceError ?? this.settingsError ?? "");
-    const cursorFailed = this.cursorError;
+    const cursorFailed = this.cursorError && new Error(this.cursorError);
     this.cursorError = undefined;
     clearTimeout(this.altTimer);
-    // The charts first, while the page's styles are still clean: a canvas resolves its font
-    // against them, so drawing after the figures and the cursor changed would make the browser
-    // recompute styles in the middle of drawing, and again when it renders.
-    if (sliced || this.firstDrawnAt === undefined) this.drawChartsInTasks(!sliced);
-    else this.drawCharts();
+    const inTasks = sliced || this.firstDrawnAt === undefined;
+    // A run drawn at once draws its charts first, while the page's styles are still clean: a
+    // canvas resolves its font against them, so drawing after the figures and the cursor changed
+    // would make the browser recompute styles in the middle of drawing, and again when it renders.
+    if (inTasks) this.drawChartsInTasks(!sliced);
+    else if (document.hidden) this.drawCharts();
     this.showCursor();
     this.render(view);
     this.showExport();
-    if (!this.drawing) this.fillAlternativesLater();
-    if (cause) {
-      this.host.dispatchEvent(new CustomEvent("checkpointlab-change", { bubbles: true, composed: true, detail: { ...summary, settings: config } }));
+    if (inTasks || document.hidden) {
+      this.chartsShown(cursorFailed);
+      return;
     }
+    const presenting = (this.presenting = {});
+    requestAnimationFrame(() => {
+      if (this.presenting !== presenting) return;
+      this.presenting = undefined;
+      if (!this.lab || !this.summary) return;
+      try {
+        this.drawCharts();
+      } catch (e) {
+        // As update() shows a run that failed to draw: the error in the view.
+        this.error.textContent = String(e.message || e);
+        this.settleDrawn(e);
+        return;
+      }
+      this.chartsShown(cursorFailed);
+    });
+  }
+
+  /// After a run's charts are drawn (or their drawing in tasks started): the text alternatives
+  /// later, the first picture's mark, and whenDrawn()'s waiters.
+  chartsShown(error) {
+    if (!this.drawing) this.fillAlternativesLater();
     if (!this.drawing) this.firstPicture();
-    this.settleDrawn(cursorFailed && new Error(cursorFailed));
+    this.settleDrawn(error || undefined);
   }
 
   /// Draws every chart, in view or not, one per frame, each after the frame's rendering: a canvas
@@ -472,7 +502,7 @@ export class Scheduler {
   /// Settles whenDrawn()'s promises: rejects them with `error`, or resolves them once the view is idle with a run.
   settleDrawn(error) {
     if (!this.drawnWaiters?.length) return;
-    if (!error && (this.busy || this.pending || this.drawing || !this.summary)) return;
+    if (!error && (this.busy || this.pending || this.presenting || this.drawing || !this.summary)) return;
     // What set() and mount() wait for is every chart drawn, in view or not.
     if (!error && this.outOfView.size) {
       try {

@@ -10,6 +10,7 @@
 //! The partitions' log window is fixed by the settings too: pages of the scenario clock, each
 //! showing the cursor in its middle half, so the scale never changes while time passes.
 
+use crate::engine::model::source::SourceLog;
 use crate::engine::model::trace::Phase;
 use crate::engine::model::world::{CheckpointStage, World};
 use crate::engine::settings::config::{Alignment, CheckpointingMode, Config};
@@ -151,8 +152,12 @@ pub fn flow(config: &Config, world: &World) -> Flow {
 /// page starts at the scenario's start). It depends on the settings and the page only: while time
 /// passes inside a page nothing in the log moves but what the job does.
 pub fn log_window(config: &Config, at_ms: u64) -> (u64, u64) {
+    log_window_of(&SourceLog::new(config), config, at_ms)
+}
+
+/// [`log_window`] on the source's log already made (its wheel is built once per drawing).
+pub fn log_window_of(log: &SourceLog, config: &Config, at_ms: u64) -> (u64, u64) {
     let (from_ms, to_ms) = log_window_ms(config, at_ms);
-    let log = crate::engine::model::source::SourceLog::new(config);
     (log.log_end_at(from_ms), log.log_end_at(to_ms))
 }
 

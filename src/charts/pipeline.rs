@@ -13,7 +13,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::flow::{flow, log_window, log_window_ms, Channel, Flow};
+use super::flow::{flow, log_window_ms, log_window_of, Channel, Flow};
 use super::{Focus, Palette, TextAlternative, View};
 use crate::engine::fast::world_index::WorldIndex;
 use crate::engine::model::sinks::SinkDesign;
@@ -394,7 +394,7 @@ fn draw_position<DB: DrawingBackend>(
 }
 
 /// The partitions as logs on one scale of offsets, fixed for a page of the scenario clock
-/// ([`log_window`]); returns each drawn partition with the middle of its row.
+/// ([`super::flow::log_window`]); returns each drawn partition with the middle of its row.
 fn draw_source<DB: DrawingBackend>(
     pen: &Pen<'_, DB>,
     scene: &Scene<'_>,
@@ -429,8 +429,8 @@ fn draw_source<DB: DrawingBackend>(
     // Every partition over the same page of the clock: a row's width is the offsets its partition
     // received in that time, so the rows' times line up and a busier partition's offsets are
     // packed tighter; its log is drawn thicker, in proportion to its share of the events.
-    let (from_total, to_total) = log_window(config, world.at_ms);
     let log = SourceLog::new(config);
+    let (from_total, to_total) = log_window_of(&log, config, world.at_ms);
     let wheel = log.wheel();
     let busiest = (0..partitions as u64).map(|p| wheel.weight(p)).max().unwrap_or(1);
     // The log's offsets follow the clock: its width is the page of the clock the window shows,

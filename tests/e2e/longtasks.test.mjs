@@ -261,6 +261,78 @@ test("a change in a new frame runs at once however soon the frame comes: at most
   }
 });
 
+test("a change's run and its change event come in the input's task, its drawing in the next frame: one drawing a frame, of the latest run", async () => {
+  const { page, errors } = await open(browser, `${base}/index.html`);
+  await settled(page);
+  const result = await page.evaluate(async () => {
+    const lab = document.querySelector("#lab");
+    const view = lab.view;
+    const input = view.shadow.querySelector("[data-control=interval]");
+    input.scrollIntoView({ block: "center" });
+    const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+    // The scroll's intersections observed, and what it drew drawn.
+    await frame();
+    await frame();
+    while (lab.busy || view.outOfView.size) await frame();
+    // Counts the engine's drawings of each chart, by frame.
+    let frames = 0;
+    const tick = () => { frames++; requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+    const inner = view.lab;
+    const drawsInFrame = new Map();
+    view.lab = new Proxy({}, {
+      get(_, name) {
+        const f = inner[name];
+        if (name !== "draw") return f;
+        return (chart, canvas, ...rest) => {
+          // The chart's own canvas (not the copy of the pipeline beside the time charts).
+          const key = `${frames} ${chart}${canvas === view.charts[chart]?.canvas ? "" : " (copy)"}`;
+          drawsInFrame.set(key, (drawsInFrame.get(key) ?? 0) + 1);
+          return f(chart, canvas, ...rest);
+        };
+      },
+    });
+    const drawn = () => [...drawsInFrame.values()].reduce((a, b) => a + b, 0);
+    // The charts in or near the viewport, which a change redraws at once (the others wait).
+    const inView = view.shownCharts().filter((name) => view.nearView.get(view.charts[name]?.canvas) === true);
+    // A chart's drawing is keyed by the run it shows, but for the trade-off chart's (its settings).
+    const runOf = (name) => (name === "tradeoff" ? view.runId : Number(view.drawnKeys[name].split(" ")[0]));
+    let heard = 0;
+    lab.addEventListener("checkpointlab-change", () => heard++);
+    await frame();
+    const runId = view.runId;
+    input.value = String(Number(input.value) + 1);
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    // In the input's own task: the run and its event, nothing drawn yet, and the element busy
+    // until its frame has drawn it.
+    const inTask = { heard, ran: view.runId === runId + 1, drawn: drawn(), busy: lab.busy };
+    await frame();
+    await frame();
+    const afterFrame = { drawn: drawn(), keys: inView.map(runOf), runId: view.runId, busy: lab.busy };
+    // A burst: a change at once and two more in the same frame (the later ones wait for the
+    // frame's callbacks and are coalesced into one run).
+    await frame();
+    for (let i = 0; i < 3; i++) {
+      input.value = String(Number(input.value) + (i % 2 ? -1 : 1));
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+    }
+    while (lab.busy) await frame();
+    await frame();
+    view.lab = inner;
+    return { inView, inTask, afterFrame, perFrame: [...drawsInFrame], heard, lastKeys: inView.map(runOf), lastRun: view.runId };
+  });
+  assert.deepEqual(result.inTask, { heard: 1, ran: true, drawn: 0, busy: true }, "the input's task runs the engine and fires the change event, and draws nothing");
+  assert.ok(result.inView.length > 0, "the slider has charts in view");
+  assert.ok(result.afterFrame.drawn >= result.inView.length, `the next frame draws each chart in view (${result.inView}): ${JSON.stringify(result.perFrame)}`);
+  assert.deepEqual(result.afterFrame.keys, result.inView.map(() => result.afterFrame.runId), "from the run the change made");
+  assert.equal(result.afterFrame.busy, false, "and the element is idle once it is drawn");
+  assert.ok(result.perFrame.every(([, n]) => n === 1), `no frame draws a chart twice (${JSON.stringify(result.perFrame)})`);
+  assert.equal(result.heard, 3, "a change event for each run: the single change's, and the burst's two (its later changes coalesced into one run)");
+  assert.deepEqual(result.lastKeys, result.inView.map(() => result.lastRun), "the last drawings are of the latest run");
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("while the student reads, the warm-up draws every chart in idle time on canvases never attached, never on the view's, and lets their pixels go", async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = [];
