@@ -108,7 +108,10 @@ export async function benchLaptop(base, browser) {
     if (rate !== 6) {
       const { gaps, longTasks } = await play(page);
       const p95 = quantile(gaps, 0.95);
-      const verdict = rate === 4 ? `p95 ≤ ${LAPTOP_TARGET.playFrameMs} ms ${p95 <= LAPTOP_TARGET.playFrameMs ? "✓" : "✗"}` : "";
+      // A gap is counted in frames of a 60 Hz display: the clock puts a kept frame's gap at
+      // 16.6–16.8 ms, a dropped frame's at 33 ms, so a gap under one and a half frames is one.
+      const kept = p95 < 1.5 * LAPTOP_TARGET.playFrameMs;
+      const verdict = rate === 4 ? `p95 one frame (${LAPTOP_TARGET.playFrameMs} ms, none dropped) ${kept ? "✓" : "✗"}` : "";
       rows.push([`${rate}× CPU: Play on the pipeline view, time between frames (${gaps.length} frames in 3 s; tasks over 50 ms: ${longTasks.length})`, fmt(quantile(gaps, 0.5)), fmt(p95), fmt(Math.max(...gaps)), verdict]);
     }
     await context.close();

@@ -7,7 +7,7 @@
 // first time the view shows it. An inline figure shows one or two controls of the twenty-odd
 // settings the lab runs on, so it builds only those (building every one, hidden, was most of
 // what a figure cost to build); the whole lab builds them all.
-import { el, nearest } from "./shared.js";
+import { el, nearest, setText } from "./shared.js";
 
 /// The values a slider stops at, from the engine's steps (a list, or a range with its step).
 export function stepValues(steps) {
@@ -43,7 +43,7 @@ export function slider(prefix, setting, values) {
     show: (text) => {
       made.text = text;
       if (!made.input) return;
-      if (made.out.textContent !== text) made.out.textContent = text;
+      setText(made.out, text);
       if (made.input.getAttribute("aria-valuetext") !== text) made.input.setAttribute("aria-valuetext", text);
     },
     /// The label and enabled state the engine gives for the current values.
@@ -110,7 +110,7 @@ export function select(prefix, name, label, options) {
       if (!option || option[1] === text) return;
       option[1] = text;
       const node = made.input?.querySelector(`option[value="${option[0]}"]`);
-      if (node && node.textContent !== text) node.textContent = text;
+      if (node) setText(node, text);
     },
     describe: (text, disabled) => describe(made, text, disabled),
     build: () => {
@@ -132,7 +132,7 @@ export function select(prefix, name, label, options) {
 function describe(made, label, disabled) {
   made.label = label;
   made.disabled = disabled;
-  if (made.labelEl && made.labelEl.textContent !== label) made.labelEl.textContent = label;
+  if (made.labelEl) setText(made.labelEl, label);
   if (made.input && made.input.disabled !== disabled) made.input.disabled = disabled;
 }
 

@@ -2,7 +2,7 @@
 // buttons, Play and the spoken description), and the time charts a click, a drag or a hover
 // moves it on. LabView (lab-view.js) builds on it.
 import { TIME_CHARTS, CRASH_SETTING, BARRIER_SETTING } from "./settings.js";
-import { el } from "./shared.js";
+import { el, setText } from "./shared.js";
 import { formatValue } from "./engine.js";
 import { Scheduler } from "./scheduler.js";
 
@@ -102,11 +102,13 @@ export class Cursor extends Scheduler {
   /// The control, its readout and the description at the cursor.
   showCursor() {
     const ms = this.cursorMs();
-    this.cursorInput.max = String(this.horizonMs);
-    this.cursorInput.value = String(ms);
+    // Each written only when it changed: an attribute written, even to its value, makes the
+    // browser recompute the input's style.
+    if (this.cursorInput.max !== String(this.horizonMs)) this.cursorInput.max = String(this.horizonMs);
+    if (this.cursorInput.value !== String(ms)) this.cursorInput.value = String(ms);
     const text = clock(this.startMs + ms);
-    this.cursorOut.textContent = text;
-    this.cursorInput.setAttribute("aria-valuetext", text);
+    setText(this.cursorOut, text);
+    if (this.cursorInput.getAttribute("aria-valuetext") !== text) this.cursorInput.setAttribute("aria-valuetext", text);
     this.describe();
   }
 
@@ -131,7 +133,7 @@ export class Cursor extends Scheduler {
     if (!this.lab || !this.summary) return;
     const ms = this.cursorMs();
     const world = this.lab.world(ms);
-    this.description.textContent = world.description;
+    setText(this.description, world.description);
     this.description.dataset.cursorMs = String(ms);
     this.description.dataset.status = world.status;
   }

@@ -494,11 +494,24 @@ export class LabView extends Cursor {
     const crashRows = JSON.stringify(view.crash_table);
     if (crashRows === this.crashTableShown && this.crashTable.isConnected) return;
     this.crashTableShown = crashRows;
-    const th = (text) => el("th", { scope: "col", role: "columnheader" }, text);
-    const td = (text, attrs = {}) => el("td", { role: "cell", ...attrs }, text);
-    const head = el("tr", { role: "row" }, th("time"), th("offset"), th("what happens"));
-    const body = view.crash_table.map((r) => el("tr", { role: "row" }, td(r.at), td(r.offset, { class: "num" }), td(r.what)));
-    this.crashTable.replaceChildren(el("thead", { role: "rowgroup" }, head), el("tbody", { role: "rowgroup" }, ...body));
+    const td = (attrs = {}) => el("td", { role: "cell", ...attrs });
+    if (this.crashBody?.parentNode !== this.crashTable) {
+      const th = (text) => el("th", { scope: "col", role: "columnheader" }, text);
+      const head = el("tr", { role: "row" }, th("time"), th("offset"), th("what happens"));
+      this.crashBody = el("tbody", { role: "rowgroup" });
+      this.crashTable.replaceChildren(el("thead", { role: "rowgroup" }, head), this.crashBody);
+    }
+    // The rows the table already has keep their cells, with new words: moving a slider rewrites
+    // text, and adds or removes only the rows the crash's story gained or lost.
+    const rows = this.crashBody.rows;
+    while (rows.length > view.crash_table.length) rows[rows.length - 1].remove();
+    while (rows.length < view.crash_table.length) this.crashBody.append(el("tr", { role: "row" }, td(), td({ class: "num" }), td()));
+    view.crash_table.forEach((r, i) => {
+      const [at, offset, what] = rows[i].cells;
+      setText(at, r.at);
+      setText(offset, r.offset);
+      setText(what, r.what);
+    });
   }
 
   // ----- comparing two settings -----

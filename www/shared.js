@@ -63,7 +63,12 @@ export function listOption(name, value, known) {
 /// child and makes the browser recompute styles, which a canvas then waits for when it sets its
 /// font.
 export function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
+  if (node.textContent === text) return;
+  // A lone text node's characters are changed in place: the element keeps its child, so the
+  // browser lays the text out again without recomputing any element's style.
+  const only = node.firstChild;
+  if (only && only === node.lastChild && only.nodeType === Node.TEXT_NODE && text !== "") only.data = text;
+  else node.textContent = text;
 }
 
 export function el(tag, attrs = {}, ...children) {
