@@ -485,10 +485,9 @@ export class CheckpointLabElement extends ElementBase {
     return this.view?.summary;
   }
 
-  /// True while a change is waiting for its frame, its run is being computed, or its run waits
-  /// for the frame that shows it.
+  /// True while a change is waiting for its frame or its run is being computed.
   get busy() {
-    return Boolean(this.view?.busy || this.view?.pending || this.view?.presenting);
+    return Boolean(this.view?.busy || this.view?.pending);
   }
 }
 

@@ -47,6 +47,7 @@ export class LabView extends Cursor {
     this.base = { ...DEFAULT_CONFIG };
     this.options = {};
     this.pending = false;
+    /// Each change's time from its input to its charts drawn, in ms (read by the benchmarks).
     this.timings = [];
     this.cursorS = undefined;
     this.build();

@@ -223,9 +223,8 @@ export class Scheduler {
       }
       this.showProgress(null);
       this.busy = false;
-      this.finishRun(result.summary, config, cause, slices > 1);
+      this.finishRun(result.summary, config, cause, slices > 1, started);
       this.ranThisFrame();
-      this.timings.push(performance.now() - started);
     };
     // The first slice runs at once, so a light run is drawn in the input's own task. A heavy run,
     // or one that replaces a run still going, will take several frames anyway: unless it was
@@ -320,19 +319,17 @@ export class Scheduler {
     }
   }
 
-  /// Shows a finished run: the change event, then what the page shows besides the charts
-  /// (figures, controls, the crash table, the cursor, the export). Where the student changed a
-  /// view already drawn, the charts wait for the next frame's callback: the input's task holds
-  /// the run and the words, the frame the drawing, and however many runs come before a frame, it
-  /// draws the last. The first run, or one that took several slices (a heavy one), draws its
-  /// charts in tasks of their own; a hidden document's, at once.
-  finishRun(summary, config, cause, sliced = false) {
+  /// Shows a finished run: the change event first, as soon as its figures are known, then what
+  /// the page shows of it (its charts, the figures, controls, crash table, cursor and export).
+  /// After a run that took several slices (a heavy one) the charts are drawn in tasks of their own.
+  finishRun(summary, config, cause, sliced = false, started = undefined) {
     this.summary = summary;
+    // For `timings`: from the change to its charts drawn.
+    this.runStarted = started;
     this.firstRunAt ??= performance.now();
     this.runId++;
     // Charts of an earlier run still being drawn a few at a time: this run's replace them.
     this.drawing = undefined;
-    this.presenting = undefined;
     this.tradeoffInputs = JSON.stringify({ ...config, [CRASH_SETTING]: undefined });
     this.instants = undefined;
     if (cause) {
@@ -363,39 +360,22 @@ export class Scheduler {
     const cursorFailed = this.cursorError && new Error(this.cursorError);
     this.cursorError = undefined;
     clearTimeout(this.altTimer);
-    const inTasks = sliced || this.firstDrawnAt === undefined;
-    // A run drawn at once draws its charts first, while the page's styles are still clean: a
-    // canvas resolves its font against them, so drawing after the figures and the cursor changed
-    // would make the browser recompute styles in the middle of drawing, and again when it renders.
-    if (inTasks) this.drawChartsInTasks(!sliced);
-    else if (document.hidden) this.drawCharts();
+    // The charts first, while the page's styles are still clean: a canvas resolves its font
+    // against them, so drawing after the figures and the cursor changed would make the browser
+    // recompute styles in the middle of drawing, and again when it renders.
+    if (sliced || this.firstDrawnAt === undefined) this.drawChartsInTasks(!sliced);
+    else this.drawCharts();
     this.showCursor();
     this.render(view);
     this.showExport();
-    if (inTasks || document.hidden) {
-      this.chartsShown(cursorFailed);
-      return;
-    }
-    const presenting = (this.presenting = {});
-    requestAnimationFrame(() => {
-      if (this.presenting !== presenting) return;
-      this.presenting = undefined;
-      if (!this.lab || !this.summary) return;
-      try {
-        this.drawCharts();
-      } catch (e) {
-        // As update() shows a run that failed to draw: the error in the view.
-        this.error.textContent = String(e.message || e);
-        this.settleDrawn(e);
-        return;
-      }
-      this.chartsShown(cursorFailed);
-    });
+    this.chartsShown(cursorFailed);
   }
 
   /// After a run's charts are drawn (or their drawing in tasks started): the text alternatives
   /// later, the first picture's mark, and whenDrawn()'s waiters.
   chartsShown(error) {
+    if (this.runStarted !== undefined) this.timings.push(performance.now() - this.runStarted);
+    this.runStarted = undefined;
     if (!this.drawing) this.fillAlternativesLater();
     if (!this.drawing) this.firstPicture();
     this.settleDrawn(error || undefined);
@@ -502,7 +482,7 @@ export class Scheduler {
   /// Settles whenDrawn()'s promises: rejects them with `error`, or resolves them once the view is idle with a run.
   settleDrawn(error) {
     if (!this.drawnWaiters?.length) return;
-    if (!error && (this.busy || this.pending || this.presenting || this.drawing || !this.summary)) return;
+    if (!error && (this.busy || this.pending || this.drawing || !this.summary)) return;
     // What set() and mount() wait for is every chart drawn, in view or not.
     if (!error && this.outOfView.size) {
       try {
