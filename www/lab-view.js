@@ -3,7 +3,7 @@
 // (src/lesson/view.rs): this file only puts those strings and pictures where they go. When to run
 // and draw is the scheduler's (scheduler.js); the scenario time it shows is the cursor's (cursor.js).
 import { SCENARIOS, SINKS, CHARTS, TIME_CHARTS, FIGURES, COMPARE_HINT, FIRST_CURSOR, FIRST_CLOCK } from "./settings.js";
-import { CONTROLLED, MAIN_SETTINGS, ADVANCED_SETTINGS, ALL_CONTROLS, ALL_VIEWS, DEFAULT_CONFIG, el, setText } from "./shared.js";
+import { CONTROLLED, MAIN_SETTINGS, ADVANCED_SETTINGS, ALL_CONTROLS, ALL_VIEWS, DEFAULT_CONFIG, el, setText, writeRows } from "./shared.js";
 import { viewLab, views, viewOf, loadProgress } from "./engine.js";
 import { PREPARE_SLICE_MS, OUT_OF_VIEW_MARGIN } from "./scheduler.js";
 import { Cursor } from "./cursor.js";
@@ -502,17 +502,7 @@ export class LabView extends Cursor {
       this.crashBody = el("tbody", { role: "rowgroup" });
       this.crashTable.replaceChildren(el("thead", { role: "rowgroup" }, head), this.crashBody);
     }
-    // The rows the table already has keep their cells, with new words: moving a slider rewrites
-    // text, and adds or removes only the rows the crash's story gained or lost.
-    const rows = this.crashBody.rows;
-    while (rows.length > view.crash_table.length) rows[rows.length - 1].remove();
-    while (rows.length < view.crash_table.length) this.crashBody.append(el("tr", { role: "row" }, td(), td({ class: "num" }), td()));
-    view.crash_table.forEach((r, i) => {
-      const [at, offset, what] = rows[i].cells;
-      setText(at, r.at);
-      setText(offset, r.offset);
-      setText(what, r.what);
-    });
+    writeRows(this.crashBody, view.crash_table.map((r) => [r.at, r.offset, r.what]), () => el("tr", { role: "row" }, td(), td({ class: "num" }), td()));
   }
 
   // ----- comparing two settings -----

@@ -82,3 +82,12 @@ export function el(tag, attrs = {}, ...children) {
 export const backingSize = (size, dpr) => [Math.max(1, Math.round(size.width * dpr)), Math.max(1, Math.round(size.height * dpr))];
 /// The index of the value in `list` nearest to `v`.
 export const nearest = (list, v) => list.reduce((best, x, i) => (Math.abs(x - v) < Math.abs(list[best] - v) ? i : best), 0);
+
+/// Writes `rows` (each a list of cell texts) into table body `body`: the rows it already has
+/// keep their cells and get the new words, so a change rewrites text and adds or removes only
+/// the rows it gained or lost (`newRow()` makes one, with its empty cells).
+export function writeRows(body, rows, newRow) {
+  while (body.rows.length > rows.length) body.rows[body.rows.length - 1].remove();
+  while (body.rows.length < rows.length) body.append(newRow());
+  rows.forEach((texts, i) => texts.forEach((text, j) => setText(body.rows[i].cells[j], text)));
+}
