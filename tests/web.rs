@@ -199,6 +199,62 @@ fn the_world_is_prepared_for_every_instant_a_bounded_step_at_a_time() {
     assert!(rows.length() > 5, "the world at each key instant: {} rows", rows.length());
 }
 
+/// Advances the run `begin` started to its end; returns the calls it took.
+fn advance_to_end(lab: &mut Lab) -> usize {
+    let mut calls = 1;
+    while !get(&lab.advance(0.0, None).unwrap(), "done").as_bool().unwrap() {
+        calls += 1;
+    }
+    calls
+}
+
+#[wasm_bindgen_test]
+fn the_next_step_of_a_slider_is_run_ahead_and_taken_made() {
+    let interval = |s: f64| config(&[("interval_ms", JsValue::from_f64(s * 1_000.0))]);
+    let kept = |lab: &Lab| {
+        let kept = lab.kept().unwrap();
+        (get(&kept, "runs_ahead").as_f64().unwrap(), get(&kept, "runs_made_ahead").as_f64().unwrap())
+    };
+    let mut lab = Lab::new();
+    lab.run(interval(30.0)).unwrap();
+    assert_eq!(kept(&lab), (0.0, 0.0), "a first run plans nothing");
+    // A step up the interval slider: the step beyond is planned, the way back kept.
+    assert!(lab.begin(interval(40.0)).unwrap() >= 0.0);
+    advance_to_end(&mut lab);
+    assert_eq!(kept(&lab), (2.0, 1.0));
+    // Made in idle time, no budget: a bounded step a call.
+    let mut calls = 1;
+    while !lab.run_ahead(0.0) {
+        calls += 1;
+    }
+    assert!(calls > 3, "made a step a call ({calls} calls)");
+    assert_eq!(kept(&lab), (2.0, 2.0));
+    // The next step is taken made: nothing left to simulate, one call to finish, and the report
+    // a lab of its own makes on demand.
+    let next = lesson::runs::next_steps(&lesson_config(30.0), &lesson_config(40.0))[0].interval_ms as f64 / 1_000.0;
+    assert_eq!(lab.begin(interval(next)).unwrap(), 0.0);
+    assert_eq!(advance_to_end(&mut lab), 1);
+    let mut fresh = Lab::new();
+    fresh.run(interval(next)).unwrap();
+    let json = |lab: &Lab| js_sys::JSON::stringify(&lab.report().unwrap()).unwrap().as_string().unwrap();
+    assert_eq!(json(&lab), json(&fresh));
+    // Back down two steps: the run left is kept, the one before it made again ahead.
+    assert_eq!(lab.begin(interval(40.0)).unwrap(), 0.0);
+    advance_to_end(&mut lab);
+    while !lab.run_ahead(5.0) {}
+    assert_eq!(lab.begin(interval(30.0)).unwrap(), 0.0);
+    advance_to_end(&mut lab);
+    fresh.run(interval(30.0)).unwrap();
+    assert_eq!(json(&lab), json(&fresh));
+    // Another kind of change plans nothing.
+    lab.run(config(&[("interval_ms", JsValue::from_f64(40_000.0)), ("state_bytes", JsValue::from_f64(3e9))])).unwrap();
+    assert_eq!(kept(&lab), (0.0, 0.0));
+}
+
+fn lesson_config(interval_s: f64) -> checkpoint_lab::engine::Config {
+    checkpoint_lab::engine::Config { interval_ms: (interval_s * 1_000.0) as u64, ..Default::default() }
+}
+
 fn pixels(canvas: &HtmlCanvasElement) -> Vec<u8> {
     let context: CanvasRenderingContext2d = canvas.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
     context.get_image_data(0.0, 0.0, canvas.width().into(), canvas.height().into()).unwrap().data().to_vec()

@@ -4,7 +4,7 @@
 // builds on it and says what is shown; this file says when.
 import { CHARTS, SCENARIOS, CRASH_SETTING } from "./settings.js";
 import { warmUpLater } from "./warm-up.js";
-import { backingSize, el, setText } from "./shared.js";
+import { backingSize, el, setText, writeRows } from "./shared.js";
 import { views, formatValue, nextFrameThen, yieldToPage } from "./engine.js";
 
 /// How long a slice of the world's preparation for the text alternatives runs, in ms.
@@ -16,6 +16,8 @@ export const OUT_OF_VIEW_MARGIN = "200px 0px";
 const OUT_OF_VIEW_SETTLE_MS = 200;
 /// Engine time per frame for runs started by the student: the page never blocks for longer.
 const FRAME_BUDGET_MS = 16;
+/// The engine time a frame gives to runs made ahead (runAheadLater).
+const RUN_AHEAD_SLICE_MS = 3;
 /// About how many events the engine hashes in FRAME_BUDGET_MS: a run that hashes more (counting
 /// a new data plane, or simulating without one) takes several frames.
 const EVENTS_PER_FRAME = 4_000_000;
@@ -165,10 +167,11 @@ export class Scheduler {
     const alt = this.lab.text_alternative(name);
     canvas.setAttribute("aria-label", alt.summary);
     if (!details.open) return;
-    summary.textContent = alt.summary;
-    const head = el("tr", {}, ...alt.columns.map((col) => el("th", { scope: "col" }, col)));
-    const rows = alt.rows.map((r) => el("tr", {}, ...r.map((cell) => el("td", {}, cell))));
-    table.replaceChildren(el("thead", {}, head), el("tbody", {}, ...rows));
+    setText(summary, alt.summary);
+    // Written in place; built again when the columns change (micro-batch mode names others).
+    if (table.tHead?.rows[0]?.cells.length !== alt.columns.length) table.replaceChildren(el("thead"), el("tbody"));
+    writeRows(table.tHead, [alt.columns], () => el("tr", {}, ...alt.columns.map(() => el("th", { scope: "col" }))));
+    writeRows(table.tBodies[0], alt.rows, () => el("tr", {}, ...alt.columns.map(() => el("td"))));
   }
 
   /// Tells the engine what the view shows, when that changed: it computes and keeps of each run
@@ -324,8 +327,6 @@ export class Scheduler {
   /// After a run that took several slices (a heavy one) the charts are drawn in tasks of their own.
   finishRun(summary, config, cause, sliced = false, started = undefined) {
     this.summary = summary;
-    // For `timings`: from the change to its charts drawn.
-    this.runStarted = started;
     this.firstRunAt ??= performance.now();
     this.runId++;
     // Charts of an earlier run still being drawn a few at a time: this run's replace them.
@@ -368,18 +369,36 @@ export class Scheduler {
     this.showCursor();
     this.render(view);
     this.showExport();
-    this.chartsShown(cursorFailed);
+    // For `timings`: from the change to its charts drawn.
+    if (started !== undefined) this.timings.push(performance.now() - started);
+    // Unless the charts are being drawn in tasks: the text alternatives later, the first
+    // picture's mark, and whenDrawn()'s waiters.
+    if (!this.drawing) {
+      this.fillAlternativesLater();
+      this.firstPicture();
+    }
+    this.settleDrawn(cursorFailed || undefined);
+    this.runAheadLater();
   }
 
-  /// After a run's charts are drawn (or their drawing in tasks started): the text alternatives
-  /// later, the first picture's mark, and whenDrawn()'s waiters.
-  chartsShown(error) {
-    if (this.runStarted !== undefined) this.timings.push(performance.now() - this.runStarted);
-    this.runStarted = undefined;
-    if (!this.drawing) this.fillAlternativesLater();
-    if (!this.drawing) this.firstPicture();
-    this.settleDrawn(error || undefined);
+  /// After a run, a slice after each frame until the next run is shown: the runs the engine
+  /// plans from its change (the next step each way of the slider moved, lesson::runs), so the
+  /// student's next step finds its run made. Not in idle callbacks: on the lesson page, headless
+  /// Chromium went seconds without one while the main thread was idle.
+  runAheadLater() {
+    const token = (this.aheadToken = {});
+    const step = () => {
+      if (token !== this.aheadToken || !this.lab || !views.has(this)) return;
+      if (this.busy || this.drawing) return nextFrameThen(step);
+      try {
+        if (!this.lab.run_ahead(RUN_AHEAD_SLICE_MS)) nextFrameThen(step);
+      } catch {
+        // A lab that failed here makes its next run on demand.
+      }
+    };
+    nextFrameThen(step);
   }
+
 
   /// Draws every chart, in view or not, one per frame, each after the frame's rendering: a canvas
   /// drawn for the first time at its size gets its buffers at the commit that carries it (in

@@ -9,6 +9,7 @@ pub mod export;
 pub mod narration;
 pub mod pipeline;
 pub mod report;
+pub mod runs;
 pub mod scenarios;
 pub mod sink_table;
 pub mod timeline;

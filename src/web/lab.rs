@@ -11,10 +11,9 @@ use super::config::{config_from_js, object_keys};
 use super::{to_js, MAX_TEXT_CHARS};
 use crate::charts::{self, Chart, Focus, Shown};
 use crate::engine::fast::data_plane::DataPlanes;
-use crate::engine::fast::figures::FiguresBuilder;
-use crate::engine::model::report::Figures;
 use crate::engine::settings::clock::ClockTime;
 use crate::engine::{self, Config, Outcome};
+use crate::lesson::runs::{self, Making, RunsAhead};
 use crate::lesson::{self, Report};
 
 // The engine's functions are declared with the element's types of the settings and the report
@@ -80,16 +79,15 @@ struct Pinned<'a> {
 #[wasm_bindgen]
 pub struct Lab {
     outcome: Option<Outcome>,
-    /// A run being advanced frame by frame (`begin` / `advance`).
-    pending: Option<engine::Runner>,
+    /// A run being made frame by frame (`begin` / `advance`): simulated, then its report built,
+    /// then, once made, its world indexed up to the cursor before it becomes the current run.
+    making: Option<Making>,
     /// How much simulated time `advance` runs between looks at the clock: about
     /// [`EVENTS_PER_STEP`] events, so a step never takes long next to a frame's budget.
     step_ms: u64,
-    /// A finished run whose report `advance` is building, a step at a time.
-    building: Option<(Outcome, Building)>,
-    /// A finished run and its report whose world `advance` is still indexing, before they
-    /// become the lab's current run.
-    finished: Option<(Outcome, Report)>,
+    /// The next step of the slider last moved, made in idle time (`run_ahead`), and the run
+    /// left, kept for the way back: `begin` takes them.
+    ahead: RunsAhead,
     report: Option<Report>,
     /// Setting A of a comparison: the report pinned by `pin`, drawn under the current one.
     pinned: Option<Report>,
@@ -114,10 +112,9 @@ impl Lab {
     pub fn new() -> Lab {
         Lab {
             outcome: None,
-            pending: None,
+            making: None,
             step_ms: MAX_STEP_MS,
-            building: None,
-            finished: None,
+            ahead: RunsAhead::default(),
             report: None,
             pinned: None,
             preview: None,
@@ -134,6 +131,7 @@ impl Lab {
     /// every call returns stays the same.
     pub fn show(&mut self, charts: Option<Vec<String>>, controls: Option<Vec<String>>) {
         self.shown = Shown::of(charts.as_deref(), controls.as_deref());
+        self.ahead.clear();
         if !self.shown.keeps_outcome() {
             self.outcome = None;
         }
@@ -145,7 +143,14 @@ impl Lab {
     /// indexed whole (what the pipeline view's preparation makes).
     pub fn kept(&self) -> Result<JsValue, JsError> {
         let (keys, indexed) = self.report.as_ref().map_or((0, 0), |r| r.world.sink_rows_counted());
-        to_js(&Kept { outcome: self.outcome.is_some(), world_keys_counted: keys, world_rows_indexed: indexed })
+        let (runs_ahead, runs_made_ahead) = self.ahead.counts();
+        to_js(&Kept {
+            outcome: self.outcome.is_some(),
+            world_keys_counted: keys,
+            world_rows_indexed: indexed,
+            runs_ahead,
+            runs_made_ahead,
+        })
     }
 
     /// Chooses the sink to highlight and the (window, product) the sink chart shows; a window of
@@ -181,12 +186,20 @@ impl Lab {
         self.keep_with(outcome, report)
     }
 
-    /// Keeps a finished run and its report as the lab's current run.
+    /// Keeps a finished run and its report as the lab's current run, and plans the runs to make
+    /// ahead from the change (keeping the run it replaces for the way back).
     fn keep_with(&mut self, outcome: Outcome, report: Report) -> crate::lesson::Summary {
         let summary = report.summary();
+        let config = report.config.clone();
+        let left = self.outcome.take().zip(self.report.take());
         self.outcome = self.shown.keeps_outcome().then_some(outcome);
         self.report = Some(report);
         self.preview = None;
+        if self.outcome.is_some() {
+            self.ahead.plan(left, &config);
+        } else {
+            self.ahead.clear();
+        }
         summary
     }
 
@@ -211,16 +224,20 @@ impl Lab {
     /// Starts a run that `advance` moves forward in slices; a newer `begin` drops an older run.
     /// Returns about how many events the run hashes ([`engine::Runner::events_to_hash`]). Throws
     /// an Error naming a bad field, and then nothing changes.
+    /// A run made ahead for `config` (see `run_ahead`) is taken as far as it is made: a made one
+    /// returns 0.
     pub fn begin(&mut self, config: JsValue) -> Result<f64, JsError> {
         let config = config_from_js(&config)?;
-        let runner = engine::Runner::sharing(&config, self.outcome.as_ref(), &PLANES)
-            .map_err(|e| JsError::new(&e.to_string()))?;
-        let events = runner.events_to_hash() as f64;
-        self.pending = Some(runner);
-        self.building = None;
-        self.finished = None;
-        let events_per_ms = (config.rate_per_s.max(config.capacity_per_s) / 1_000).max(1);
-        self.step_ms = (EVENTS_PER_STEP / events_per_ms).clamp(1, MAX_STEP_MS);
+        let making = match self.ahead.take(&config) {
+            Some(making) => making,
+            None => Making::start(&config, self.outcome.as_ref(), &PLANES).map_err(|e| JsError::new(&e.to_string()))?,
+        };
+        let events = match &making {
+            Making::Running(runner) => runner.events_to_hash() as f64,
+            _ => 0.0,
+        };
+        self.making = Some(making);
+        self.step_ms = runs::step_ms(&config, EVENTS_PER_STEP, MAX_STEP_MS);
         Ok(events)
     }
 
@@ -230,51 +247,55 @@ impl Lab {
     /// no call runs much past it; then what the pipeline view needs at the cursor (`cursor_s`
     /// seconds after the start, or the default cursor) is counted.
     pub fn advance(&mut self, budget_ms: f64, cursor_s: Option<f64>) -> Result<JsValue, JsError> {
-        if self.pending.is_none() && self.building.is_none() && self.finished.is_none() {
+        let Some(mut making) = self.making.take() else {
             return Err(JsError::new("begin a run first"));
-        }
+        };
         let now = page_clock_ms();
         let started = now();
         let budget = budget_or_zero(budget_ms);
         let mut stepped = false;
         loop {
             // A step of a large report's making takes a slice of its own (see ROWS_PER_SHARED_SLICE).
-            if stepped && (now() - started >= budget || self.building.as_ref().is_some_and(|(o, _)| large_report(o))) {
-                let progress = self.pending.as_ref().map_or(1.0, |runner| runner.progress());
+            let large = matches!(&making, Making::Passes(o, _) | Making::Figures(o, _) if large_report(o));
+            if stepped && (now() - started >= budget || large) {
+                let progress = match &making {
+                    Making::Running(runner) => runner.progress(),
+                    _ => 1.0,
+                };
+                self.making = Some(making);
                 return to_js(&Progress { done: false, progress, summary: None });
             }
             stepped = true;
-            if let Some((outcome, building)) = self.building.take() {
-                self.building = match building {
-                    Building::Passes(builder) if builder.passes_made() => {
-                        let figures = builder.finish(&outcome);
-                        Some((outcome, Building::Figures(Box::new(figures))))
+            making = match making {
+                Making::Made(outcome, report) => {
+                    // The pipeline view's first question, at the cursor, counts the sink tables up
+                    // to it: a bounded step at a time here, before the run becomes the lab's
+                    // current one.
+                    let at_ms = lesson::pipeline::cursor_ms(&report.config, cursor_s);
+                    if !self.shown.prepares_world() || report.world.prepare_sinks_at(at_ms) {
+                        let summary = self.keep_with(outcome, report);
+                        return to_js(&Progress { done: true, progress: 1.0, summary: Some(summary) });
                     }
-                    Building::Passes(mut builder) => {
-                        builder.step(&outcome);
-                        Some((outcome, Building::Passes(builder)))
-                    }
-                    Building::Figures(figures) => {
-                        self.finished = Some((outcome, lesson::report(*figures)));
-                        None
-                    }
-                };
-            } else if let Some((_, report)) = self.finished.as_ref() {
-                // The pipeline view's first question, at the cursor, counts the sink tables up to
-                // it: a bounded step at a time here, before the run becomes the lab's current one.
-                let at_ms = lesson::pipeline::cursor_ms(&report.config, cursor_s);
-                if !self.shown.prepares_world() || report.world.prepare_sinks_at(at_ms) {
-                    let (outcome, report) = self.finished.take().expect("finished");
-                    let summary = self.keep_with(outcome, report);
-                    return to_js(&Progress { done: true, progress: 1.0, summary: Some(summary) });
+                    Making::Made(outcome, report)
                 }
-            } else if let Some(runner) = self.pending.as_mut() {
-                if runner.advance(self.step_ms) {
-                    let outcome = self.pending.take().expect("a pending run").finish();
-                    self.building = Some((outcome, Building::Passes(Box::default())));
-                }
-            }
+                making => making.step(self.step_ms),
+            };
         }
+    }
+
+    /// Makes the runs planned ahead (the next step each way of the slider last moved, see
+    /// `lesson::runs`) a bounded step at a time for about `budget_ms` of real time; returns true
+    /// once they are made, or when there are none. A page calls it in idle time; it makes nothing
+    /// while a run of the lab's own is being made (true then: the next change plans again).
+    pub fn run_ahead(&mut self, budget_ms: f64) -> bool {
+        if self.making.is_some() {
+            return true;
+        }
+        let now = page_clock_ms();
+        let started = now();
+        let budget = budget_or_zero(budget_ms);
+        let step_ms = |config: &Config| runs::step_ms(config, EVENTS_PER_STEP, MAX_STEP_MS);
+        self.ahead.make(self.outcome.as_ref(), &PLANES, step_ms, || now() - started >= budget)
     }
 
     /// Makes, a bounded step at a time for about `budget_ms` of real time, what the world of the
@@ -304,9 +325,7 @@ impl Lab {
 
     /// Drops a run started by `begin`.
     pub fn cancel(&mut self) {
-        self.pending = None;
-        self.building = None;
-        self.finished = None;
+        self.making = None;
     }
 
     fn current(&self) -> Result<&Report, JsError> {
@@ -532,14 +551,6 @@ impl Lab {
     }
 }
 
-/// A finished run's report in the making, a step at a time.
-enum Building {
-    /// Its figures, a pass over a table at a time, then put together.
-    Passes(Box<FiguresBuilder>),
-    /// Its figures: the lesson's report of them is the next step.
-    Figures(Box<Figures>),
-}
-
 /// Rows (of the run's and its failure-free companion's append-only tables) up to which the
 /// steps of a report's making share a slice: a pass over twice as many takes about 10 ms in
 /// Chromium, putting the figures together up to 30, so over this each step takes a slice of its
@@ -593,6 +604,9 @@ struct Kept {
     outcome: bool,
     world_keys_counted: usize,
     world_rows_indexed: usize,
+    /// Runs planned ahead, and how many of them are made.
+    runs_ahead: usize,
+    runs_made_ahead: usize,
 }
 
 #[derive(Serialize)]
