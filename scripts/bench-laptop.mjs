@@ -1,8 +1,8 @@
 // Browser benchmark of a student's laptop: the three sliders and Play with the CPU slowed down.
 // In headless Chromium against the release build, on the lesson page's playground at 1280 × 900,
 // with DevTools' CPU throttling at 1× (this machine), 4× (a low-end Chromebook or an old laptop)
-// and 6×: for each slider, arrow-key steps (half up, half back down, each after the previous
-// change has arrived) measured from the keydown's own timestamp to the element's
+// and 6×: for each slider, arrow-key steps (half up, half back down, turning at its ends, each
+// after the previous change has arrived) measured from the keydown's own timestamp to the element's
 // `checkpointlab-change` event, and to the frame after it; the main-thread tasks over 50 ms
 // meanwhile; and Play on the pipeline view for three seconds, the spacing of its frames.
 // Prints one table, each figure against its target. scripts/bench-page.mjs runs it too.
@@ -44,9 +44,17 @@ async function steps(page, slider) {
       requestAnimationFrame(() => setTimeout(() => s.frame.push(performance.now() - from)));
     });
   }, slider);
+  // Up for half the steps and back down, turning at the slider's ends, so every step changes it.
+  let up = true;
   for (let i = 0; i < STEPS; i++) {
-    const before = await page.evaluate(() => window.__steps.change.length);
-    await page.keyboard.press(i < STEPS / 2 ? "ArrowRight" : "ArrowLeft");
+    const { before, at, last } = await page.evaluate((slider) => {
+      const input = document.querySelector("#lab").view.shadow.querySelector(`[data-control=${slider}]`);
+      return { before: window.__steps.change.length, at: Number(input.value), last: Number(input.max) };
+    }, slider);
+    if (i === Math.floor(STEPS / 2)) up = false;
+    if (at >= last) up = false;
+    if (at <= 0) up = true;
+    await page.keyboard.press(up ? "ArrowRight" : "ArrowLeft");
     // The change (a step past the slider's end changes nothing: then the next key).
     await page.waitForFunction((n) => window.__steps.change.length > n && window.__steps.frame.length > n, before, { timeout: 2000 }).catch(() => {});
     await page.waitForTimeout(40);

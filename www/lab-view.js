@@ -413,6 +413,7 @@ export class LabView extends Cursor {
       input.addEventListener("change", () => { this.applySettings(SCENARIOS[this.scenario.get()].settings); this.update("input"); });
     } else {
       input.addEventListener(input.tagName === "SELECT" ? "change" : "input", () => this.schedule("input"));
+      if (input.type === "range") for (const type of ["focus", "pointerenter"]) input.addEventListener(type, () => this.planAhead(input));
     }
     return row;
   }

@@ -381,6 +381,16 @@ export class Scheduler {
     this.runAheadLater();
   }
 
+  /// A student about to move `slider` (focused, or the pointer on it): its next step each way
+  /// is made ahead (runAheadLater), so the first move finds its run made too.
+  planAhead(slider) {
+    try {
+      if (this.summary && this.lab.plan_ahead(slider.dataset.control)) this.runAheadLater();
+    } catch {
+      // Nothing made ahead: the move runs on demand.
+    }
+  }
+
   /// After a run, a slice after each frame until the next run is shown: the runs the engine
   /// plans from its change (the next step each way of the slider moved, lesson::runs), so the
   /// student's next step finds its run made. Not in idle callbacks: on the lesson page, headless

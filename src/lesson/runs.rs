@@ -112,6 +112,18 @@ impl RunsAhead {
         }
     }
 
+    /// Before a move of `setting`'s slider from `now`'s settings: plans its next step each way,
+    /// up first, keeping a run already made or planned for either. Returns whether it planned any.
+    pub fn plan_setting(&mut self, setting: &Setting, now: &Config) -> bool {
+        let next = setting_steps(setting, now, true);
+        let mut before = std::mem::take(&mut self.runs);
+        for config in next {
+            let making = before.iter().position(|a| a.config == config).and_then(|i| before.swap_remove(i).making);
+            self.runs.push(Ahead { config, making });
+        }
+        !self.runs.is_empty()
+    }
+
     /// Drops every run made or planned.
     pub fn clear(&mut self) {
         self.runs.clear();
@@ -170,8 +182,14 @@ pub fn next_steps(before: &Config, now: &Config) -> Vec<Config> {
     else {
         return Vec::new();
     };
+    setting_steps(setting, now, is >= was)
+}
+
+/// The settings of `setting`'s next step each way from `now`, up first or down first.
+fn setting_steps(setting: &Setting, now: &Config, up_first: bool) -> Vec<Config> {
+    let Some(is) = now.get(setting.key).and_then(|v| v.as_f64()) else { return Vec::new() };
     let Some((below, above)) = neighbours(setting, now, is) else { return Vec::new() };
-    let order = if is >= was { [above, below] } else { [below, above] };
+    let order = if up_first { [above, below] } else { [below, above] };
     order.into_iter().flatten().filter_map(|value| with_value(now, setting, value)).collect()
 }
 
@@ -282,6 +300,28 @@ mod tests {
         assert_eq!(onward_report, simulate(&onward).unwrap());
         let Some(Making::Made(_, back)) = ahead.take(&interval(30_000)) else { panic!("kept") };
         assert_eq!(back, first_report);
+        assert_eq!(ahead.counts(), (0, 0));
+    }
+
+    #[test]
+    fn a_slider_about_to_move_plans_both_ways_and_keeps_what_is_made() {
+        let planes = DataPlanes::new();
+        let state = SETTINGS.iter().find(|s| s.key == "state_bytes").unwrap();
+        let (first, first_report) = made(&Config::default(), None, &planes);
+        let mut ahead = RunsAhead::default();
+        assert!(ahead.plan_setting(state, &first_report.config));
+        assert_eq!(ahead.counts(), (2, 0));
+        assert!(ahead.make(Some(&first), &planes, |_| 2_000, || false));
+        let [up, down] = &setting_steps(state, &first_report.config, true)[..] else { panic!("two steps") };
+        assert!(up.state_bytes > first_report.config.state_bytes && down.state_bytes < up.state_bytes);
+        // Planned again (focus again): what is made stays made.
+        assert!(ahead.plan_setting(state, &first_report.config));
+        assert_eq!(ahead.counts(), (2, 2));
+        let Some(Making::Made(_, report)) = ahead.take(up) else { panic!("made ahead") };
+        assert_eq!(report, simulate(up).unwrap());
+        // A choice has no steps.
+        let mode = SETTINGS.iter().find(|s| s.key == "mode").unwrap();
+        assert!(!ahead.plan_setting(mode, &first_report.config));
         assert_eq!(ahead.counts(), (0, 0));
     }
 

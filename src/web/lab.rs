@@ -88,6 +88,8 @@ pub struct Lab {
     /// The next step of the slider last moved, made in idle time (`run_ahead`), and the run
     /// left, kept for the way back: `begin` takes them.
     ahead: RunsAhead,
+    /// Whether the last `begin` took a run made ahead.
+    begun_ahead: bool,
     report: Option<Report>,
     /// Setting A of a comparison: the report pinned by `pin`, drawn under the current one.
     pinned: Option<Report>,
@@ -115,6 +117,7 @@ impl Lab {
             making: None,
             step_ms: MAX_STEP_MS,
             ahead: RunsAhead::default(),
+            begun_ahead: false,
             report: None,
             pinned: None,
             preview: None,
@@ -138,9 +141,10 @@ impl Lab {
     }
 
     /// What the lab holds besides the report, for tests: `{ outcome, world_keys_counted,
-    /// world_rows_indexed }`, whether it keeps the finished run, and how many rows of the sink
-    /// tables its world has counted the keys of (a question counts them as far as it asks) and
-    /// indexed whole (what the pipeline view's preparation makes).
+    /// world_rows_indexed, runs_ahead, runs_made_ahead, begun_ahead }`, whether it keeps the
+    /// finished run, how many rows of the sink tables its world has counted the keys of (a
+    /// question counts them as far as it asks) and indexed whole (what the pipeline view's
+    /// preparation makes), the runs planned ahead and made, and whether the last `begin` took one.
     pub fn kept(&self) -> Result<JsValue, JsError> {
         let (keys, indexed) = self.report.as_ref().map_or((0, 0), |r| r.world.sink_rows_counted());
         let (runs_ahead, runs_made_ahead) = self.ahead.counts();
@@ -150,6 +154,7 @@ impl Lab {
             world_rows_indexed: indexed,
             runs_ahead,
             runs_made_ahead,
+            begun_ahead: self.begun_ahead,
         })
     }
 
@@ -228,7 +233,9 @@ impl Lab {
     /// returns 0.
     pub fn begin(&mut self, config: JsValue) -> Result<f64, JsError> {
         let config = config_from_js(&config)?;
-        let making = match self.ahead.take(&config) {
+        let ahead = self.ahead.take(&config);
+        self.begun_ahead = ahead.is_some();
+        let making = match ahead {
             Some(making) => making,
             None => Making::start(&config, self.outcome.as_ref(), &PLANES).map_err(|e| JsError::new(&e.to_string()))?,
         };
@@ -280,6 +287,18 @@ impl Lab {
                 }
                 making => making.step(self.step_ms),
             };
+        }
+    }
+
+    /// Before a student moves the slider of the setting whose attribute is `attribute` (it has
+    /// focus, or the pointer is on it): plans its next step each way to make ahead. Returns
+    /// whether it planned any (none before a run, for a setting without steps, or where the lab
+    /// keeps no run to start from).
+    pub fn plan_ahead(&mut self, attribute: &str) -> bool {
+        let Some(setting) = crate::engine::settings::by_attribute(attribute) else { return false };
+        match (&self.report, &self.outcome) {
+            (Some(report), Some(_)) => self.ahead.plan_setting(setting, &report.config),
+            _ => false,
         }
     }
 
@@ -607,6 +626,7 @@ struct Kept {
     /// Runs planned ahead, and how many of them are made.
     runs_ahead: usize,
     runs_made_ahead: usize,
+    begun_ahead: bool,
 }
 
 #[derive(Serialize)]

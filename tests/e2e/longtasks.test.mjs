@@ -328,6 +328,79 @@ test("a change's event comes as soon as its run is done, before its charts are d
   await page.close();
 });
 
+test("the next step of the slider the student moved is made a slice after each frame, and taken when the student gets there; so is the way back, and a focused slider's first move", async () => {
+  const { page, errors } = await open(browser, `${base}/index.html`);
+  await settled(page);
+  const result = await page.evaluate(async () => {
+    const lab = document.querySelector("#lab");
+    const view = lab.view;
+    const input = view.shadow.querySelector("[data-control=interval]");
+    input.scrollIntoView({ block: "center" });
+    const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+    while (lab.busy || view.outOfView.size) await frame();
+    let frames = 0;
+    const tick = () => { frames++; requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+    // Each run_ahead call: the frame it came in, and whether it shared the change's task.
+    const inner = view.lab;
+    let inChangeTask = false;
+    const calls = [];
+    view.lab = new Proxy({}, {
+      get(_, name) {
+        const f = inner[name];
+        if (name !== "run_ahead") return f;
+        return (...args) => {
+          calls.push({ frame: frames, inChangeTask });
+          return f(...args);
+        };
+      },
+    });
+    const steps = [];
+    const step = async (delta, slider = input) => {
+      const heard = new Promise((resolve) => lab.addEventListener("checkpointlab-change", (e) => resolve(e.detail.settings.interval_ms), { once: true }));
+      slider.value = String(Number(slider.value) + delta);
+      inChangeTask = true;
+      slider.dispatchEvent(new Event("input", { bubbles: true }));
+      inChangeTask = false;
+      const interval = await heard;
+      const taken = inner.kept().begun_ahead;
+      // The runs planned from this change, made a slice a frame.
+      let waited = 0;
+      while (inner.kept().runs_made_ahead < inner.kept().runs_ahead && waited < 1200) {
+        await frame();
+        waited++;
+      }
+      const kept = inner.kept();
+      steps.push({ interval, taken, planned: kept.runs_ahead, made: kept.runs_made_ahead });
+    };
+    await step(1);
+    await step(1);
+    await step(-1);
+    await step(-1);
+    // Another slider, focused before its first move: both its next steps are made ahead.
+    const state = view.shadow.querySelector("[data-control=state-size]");
+    state.focus();
+    let waited = 0;
+    while (!(inner.kept().runs_ahead === 2 && inner.kept().runs_made_ahead === 2) && waited++ < 1200) await frame();
+    await step(1, state);
+    view.lab = inner;
+    const perFrame = new Map();
+    for (const c of calls) perFrame.set(c.frame, (perFrame.get(c.frame) ?? 0) + 1);
+    return { steps, calls: calls.length, inChangeTask: calls.filter((c) => c.inChangeTask).length, mostInAFrame: Math.max(...perFrame.values()) };
+  });
+  const [first, onward, back, backAgain, focused] = result.steps;
+  assert.ok(first.interval > 30_000 && onward.interval > first.interval && back.interval === first.interval && backAgain.interval === 30_000, JSON.stringify(result.steps));
+  assert.equal(focused.interval, 30_000, "the last move is the state size's");
+  assert.deepEqual(result.steps.map((s) => s.taken), [false, true, true, true, true],
+    "the first move is run on demand; the step onward was made ahead, the steps back are the runs left (or made ahead), and a focused slider's first move was made ahead");
+  assert.ok(result.steps.every((s) => s.planned === 2 && s.made === 2), `after each change both ways are made: ${JSON.stringify(result.steps)}`);
+  assert.equal(result.inChangeTask, 0, "nothing is made ahead in the change's own task");
+  assert.equal(result.mostInAFrame, 1, "one slice a frame");
+  assert.ok(result.calls >= 4, `made in slices (${result.calls} calls)`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("while the student reads, the warm-up draws every chart in idle time on canvases never attached, never on the view's, and lets their pixels go", async () => {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const errors = [];
