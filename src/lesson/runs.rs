@@ -115,7 +115,7 @@ impl RunsAhead {
     /// Before a move of `setting`'s slider from `now`'s settings: plans its next step each way,
     /// up first, keeping a run already made or planned for either. Returns whether it planned any.
     pub fn plan_setting(&mut self, setting: &Setting, now: &Config) -> bool {
-        let next = setting_steps(setting, now, true);
+        let next = Ladder::of(setting, now).map_or_else(Vec::new, |ladder| setting_steps(setting, now, &ladder, 1));
         let mut before = std::mem::take(&mut self.runs);
         for config in next {
             let making = before.iter().position(|a| a.config == config).and_then(|i| before.swap_remove(i).making);
@@ -172,8 +172,10 @@ impl RunsAhead {
 }
 
 /// The settings of the next step each way, from `now`, of the one slider setting that differs
-/// between `before` and `now`: the way it moved first. None where another number of settings
-/// differ, the setting has no steps, or a step's settings are refused.
+/// between `before` and `now`: the way it moved first, as many steps as it moved (a drag that
+/// moves k steps a frame is likely to move k more; the step back is where it came from). None
+/// where another number of settings differ, the setting has no steps, or a step's settings are
+/// refused.
 pub fn next_steps(before: &Config, now: &Config) -> Vec<Config> {
     let mut changed = SETTINGS.iter().filter(|s| before.get(s.key) != now.get(s.key));
     let (Some(setting), None) = (changed.next(), changed.next()) else { return Vec::new() };
@@ -182,37 +184,80 @@ pub fn next_steps(before: &Config, now: &Config) -> Vec<Config> {
     else {
         return Vec::new();
     };
-    setting_steps(setting, now, is >= was)
+    let Some(ladder) = Ladder::of(setting, now) else { return Vec::new() };
+    let moved = ladder.index_of(is) as i64 - ladder.index_of(was) as i64;
+    let stride = if moved == 0 {
+        if is >= was {
+            1
+        } else {
+            -1
+        }
+    } else {
+        moved
+    };
+    setting_steps(setting, now, &ladder, stride)
 }
 
-/// The settings of `setting`'s next step each way from `now`, up first or down first.
-fn setting_steps(setting: &Setting, now: &Config, up_first: bool) -> Vec<Config> {
+/// The settings of `setting`'s steps `stride` steps on from `now` (up to the slider's end) and
+/// as many back, onward first.
+fn setting_steps(setting: &Setting, now: &Config, ladder: &Ladder, stride: i64) -> Vec<Config> {
     let Some(is) = now.get(setting.key).and_then(|v| v.as_f64()) else { return Vec::new() };
-    let Some((below, above)) = neighbours(setting, now, is) else { return Vec::new() };
-    let order = if up_first { [above, below] } else { [below, above] };
-    order.into_iter().flatten().filter_map(|value| with_value(now, setting, value)).collect()
+    let at = ladder.index_of(is) as i64;
+    let last = ladder.last as i64;
+    [at + stride, at - stride]
+        .into_iter()
+        .map(|i| i.clamp(0, last))
+        .filter(|&i| i != at)
+        .filter_map(|i| with_value(now, setting, ladder.value_at(i as u64)))
+        .collect()
 }
 
-/// The slider steps either side of the step nearest `value` (the first of two as near), as the
-/// page's slider moves by a step from where its thumb sits.
-fn neighbours(setting: &Setting, config: &Config, value: f64) -> Option<(Option<f64>, Option<f64>)> {
-    match steps(setting, config) {
-        StepsView::None => None,
-        StepsView::Values { values } => {
-            let i = (0..values.len()).fold(0, |best, i| {
+/// A slider's steps, by index, as the page's slider moves from where its thumb sits.
+struct Ladder {
+    steps: Rungs,
+    /// The last step's index.
+    last: u64,
+}
+
+enum Rungs {
+    Values(&'static [f64]),
+    Range { from: f64, every: f64 },
+}
+
+impl Ladder {
+    /// `setting`'s steps for `config`; `None` for a setting without a slider.
+    fn of(setting: &Setting, config: &Config) -> Option<Ladder> {
+        match steps(setting, config) {
+            StepsView::None => None,
+            StepsView::Values { values: [] } => None,
+            StepsView::Values { values } => {
+                Some(Ladder { steps: Rungs::Values(values), last: values.len() as u64 - 1 })
+            }
+            StepsView::Range { from, to, every } => Some(Ladder {
+                steps: Rungs::Range { from, every },
+                last: ((to - from) / every).floor().max(0.0) as u64,
+            }),
+        }
+    }
+
+    fn value_at(&self, i: u64) -> f64 {
+        match self.steps {
+            Rungs::Values(values) => values[i as usize],
+            Rungs::Range { from, every } => from + i as f64 * every,
+        }
+    }
+
+    /// The index of the step nearest `value` (the first of two as near).
+    fn index_of(&self, value: f64) -> u64 {
+        match self.steps {
+            Rungs::Values(values) => (0..values.len()).fold(0, |best, i| {
                 if (values[i] - value).abs() < (values[best] - value).abs() {
                     i
                 } else {
                     best
                 }
-            });
-            Some((i.checked_sub(1).map(|j| values[j]), values.get(i + 1).copied()))
-        }
-        StepsView::Range { from, to, every } => {
-            let last = ((to - from) / every).floor();
-            let i = ((value - from) / every).round().clamp(0.0, last);
-            let at = |j: f64| (0.0..=last).contains(&j).then_some(from + j * every);
-            Some((at(i - 1.0), at(i + 1.0)))
+            }) as u64,
+            Rungs::Range { from, every } => ((value - from) / every).round().clamp(0.0, self.last as f64) as u64,
         }
     }
 }
@@ -256,6 +301,16 @@ mod tests {
         let at = Config::default().crash_at_ms.unwrap();
         let next: Vec<Option<u64>> = next_steps(&crash(at - 1_000), &crash(at)).iter().map(|c| c.crash_at_ms).collect();
         assert_eq!(next, [Some(at + 1_000), Some(at - 1_000)]);
+        // A drag that moved 72 steps is expected to move 72 more; the way back is where it was.
+        let next: Vec<Option<u64>> =
+            next_steps(&crash(at), &crash(at + 72_000)).iter().map(|c| c.crash_at_ms).collect();
+        assert_eq!(next, [Some(at + 144_000), Some(at)]);
+        // Up to the slider's end, not past it.
+        let config = Config::default();
+        let end = config.start_time_ms + config.horizon_ms - 1_000;
+        let next: Vec<Option<u64>> =
+            next_steps(&crash(end - 5_000), &crash(end - 2_000)).iter().map(|c| c.crash_at_ms).collect();
+        assert_eq!(next, [Some(end), Some(end - 5_000)]);
     }
 
     #[test]
@@ -312,7 +367,8 @@ mod tests {
         assert!(ahead.plan_setting(state, &first_report.config));
         assert_eq!(ahead.counts(), (2, 0));
         assert!(ahead.make(Some(&first), &planes, |_| 2_000, || false));
-        let [up, down] = &setting_steps(state, &first_report.config, true)[..] else { panic!("two steps") };
+        let ladder = Ladder::of(state, &first_report.config).unwrap();
+        let [up, down] = &setting_steps(state, &first_report.config, &ladder, 1)[..] else { panic!("two steps") };
         assert!(up.state_bytes > first_report.config.state_bytes && down.state_bytes < up.state_bytes);
         // Planned again (focus again): what is made stays made.
         assert!(ahead.plan_setting(state, &first_report.config));
