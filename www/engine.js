@@ -287,13 +287,6 @@ export function nextFrameThen(work) {
   requestAnimationFrame(() => yieldToPage().then(work));
 }
 
-/// Calls `work` with an idle deadline when the page is idle (or, without requestIdleCallback, a
-/// little later, with none).
-export function whenIdle(work) {
-  if (window.requestIdleCallback) requestIdleCallback(work, { timeout: 1000 });
-  else setTimeout(work, 50);
-}
-
 /// Resolves after the page has had its turn (input, rendering), without setTimeout's 4 ms clamp.
 export function yieldToPage() {
   return new Promise((resolve) => {

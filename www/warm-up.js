@@ -2,7 +2,7 @@
 // interval slider's values on canvases never shown, so the browser has compiled and optimised
 // that code before the first drag. Scheduler (scheduler.js) starts it once a view has drawn.
 import { WARM_UP } from "./settings.js";
-import { glue, views, restarts, whenIdle as idle } from "./engine.js";
+import { glue, views, restarts } from "./engine.js";
 
 /// Engine time per slice of the warm-up runs made while the student reads.
 const WARM_UP_SLICE_MS = 4;
@@ -28,6 +28,7 @@ export function warmUpLater(view) {
   const changes = WARM_UP.filter((change) => Object.entries(change).some(([key, value]) => config[key] !== value));
   if (!changes.length) return;
   const generation = view.generation;
+  const idle = (fn) => (window.requestIdleCallback ? requestIdleCallback(fn, { timeout: 1000 }) : setTimeout(fn, 50));
   // A canvas never attached for each chart, of its size, so each run redraws it as a slider
   // move redraws the view's; emptied once done, so their pixels are not kept until collected.
   const canvases = view.shownCharts().map((name) => {

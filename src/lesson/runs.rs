@@ -1,8 +1,8 @@
 //! Runs in the making and runs made ahead. A [`Making`] is one run on its way to its report, a
 //! bounded step at a time (simulated, then its figures a pass over a table at a time, then the
-//! lesson's report of them), so a page can spread it over frames or idle time. [`RunsAhead`]
-//! holds the next step of the slider the student last moved, made in idle time while they read
-//! the change, and the run they left, kept for the way back: the step after arrives made.
+//! lesson's report of them), so a page can spread it over frames. [`RunsAhead`] holds the next
+//! step of the slider the student last moved (or is about to move), made while they read the
+//! change, and the run they left, kept for the way back: the step after arrives made.
 //!
 //! A run made ahead is the run the same settings make on demand (one config, one report: the
 //! engine is deterministic, and a run that reuses an earlier one is held to the run that does

@@ -85,8 +85,8 @@ pub struct Lab {
     /// How much simulated time `advance` runs between looks at the clock: about
     /// [`EVENTS_PER_STEP`] events, so a step never takes long next to a frame's budget.
     step_ms: u64,
-    /// The next step of the slider last moved, made in idle time (`run_ahead`), and the run
-    /// left, kept for the way back: `begin` takes them.
+    /// The next step of the slider last moved (or about to move), made while the student reads
+    /// the change (`run_ahead`), and the run left, kept for the way back: `begin` takes them.
     ahead: RunsAhead,
     /// Whether the last `begin` took a run made ahead.
     begun_ahead: bool,
@@ -233,12 +233,14 @@ impl Lab {
     /// returns 0.
     pub fn begin(&mut self, config: JsValue) -> Result<f64, JsError> {
         let config = config_from_js(&config)?;
-        let ahead = self.ahead.take(&config);
-        self.begun_ahead = ahead.is_some();
-        let making = match ahead {
-            Some(making) => making,
-            None => Making::start(&config, self.outcome.as_ref(), &PLANES).map_err(|e| JsError::new(&e.to_string()))?,
+        let (making, ahead) = match self.ahead.take(&config) {
+            Some(making) => (making, true),
+            None => {
+                let making = Making::start(&config, self.outcome.as_ref(), &PLANES);
+                (making.map_err(|e| JsError::new(&e.to_string()))?, false)
+            }
         };
+        self.begun_ahead = ahead;
         let events = match &making {
             Making::Running(runner) => runner.events_to_hash() as f64,
             _ => 0.0,
@@ -304,8 +306,9 @@ impl Lab {
 
     /// Makes the runs planned ahead (the next step each way of the slider last moved, see
     /// `lesson::runs`) a bounded step at a time for about `budget_ms` of real time; returns true
-    /// once they are made, or when there are none. A page calls it in idle time; it makes nothing
-    /// while a run of the lab's own is being made (true then: the next change plans again).
+    /// once they are made, or when there are none. A page calls it after its frames while the
+    /// student reads; it makes nothing while a run of the lab's own is being made (true then: the
+    /// next change plans again).
     pub fn run_ahead(&mut self, budget_ms: f64) -> bool {
         if self.making.is_some() {
             return true;
