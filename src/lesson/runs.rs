@@ -98,8 +98,21 @@ impl RunsAhead {
     /// made, after a change of anything but one slider.
     pub fn plan(&mut self, left: Option<(Outcome, Report)>, now: &Config) {
         let next = left.as_ref().map_or_else(Vec::new, |(_, r)| next_steps(&r.config, now));
+        self.replan(next, left);
+    }
+
+    /// Before a move of `setting`'s slider from `now`'s settings: plans its next step each way,
+    /// up first, keeping a run already made or planned for either. Returns whether it planned any.
+    pub fn plan_setting(&mut self, setting: &Setting, now: &Config) -> bool {
+        let next = Ladder::of(setting, now).map_or_else(Vec::new, |ladder| setting_steps(setting, now, &ladder, 1));
+        self.replan(next, None);
+        !self.runs.is_empty()
+    }
+
+    /// Plans the runs of `next`, in order: each keeps the run already made or planned for it, or
+    /// is `left` where that is its run; the runs no longer wanted are dropped.
+    fn replan(&mut self, next: Vec<Config>, mut left: Option<(Outcome, Report)>) {
         let mut before = std::mem::take(&mut self.runs);
-        let mut left = left;
         for config in next {
             let making = if let Some(i) = before.iter().position(|a| a.config == config) {
                 before.swap_remove(i).making
@@ -110,18 +123,6 @@ impl RunsAhead {
             };
             self.runs.push(Ahead { config, making });
         }
-    }
-
-    /// Before a move of `setting`'s slider from `now`'s settings: plans its next step each way,
-    /// up first, keeping a run already made or planned for either. Returns whether it planned any.
-    pub fn plan_setting(&mut self, setting: &Setting, now: &Config) -> bool {
-        let next = Ladder::of(setting, now).map_or_else(Vec::new, |ladder| setting_steps(setting, now, &ladder, 1));
-        let mut before = std::mem::take(&mut self.runs);
-        for config in next {
-            let making = before.iter().position(|a| a.config == config).and_then(|i| before.swap_remove(i).making);
-            self.runs.push(Ahead { config, making });
-        }
-        !self.runs.is_empty()
     }
 
     /// Drops every run made or planned.

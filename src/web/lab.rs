@@ -195,16 +195,15 @@ impl Lab {
     /// ahead from the change (keeping the run it replaces for the way back).
     fn keep_with(&mut self, outcome: Outcome, report: Report) -> crate::lesson::Summary {
         let summary = report.summary();
-        let config = report.config.clone();
         let left = self.outcome.take().zip(self.report.take());
-        self.outcome = self.shown.keeps_outcome().then_some(outcome);
-        self.report = Some(report);
-        self.preview = None;
-        if self.outcome.is_some() {
-            self.ahead.plan(left, &config);
+        if self.shown.keeps_outcome() {
+            self.ahead.plan(left, &report.config);
+            self.outcome = Some(outcome);
         } else {
             self.ahead.clear();
         }
+        self.report = Some(report);
+        self.preview = None;
         summary
     }
 
